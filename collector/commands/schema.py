@@ -1,0 +1,20 @@
+"""``schema``: export the archive contract's JSON Schemas."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from collector.schema_export import export_schemas
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser("schema", help="export the record JSON Schemas into ARCHIVE/schema")
+    parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = export_schemas(args.archive / "schema")
+    print(f"wrote {len(paths)} schema files to {args.archive / 'schema'}")
+    return 0

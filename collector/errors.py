@@ -1,0 +1,53 @@
+"""The small exception tree used across Prematch.
+
+Batch operations collect :class:`Problem` items and raise a single :class:`ProblemsFound`
+(or report them) so that every bad file is named at once, with its path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class PrematchError(Exception):
+    """Base of every error Prematch raises on purpose."""
+
+
+class ArchiveError(PrematchError):
+    """The archive cannot be read or written as the contract says."""
+
+
+class RecordExistsError(ArchiveError):
+    """Append-only: a record already exists at that path and is never overwritten."""
+
+
+class SourceError(PrematchError):
+    """A data source returned something Prematch cannot use (names source, match, field)."""
+
+
+class ProviderError(PrematchError):
+    """An external service failed (HTTP error, timeout, malformed body, error inside 200)."""
+
+
+class ConfigError(PrematchError):
+    """The arena configuration or a competition definition is invalid."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a batch: where, and what."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class ProblemsFound(PrematchError):
+    """Several problems, reported together."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"{len(self.problems)} problem(s):\n{lines}")

@@ -1,0 +1,214 @@
+"""The one module through which Prematch reaches external services (httpx).
+
+OpenRouter, football-data.org and any later service build a :class:`ServiceClient` with
+their base URL and credentials (read from the environment by the caller, kept only in
+request headers). Every call returns or raises with the full list of :class:`Exchange`
+objects, one per HTTP attempt, so callers can record each attempt verbatim.
+
+Retries: on timeouts, transport errors, 429 and 5xx, and on errors that a service returns
+inside an HTTP 200 body (the caller supplies ``body_error`` to detect them). ``Retry-After``
+(seconds or an HTTP date) is honoured; exponential backoff with jitter otherwise. No retry
+starts, and no wait extends, past the caller's ``deadline``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from collector.errors import ProviderError
+
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    jitter: float = 0.25
+
+
+@dataclass
+class Exchange:
+    """One HTTP attempt: what was sent (never the headers) and what came back."""
+
+    started_at: datetime
+    latency_ms: float | None = None
+    status: int | None = None
+    text: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    error_kind: str | None = None  # timeout | transport | http | body | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
+
+
+class ServiceCallFailed(ProviderError):
+    """All attempts failed; ``exchanges`` holds each of them, ``kind`` the last failure kind."""
+
+    def __init__(self, service: str, message: str, exchanges: list[Exchange], kind: str):
+        super().__init__(f"{service}: {message}")
+        self.service = service
+        self.exchanges = exchanges
+        self.kind = kind
+
+
+def retry_after_seconds(value: str | None, now: datetime) -> float | None:
+    """Parse a Retry-After header: delta seconds or an HTTP date; None when absent or unusable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+class ServiceClient:
+    """An async client for one service: base URL, fixed headers, timeouts, retries."""
+
+    def __init__(
+        self,
+        service: str,
+        base_url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        connect_timeout: float = 10.0,
+        total_timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        max_connections: int = 32,
+    ):
+        self.service = service
+        self.retry = retry or RetryPolicy()
+        self.total_timeout = total_timeout
+        self._sleep = sleep
+        self._clock = clock
+        self._client = httpx.AsyncClient(
+            base_url=base_url,
+            headers=headers or {},
+            timeout=httpx.Timeout(total_timeout, connect=connect_timeout),
+            transport=transport,
+            limits=httpx.Limits(max_connections=max_connections),
+        )
+
+    async def __aenter__(self) -> ServiceClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        deadline: datetime | None = None,
+        body_error: Callable[[httpx.Response], str | None] | None = None,
+        retry_body_errors: bool = True,
+    ) -> tuple[httpx.Response, list[Exchange]]:
+        """Send with retries; return the successful response and every exchange made."""
+        exchanges: list[Exchange] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            exchange, response = await self._once(method, path, json, params, deadline, body_error)
+            exchanges.append(exchange)
+            if exchange.ok and response is not None:
+                return response, exchanges
+            retryable = exchange.error_kind in {"timeout", "transport"} or (
+                exchange.error_kind == "http" and exchange.status in RETRY_STATUSES
+            ) or (exchange.error_kind == "body" and retry_body_errors)
+            if not retryable or attempt >= self.retry.max_attempts:
+                raise ServiceCallFailed(self.service, exchange.error or "failed", exchanges, exchange.error_kind or "")
+            delay = self._delay(attempt, exchange)
+            if deadline is not None and self._clock().timestamp() + delay >= deadline.timestamp():
+                raise ServiceCallFailed(
+                    self.service,
+                    f"{exchange.error}; no retry: the next attempt would start after the deadline",
+                    exchanges,
+                    exchange.error_kind or "",
+                )
+            await self._sleep(delay)
+
+    def _delay(self, attempt: int, exchange: Exchange) -> float:
+        hinted = retry_after_seconds(exchange.headers.get("retry-after"), self._clock())
+        if hinted is not None:
+            return min(hinted, self.retry.max_delay)
+        backoff = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)
+        return backoff * (1 + random.uniform(0, self.retry.jitter))
+
+    async def _once(self, method, path, json, params, deadline, body_error):
+        started = self._clock()
+        timeout = self.total_timeout
+        if deadline is not None:
+            remaining = (deadline - started).total_seconds()
+            if remaining <= 0:
+                exchange = Exchange(started_at=started, error_kind="timeout", error="deadline already passed")
+                return exchange, None
+            timeout = min(timeout, remaining)
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout):
+                response = await self._client.request(method, path, json=json, params=params)
+                await response.aread()
+        except (TimeoutError, httpx.TimeoutException):
+            latency = (time.perf_counter() - t0) * 1000
+            return Exchange(started, latency, error_kind="timeout", error=f"no complete answer within {timeout:.1f}s"), None
+        except httpx.HTTPError as exc:
+            latency = (time.perf_counter() - t0) * 1000
+            return Exchange(started, latency, error_kind="transport", error=f"{type(exc).__name__}: {exc}"), None
+        latency = (time.perf_counter() - t0) * 1000
+        exchange = Exchange(
+            started_at=started,
+            latency_ms=latency,
+            status=response.status_code,
+            text=response.text,
+            headers={k.lower(): v for k, v in response.headers.items() if k.lower() in _KEPT_HEADERS},
+        )
+        if response.status_code >= 400:
+            exchange.error_kind = "http"
+            exchange.error = f"HTTP {response.status_code}: {_snippet(response.text)}"
+            return exchange, None
+        if body_error is not None:
+            problem = body_error(response)
+            if problem:
+                exchange.error_kind = "body"
+                exchange.error = problem
+                return exchange, None
+        return exchange, response
+
+
+_KEPT_HEADERS = frozenset(
+    {"retry-after", "content-type", "x-requests-available-minute", "x-requestcounter-reset", "x-generation-id"}
+)
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,64 @@
+"""The archive contract: every record model, and one adapter that validates any of them.
+
+Collector and builder both import from here; ``python -m collector schema`` exports the
+JSON Schemas into ``archive/schema/`` (a test fails when they drift).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, TypeAdapter
+
+from .base import SCHEMA_VERSION, Clock, Contract, Record, Revisable, Score, UtcDatetime, now_utc
+from .competition import Competition, CompetitionFormat, Group, KnockoutSlot, Stage, Team, TieBreakers
+from .event import (
+    SCORED_STATUSES,
+    Event,
+    EventStatus,
+    Goal,
+    Outcome,
+    OutcomeStatus,
+    ResolutionRule,
+)
+from .forecast import (
+    SCORABLE_STATUSES,
+    Access,
+    Attempt,
+    AttemptRole,
+    Choice,
+    Citation,
+    Forecast,
+    ForecasterType,
+    ForecastStatus,
+    Horizon,
+    MatchForecast,
+    Prompt,
+    QuestionForecast,
+    ScoreProbability,
+    SearchObserved,
+    Strategy,
+    ToolTrace,
+    Usage,
+    Validation,
+)
+from .manifest import Manifest
+from .question import PredictionType, Question, QuestionResolution
+
+AnyRecord = Annotated[
+    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest,
+    Field(discriminator="kind"),
+]
+RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
+
+RECORD_MODELS: dict[str, type[Record]] = {
+    "competition": Competition,
+    "event": Event,
+    "outcome": Outcome,
+    "question": Question,
+    "question_resolution": QuestionResolution,
+    "forecast": Forecast,
+    "manifest": Manifest,
+}
+
+__all__ = [name for name in dir() if not name.startswith("_")]

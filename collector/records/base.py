@@ -1,0 +1,102 @@
+"""Shared pieces of every archive record: the base model, UTC timestamps, small value types.
+
+Every record in ``archive/`` is one of the models exported by :mod:`collector.records`.
+They are frozen, strict, forbid unknown fields, and carry ``kind`` and ``schema_version``.
+Both the collector (which writes) and the builder (which reads) import them from here.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+# Identifiers used in paths: lowercase letters, digits, '-', '_' and '.', no leading dot.
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+def _utc(value: datetime) -> datetime:
+    """Require a timezone-aware timestamp and normalise it to UTC."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("timestamp must be timezone-aware (UTC)")
+    if value.utcoffset() != timedelta(0):
+        raise ValueError(f"timestamp must be in UTC (offset +00:00), got offset {value.utcoffset()}")
+    return value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+"""A timezone-aware datetime whose offset is zero."""
+
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, min_length=1, max_length=120)]
+"""An identifier safe to use as a path component."""
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
+Goals = Annotated[int, Field(ge=0, le=99)]
+
+
+def is_slug(value: str) -> bool:
+    return bool(_SLUG.match(value))
+
+
+class Clock(StrEnum):
+    """Whether a record was produced live (prospective) or by a replay on a simulated clock."""
+
+    LIVE = "live"
+    REPLAY = "replay"
+
+
+class Contract(BaseModel):
+    """Base of every model in the contract: frozen, strict, no unknown fields."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        use_enum_values=False,
+        validate_default=True,
+        ser_json_inf_nan="strings",
+    )
+
+
+class Record(Contract):
+    """Fields every archive record has.
+
+    ``recorded_at`` is when Prematch wrote the record (simulated time for replays).
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    clock: Clock = Clock.LIVE
+    recorded_at: UtcDatetime
+
+
+class Revisable(Record):
+    """A record that a later record may supersede (a source correction, a reschedule).
+
+    Revision 0 is the original; revision n names the archive path of revision n-1 in
+    ``supersedes``. Nothing is rewritten: readers resolve the highest valid revision.
+    """
+
+    revision: Annotated[int, Field(ge=0)] = 0
+    supersedes: str | None = None
+    change_reason: str | None = None
+
+
+class Score(Contract):
+    """A score as (home, away) goals, home being the team listed first."""
+
+    home: Goals
+    away: Goals
+
+    def as_tuple(self) -> tuple[int, int]:
+        return (self.home, self.away)
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)

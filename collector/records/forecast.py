@@ -1,0 +1,268 @@
+"""The forecast record: identity, timing, every attempt made, validation and the parsed forecast.
+
+One file per forecast key (competition, target, forecaster, access, strategy, horizon,
+sample); it is written once and never changed. Failures (API errors, timeouts, invalid
+answers, missed windows) are forecast records too, so coverage is honest.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, JsonValue, model_validator
+
+from .base import Contract, NonNegativeFloat, Probability, Record, Score, Slug, UtcDatetime
+
+
+class ForecasterType(StrEnum):
+    LLM = "llm"
+    BASELINE = "baseline"
+    MARKET = "market"
+
+
+class Access(StrEnum):
+    CLOSED_BOOK = "closed_book"
+    OPEN_BOOK = "open_book"
+
+
+class Strategy(StrEnum):
+    DIRECT_SCORE = "direct_score"
+    PROBABILISTIC_FORECAST = "probabilistic_forecast"
+
+
+class Horizon(StrEnum):
+    STAGE_OPENING = "stage_opening"
+    T_MINUS_24H = "t_minus_24h"
+    T_MINUS_2H = "t_minus_2h"
+    CLOSING = "closing"  # market odds at kickoff; never requested from an LLM
+
+
+class ForecastStatus(StrEnum):
+    VALID = "valid"
+    NORMALIZED = "normalized"
+    REPAIRED = "repaired"
+    REPAIRED_AND_NORMALIZED = "repaired_and_normalized"
+    INVALID_JSON = "invalid_json"
+    INVALID_SCHEMA = "invalid_schema"
+    INVALID_RANGE = "invalid_range"
+    INVALID_SUM = "invalid_sum"
+    INVALID_SCORE = "invalid_score"
+    INVALID_AFTER_REPAIR = "invalid_after_repair"
+    API_ERROR = "api_error"
+    TIMEOUT = "timeout"
+    MISSED = "missed"
+
+
+SCORABLE_STATUSES = frozenset(
+    {
+        ForecastStatus.VALID,
+        ForecastStatus.NORMALIZED,
+        ForecastStatus.REPAIRED,
+        ForecastStatus.REPAIRED_AND_NORMALIZED,
+    }
+)
+
+
+class SearchObserved(StrEnum):
+    SEARCHED = "searched"  # a search call or its results appear in the trace
+    CITED_ONLY = "cited_only"  # url citations but no observed search call
+    NONE = "none"
+    UNKNOWN = "unknown"
+
+
+class Usage(Contract):
+    prompt_tokens: Annotated[int, Field(ge=0)] | None = None
+    completion_tokens: Annotated[int, Field(ge=0)] | None = None
+    reasoning_tokens: Annotated[int, Field(ge=0)] | None = None
+    cached_tokens: Annotated[int, Field(ge=0)] | None = None
+    cost_usd: NonNegativeFloat | None = None
+
+
+class Citation(Contract):
+    url: str
+    title: str | None = None
+
+
+class ToolTrace(Contract):
+    search_calls: tuple[dict[str, JsonValue], ...] = ()
+    search_results: tuple[dict[str, JsonValue], ...] = ()
+    citations: tuple[Citation, ...] = ()
+    search_observed: SearchObserved = SearchObserved.UNKNOWN
+
+
+class AttemptRole(StrEnum):
+    FIRST = "first"
+    RETRY = "retry"  # a transport retry (429, 5xx, timeout, error inside 200)
+    FALLBACK = "fallback"  # resent without response_format
+    TRUNCATION_RETRY = "truncation_retry"  # finish_reason 'length'
+    REPAIR = "repair"
+
+
+class Attempt(Contract):
+    """One HTTP call to a forecaster, kept verbatim. Credentials are never stored."""
+
+    role: AttemptRole
+    started_at: UtcDatetime
+    latency_ms: NonNegativeFloat | None = None
+    request_body: dict[str, JsonValue]
+    http_status: int | None = None
+    response_text: str | None = None
+    response_id: str | None = None
+    served_model: str | None = None
+    provider: str | None = None
+    finish_reason: str | None = None
+    usage: Usage = Usage()
+    tool_trace: ToolTrace = ToolTrace()
+    error: str | None = None
+
+
+class Prompt(Contract):
+    template_id: str
+    template_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    prompt_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    text: str
+
+
+class ScoreProbability(Contract):
+    home: Annotated[int, Field(ge=0, le=99)]
+    away: Annotated[int, Field(ge=0, le=99)]
+    probability: Probability
+
+
+class MatchForecast(Contract):
+    """The parsed match forecast (LLM-SoccerArena Appendix F schema, team-neutral names).
+
+    Probabilities are of the 90-minute result (regulation plus stoppage time), the full
+    match (after extra time and penalties), and of advancing (knockouts only, else None).
+    """
+
+    target: Literal["match"] = "match"
+    home_win_90: Probability
+    draw_90: Probability
+    away_win_90: Probability
+    expected_home_goals_90: NonNegativeFloat
+    expected_away_goals_90: NonNegativeFloat
+    most_likely_score_90: Score
+    home_win_full: Probability | None = None
+    draw_full: Probability | None = None
+    away_win_full: Probability | None = None
+    most_likely_score_full: Score | None = None
+    home_advances: Probability | None = None
+    away_advances: Probability | None = None
+    confidence: Probability | None = None
+    reason: str = ""
+    top_scores: tuple[ScoreProbability, ...] = Field(
+        default=(), description="Most likely scorelines with probabilities (baselines fill this)"
+    )
+    # Room for fine-grained forecasts (scorers, events, statistics), kept open until specified.
+    fine_grained: dict[str, JsonValue] | None = None
+
+    @model_validator(mode="after")
+    def _sums(self) -> MatchForecast:
+        total = self.home_win_90 + self.draw_90 + self.away_win_90
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"90-minute probabilities sum to {total:.6f}, not 1")
+        if (self.home_advances is None) != (self.away_advances is None):
+            raise ValueError("home_advances and away_advances are both set or both null")
+        if self.home_advances is not None and abs(self.home_advances + self.away_advances - 1.0) > 1e-6:
+            raise ValueError("advancement probabilities must sum to 1")
+        return self
+
+    def probabilities_90(self) -> tuple[float, float, float]:
+        return (self.home_win_90, self.draw_90, self.away_win_90)
+
+
+class Choice(Contract):
+    team: Slug
+    probability: Probability
+    rank: Annotated[int, Field(ge=1)]
+    is_final_pick: bool
+
+
+class QuestionForecast(Contract):
+    """The parsed tournament-question forecast; teams are team ids of the competition."""
+
+    target: Literal["question"] = "question"
+    question_id: Slug
+    prediction_type: Literal["single_choice", "multi_choice_fixed_k"]
+    k: Annotated[int, Field(ge=1)] = 1
+    choices: tuple[Choice, ...] = Field(min_length=2)
+    final_picks: tuple[Slug, ...] = Field(min_length=1)
+    confidence: Probability | None = None
+    reasoning_summary: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> QuestionForecast:
+        if len(self.final_picks) != self.k or len(set(self.final_picks)) != self.k:
+            raise ValueError(f"final_picks must hold exactly {self.k} distinct teams")
+        teams = [c.team for c in self.choices]
+        if len(set(teams)) != len(teams):
+            raise ValueError("each candidate appears once in choices")
+        return self
+
+
+class Validation(Contract):
+    errors: tuple[str, ...] = ()
+    original_sums: dict[str, float] = Field(default_factory=dict)
+    normalized: bool = False
+    repaired: bool = False
+    diagnostics: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Forecast(Record):
+    """One forecast key's single record, whatever happened when it was due."""
+
+    kind: Literal["forecast"] = "forecast"
+    competition_id: Slug
+    target_kind: Literal["match", "question"]
+    target_id: Slug = Field(description="Event id for matches, question id for questions")
+    forecaster: Slug = Field(description="Forecaster id as configured, e.g. openai.gpt-5.5 or elo")
+    forecaster_type: ForecasterType
+    model: str | None = Field(default=None, description="OpenRouter model id, for LLMs")
+    model_version: str = Field(description="Canonical version string of the forecaster")
+    access: Access
+    strategy: Strategy
+    horizon: Horizon
+    sample: Annotated[int, Field(ge=0)] = 0
+    kickoff_utc: UtcDatetime = Field(description="Kickoff (or question close) as known when due")
+    scheduled_at: UtcDatetime
+    requested_at: UtcDatetime | None = None
+    lead_time_minutes: float | None = Field(default=None, description="kickoff_utc - requested_at")
+    status: ForecastStatus
+    prompt: Prompt | None = None
+    attempts: tuple[Attempt, ...] = ()
+    validation: Validation = Validation()
+    payload: MatchForecast | QuestionForecast | None = Field(default=None, discriminator="target")
+    inputs: dict[str, JsonValue] = Field(
+        default_factory=dict, description="For baselines and markets: what the forecast was computed from"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Forecast:
+        scorable = self.status in SCORABLE_STATUSES
+        if scorable and self.payload is None:
+            raise ValueError(f"status {self.status.value} needs a payload")
+        if self.payload is not None and self.payload.target != self.target_kind:
+            raise ValueError("payload target does not match target_kind")
+        if self.requested_at is not None and self.requested_at >= self.kickoff_utc:
+            raise ValueError("a forecast cannot be requested at or after kickoff")
+        if self.status is ForecastStatus.MISSED and self.requested_at is not None:
+            raise ValueError("a missed forecast has no request time")
+        return self
+
+    @property
+    def scorable(self) -> bool:
+        return self.status in SCORABLE_STATUSES
+
+    def key(self) -> tuple[Any, ...]:
+        return (
+            self.competition_id,
+            self.target_kind,
+            self.target_id,
+            self.forecaster,
+            self.access.value,
+            self.strategy.value,
+            self.horizon.value,
+            self.sample,
+        )

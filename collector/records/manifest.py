@@ -1,0 +1,19 @@
+"""The per-tick manifest: SHA-256 of every file a tick added, chained to the previous manifest."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from .base import Record, UtcDatetime
+
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Manifest(Record):
+    kind: Literal["manifest"] = "manifest"
+    tick_at: UtcDatetime
+    files: dict[str, Sha256] = Field(description="archive-relative path -> SHA-256 of its bytes")
+    previous: str | None = Field(default=None, description="archive-relative path of the previous manifest")
+    previous_sha256: Sha256 | None = None

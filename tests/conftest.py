@@ -1,0 +1,38 @@
+"""Shared test fixtures: the real data folder (read at run time, never copied) and temp archives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_data_dir() -> Path | None:
+    """``PREMATCH_DATA_DIR`` if set, else ``../shared/data`` beside the checkout, if present."""
+    env = os.environ.get("PREMATCH_DATA_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO_ROOT.parent / "shared" / "data")
+    for candidate in candidates:
+        if (candidate / "openfootball").is_dir():
+            return candidate.resolve()
+    return None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    found = shared_data_dir()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("the shared data folder is missing; set PREMATCH_DATA_DIR")
+        pytest.skip("no shared data folder; set PREMATCH_DATA_DIR")
+    return found
+
+
+@pytest.fixture
+def archive_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    return folder
