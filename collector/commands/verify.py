@@ -1,0 +1,39 @@
+"""``verify``: check the archive's git history (append-only, timing, manifests) and report it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from collector.errors import ArchiveError
+from collector.verify import verify_repository
+from collector.verify_report import report_json, summary_text
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "verify",
+        help="check from git history that every record was appended, never changed, and forecasts predate kickoff",
+    )
+    parser.add_argument("--repo", type=Path, default=Path("."), help="the git repository to check (default: .)")
+    parser.add_argument(
+        "--archive-path", default="archive", help="the archive folder inside the repository (default: archive)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the full report (every record, every finding) as JSON")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = verify_repository(args.repo, args.archive_path)
+    except ArchiveError as exc:
+        print(f"verify: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(summary_text(report))
+    return 0 if report.ok else 1

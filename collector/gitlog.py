@@ -1,0 +1,161 @@
+"""Read the git history of ``archive/`` in one ``git log`` pass, and blobs in one ``cat-file`` pass.
+
+``read_history`` runs ``git log --reverse --first-parent --raw -z -- archive/`` once and
+returns every commit that touched the archive, oldest first, with each file change (added,
+modified, deleted, type-changed) and the blob ids before and after. Renames are reported
+as a deletion plus an addition (``--no-renames``) so a moved record can never hide.
+
+``read_blobs`` streams blob contents through a single ``git cat-file --batch`` process.
+Paths returned are relative to the archive folder (``archive/`` stripped).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from collector.errors import ArchiveError
+
+NULL_BLOB = "0" * 40
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit that touched the archive: its position in first-parent order and its dates."""
+
+    index: int
+    sha: str
+    committed_at: datetime  # committer date: set by whoever made the commit
+    authored_at: datetime
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file changed by one commit. ``status`` is git's letter: A, M, D or T."""
+
+    commit: Commit
+    status: str
+    path: str
+    old_blob: str
+    new_blob: str
+
+
+@dataclass(frozen=True)
+class History:
+    commits: list[Commit]
+    changes: list[Change]
+    head: str | None
+
+
+def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+    """Run one git command in ``repo``; raise :class:`ArchiveError` naming it when it fails."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False
+        )
+    except FileNotFoundError as exc:
+        raise ArchiveError("git is not installed (needed to read the archive's history)") from exc
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()
+        raise ArchiveError(f"git {' '.join(args[:2])} failed in {repo}: {message}")
+    return done.stdout
+
+
+def head_commit(repo: Path) -> str | None:
+    """The sha of HEAD, or None for a repository without commits."""
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", "HEAD").decode().strip() or None
+    except ArchiveError:
+        return None
+
+
+def read_history(repo: Path, archive_path: str = "archive") -> History:
+    """Every commit that touched ``archive_path``, oldest first, with its file changes."""
+    repo = Path(repo)
+    git(repo, "rev-parse", "--git-dir")  # raises, naming the folder, when it is not a repository
+    head = head_commit(repo)
+    if head is None:
+        return History([], [], None)
+    prefix = archive_path.strip("/") + "/"
+    raw = git(
+        repo,
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "--reverse",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--no-renames",
+        "--raw",
+        "--no-abbrev",
+        "-z",
+        "--format=%x1e%H%x00%ct%x00%at",
+        "--",
+        prefix,
+    )
+    return _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head)
+
+
+def _parse_log(text: str, prefix: str, head: str) -> History:
+    commits: list[Commit] = []
+    changes: list[Change] = []
+    for chunk in text.split("\x1e"):
+        if not chunk.strip():
+            continue
+        tokens = chunk.split("\0")
+        sha, committed, authored = tokens[0], tokens[1], tokens[2]
+        commit = Commit(
+            index=len(commits),
+            sha=sha,
+            committed_at=datetime.fromtimestamp(int(committed), UTC),
+            authored_at=datetime.fromtimestamp(int(authored), UTC),
+        )
+        commits.append(commit)
+        rest = tokens[3:]
+        for meta, path in zip(rest[0::2], rest[1::2], strict=False):
+            meta = meta.lstrip("\n")
+            if not meta.startswith(":") or not path.startswith(prefix):
+                continue
+            fields = meta[1:].split(" ")
+            changes.append(Change(commit, fields[4][0], path[len(prefix) :], fields[2], fields[3]))
+    return History(commits, changes, head)
+
+
+def read_blobs(repo: Path, blob_ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(blob id, bytes)`` for each id, through one ``git cat-file --batch`` process."""
+    ids = list(blob_ids)
+    if not ids:
+        return
+    proc = subprocess.Popen(
+        ["git", "-C", str(repo), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def feed() -> None:
+        try:
+            proc.stdin.write("".join(f"{blob}\n" for blob in ids).encode())
+        finally:
+            proc.stdin.close()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        for blob in ids:
+            header = proc.stdout.readline().decode().split()
+            if len(header) < 3 or header[1] == "missing":
+                raise ArchiveError(f"git cat-file: blob {blob} is missing from the repository")
+            size = int(header[2])
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after each object
+            yield blob, data
+    finally:
+        writer.join()
+        proc.stdout.close()
+        proc.wait()

@@ -1,0 +1,150 @@
+"""``verify``: check, with git alone, that the archive was appended to and never rewritten.
+
+One ``git log`` pass lists every change to ``archive/``; one ``git cat-file`` pass reads the
+blobs. Each record file is then checked:
+
+* append-only: a file is added once and never modified, deleted or re-added;
+* it validates against the contract (as committed, and as it stands at HEAD);
+* a forecast was committed before its event's kickoff and before the commit adding the
+  event's outcome; its request time is before kickoff;
+* supersession chains resolve, and a revision is not committed before the one it supersedes;
+* the per-tick manifests form a hash chain and their SHA-256 match the committed bytes.
+
+Replay records (``clock = replay``) are checked the same way but reported as replays: their
+dates are simulated, so they say nothing about what was known before a match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collector.errors import Problem
+from collector.gitlog import NULL_BLOB, Change, Commit, History, read_blobs, read_history
+from collector.layout import SCHEMA_DIR
+from collector.reader import parse_record
+from collector.records import Clock, Record
+
+
+@dataclass
+class FileHistory:
+    """One record file's life in git: its addition, every later change, and its parsed contents."""
+
+    path: str
+    added: Change | None = None
+    later: list[Change] = field(default_factory=list)
+    current_blob: str | None = None  # None once deleted
+    added_record: Record | None = None  # parsed from the bytes as first committed
+    head_record: Record | None = None  # parsed from the bytes at HEAD, when they differ
+    added_sha256: str | None = None
+
+    @property
+    def record(self) -> Record | None:
+        """The record as committed, or as at HEAD when the committed bytes were invalid."""
+        return self.added_record if self.added_record is not None else self.head_record
+
+    @property
+    def kind(self) -> str | None:
+        return self.record.kind if self.record is not None else None
+
+    @property
+    def replay(self) -> bool:
+        return self.record is not None and self.record.clock is Clock.REPLAY
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check: a violation (exit non-zero) or a note (context for the reader)."""
+
+    code: str
+    path: str
+    message: str
+    commit: str | None = None
+    violation: bool = True
+    replay: bool = False
+
+
+@dataclass
+class Report:
+    repo: Path
+    archive_path: str
+    head: str | None
+    commits: list[Commit]
+    files: dict[str, FileHistory]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for f in self.findings if f.violation]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def verify_repository(repo: Path | str, archive_path: str = "archive") -> Report:
+    """Read the history of ``archive_path`` in ``repo`` and run every check on it."""
+    from collector import verify_checks as checks  # the checks import this module's types
+
+    repo = Path(repo)
+    history = read_history(repo, archive_path)
+    files = file_histories(history)
+    report = Report(repo, archive_path, history.head, history.commits, files)
+    report.findings += load_records(repo, files)
+    report.findings += checks.append_only(files)
+    report.findings += checks.forecast_timing(files)
+    report.findings += checks.supersession(files)
+    report.findings += checks.manifest_chain(files)
+    report.findings += checks.commit_dates(history.commits)
+    return report
+
+
+def is_record_path(path: str) -> bool:
+    """Whether an archive-relative path is a record file (schemas and dotfiles are not)."""
+    name = path.rsplit("/", 1)[-1]
+    return path.endswith(".json") and not name.startswith(".") and not path.startswith(f"{SCHEMA_DIR}/")
+
+
+def file_histories(history: History) -> dict[str, FileHistory]:
+    """Group the changes by path; the first addition is the record's moment of commitment."""
+    files: dict[str, FileHistory] = {}
+    for change in history.changes:
+        if not is_record_path(change.path):
+            continue
+        entry = files.setdefault(change.path, FileHistory(change.path))
+        if entry.added is None:
+            entry.added = change
+        else:
+            entry.later.append(change)
+        entry.current_blob = None if change.new_blob == NULL_BLOB else change.new_blob
+    return files
+
+
+def load_records(repo: Path, files: dict[str, FileHistory]) -> list[Finding]:
+    """Read each file's blob as added (and at HEAD, when different); validate and hash them."""
+    wanted: dict[str, list[tuple[FileHistory, bool]]] = {}
+    for entry in files.values():
+        if entry.added is not None and entry.added.new_blob != NULL_BLOB:
+            wanted.setdefault(entry.added.new_blob, []).append((entry, True))
+        if entry.current_blob is not None and entry.added and entry.current_blob != entry.added.new_blob:
+            wanted.setdefault(entry.current_blob, []).append((entry, False))
+    findings: list[Finding] = []
+    for blob, data in read_blobs(repo, wanted):
+        digest = hashlib.sha256(data).hexdigest()
+        for entry, as_added in wanted[blob]:
+            record, problem = parse_record(entry.path, data)
+            if as_added:
+                entry.added_sha256 = digest
+                entry.added_record = record
+            else:
+                entry.head_record = record
+            if problem is not None:
+                findings.append(_invalid(entry, problem, as_added))
+    return findings
+
+
+def _invalid(entry: FileHistory, problem: Problem, as_added: bool) -> Finding:
+    change = entry.added if as_added else entry.later[-1]
+    when = f"as committed in {change.commit.sha[:12]}" if as_added else "as it stands at HEAD"
+    return Finding("invalid", entry.path, f"does not validate {when}: {problem.message}", change.commit.sha)
