@@ -1,0 +1,101 @@
+"""Time ``verify`` on a history of 10,000 forecast files over 500 commits.
+
+Builds a throwaway repository (one tick per commit: 20 forecasts plus the tick's manifest,
+with the 500 events registered in the first tick), then prints the time of a bare
+``git log --name-status`` over the same history, of ``verify`` in-process, and of
+``python -m collector verify`` as a user runs it, with their ratios to the bare log.
+
+    python benchmarks/verify_history.py [--commits 500] [--per-commit 20] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from collector.manifest import write_tick_manifest  # noqa: E402
+from collector.records import Attempt, AttemptRole, Usage  # noqa: E402
+from collector.verify import verify_repository  # noqa: E402
+from collector.writer import ArchiveWriter  # noqa: E402
+from tests.gitrepo import KICKOFF, GitRepo, event, forecast  # noqa: E402
+
+FORECASTERS = ("elo", "dixon_coles", "uniform", "base_rate", "ensemble")
+
+
+def tick_records(commit: int, per_commit: int, start):
+    """The forecasts of one tick: ``per_commit`` forecasts spread over the tick's events."""
+    when = start + timedelta(hours=commit)
+    for i in range(per_commit):
+        event_id = f"e{commit:03d}-v-x{i // len(FORECASTERS):02d}"
+        attempt = Attempt(
+            role=AttemptRole.FIRST,
+            started_at=when,
+            request_body={"model": "demo/model", "messages": [{"role": "user", "content": "x" * 600}]},
+            http_status=200,
+            response_text='{"home_win_90": 0.5, "draw_90": 0.3, "away_win_90": 0.2}' * 8,
+            usage=Usage(prompt_tokens=900, completion_tokens=120, cost_usd=0.002),
+        )
+        yield event_id, forecast(
+            FORECASTERS[i % len(FORECASTERS)],
+            requested_at=when,
+            target_id=event_id,
+            kickoff_utc=when + timedelta(days=2),
+            attempts=(attempt,),
+        )
+
+
+def build(root: Path, commits: int, per_commit: int) -> GitRepo:
+    repo = GitRepo(root)
+    start = KICKOFF - timedelta(days=30)
+    for commit in range(commits):
+        writer = ArchiveWriter(repo.archive)
+        when = start + timedelta(hours=commit)
+        for event_id, record in tick_records(commit, per_commit, start):
+            if not writer.exists(made := event(id=event_id, recorded_at=when, kickoff_utc=record.kickoff_utc)):
+                writer.write(made)
+            writer.write(record)
+        write_tick_manifest(writer, when)
+        repo.commit(when)
+    return repo
+
+
+def timed(action) -> float:
+    begin = time.perf_counter()
+    action()
+    return time.perf_counter() - begin
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=500, help="commits in the history (default 500)")
+    parser.add_argument("--per-commit", type=int, default=20, help="forecast files per commit (default 20)")
+    parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="prematch-verify-bench-")) / "repo"
+    print(f"building {args.commits} commits x {args.per_commit} forecasts in {root} ...", flush=True)
+    print(f"  built in {timed(lambda: build(root, args.commits, args.per_commit)):.1f} s")
+    bare_cmd = ["git", "-C", str(root), "log", "--name-status", "--no-renames", "--", "archive/"]
+    cli_cmd = [sys.executable, "-m", "collector", "verify", "--repo", str(root)]
+    bare = min(timed(lambda: subprocess.run(bare_cmd, capture_output=True, check=True)) for _ in range(3))
+    reports = []
+    inproc = min(timed(lambda: reports.append(verify_repository(root))) for _ in range(3))
+    cli = min(timed(lambda: subprocess.run(cli_cmd, capture_output=True, check=True)) for _ in range(3))
+    report = reports[-1]
+    forecasts = sum(1 for f in report.files.values() if f.kind == "forecast")
+    print(f"history: {len(report.commits)} commits, {len(report.files)} record files ({forecasts} forecasts)")
+    print(f"verify ok: {report.ok}, violations: {len(report.violations)}")
+    print(f"git log --name-status (bare):        {bare:.3f} s")
+    print(f"verify, in-process:                  {inproc:.3f} s  ratio {inproc / bare:.2f}x")
+    print(f"python -m collector verify (CLI):    {cli:.3f} s  ratio {cli / bare:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The pull-request guard: adding archive files passes; modifying, deleting or renaming fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from collector.cli import main
+from tests.gitrepo import GitRepo, at, event, forecast
+
+ELO = "archive/worldcup-2026/events/mex-v-rsa/forecasts/elo/closed_book.probabilistic_forecast.t_minus_24h.s0.json"
+
+
+@pytest.fixture
+def repo(tmp_path) -> GitRepo:
+    repo = GitRepo(tmp_path / "repo")
+    repo.tick(at(1), event(), forecast("elo"))
+    (repo.archive / "schema").mkdir()
+    (repo.archive / "schema/event.schema.json").write_text("{}\n")
+    repo.commit(at(1, 13), "schemas")
+    repo.git("checkout", "-q", "-b", "pr")
+    return repo
+
+
+def guard(repo: GitRepo) -> int:
+    return main(["guard", "--repo", str(repo.root), "--base", "main"])
+
+
+def test_pull_request_that_only_adds_passes(repo, capsys):
+    repo.tick(at(2), forecast("uniform", model_version="u-1"))
+    (repo.archive / "schema/event.schema.json").write_text('{"regenerated": true}\n')
+    repo.commit(at(2, 1), "schemas regenerated")
+    assert guard(repo) == 0
+    assert "2 archive file(s) added since main, none modified or deleted" in capsys.readouterr().out
+
+
+def test_pull_request_that_modifies_or_deletes_fails(repo, capsys):
+    target = repo.root / ELO
+    target.write_bytes(target.read_bytes().replace(b"elo-1", b"elo-2"))
+    (repo.archive / "worldcup-2026/events/mex-v-rsa/event.r000.json").unlink()
+    repo.commit(at(2), "fix")
+    assert guard(repo) == 1
+    out = capsys.readouterr().out
+    assert f"{ELO}: this change modifies an existing archive file" in out
+    assert "event.r000.json: this change deletes an existing archive file" in out
+
+
+def test_rename_fails_and_main_moving_on_does_not_matter(repo, capsys):
+    (repo.root / ELO.replace("/elo/", "/elo2/")).parent.mkdir(parents=True)
+    repo.git("mv", ELO, ELO.replace("/elo/", "/elo2/"))
+    repo.commit(at(2), "rename")
+    repo.git("checkout", "-q", "main")
+    repo.tick(at(3), forecast("market", model_version="m"))  # main advances; the PR is judged on its own diff
+    repo.git("checkout", "-q", "pr")
+    assert guard(repo) == 1
+    out = capsys.readouterr().out
+    assert "deletes" in out and "added file does not validate" in out and "belongs at" in out
+
+
+def test_unknown_base_is_a_clear_error(repo, capsys):
+    assert main(["guard", "--repo", str(repo.root), "--base", "no-such-branch"]) == 2
+    assert "no-such-branch" in capsys.readouterr().err
