@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS: list[str] = []
+COMMANDS: list[str] = ["score"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,88 @@
+"""``python -m builder score``: print the leaderboard computed from an archive (JSON or a table)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from builder.score_types import clean
+from builder.scoring import score_archive
+from collector.reader import load_archive
+
+TABLE_COLUMNS = (
+    ("forecaster", "forecaster", "{}"),
+    ("access", "access", "{}"),
+    ("strategy", "strategy", "{}"),
+    ("horizon", "horizon", "{}"),
+    ("clock", "clock", "{}"),
+    ("N", "n", "{}"),
+    ("cov", "coverage", "{:.2f}"),
+    ("brier", "brier", "{:.4f}"),
+    ("95% CI", "brier_ci", "{}"),
+    ("logloss", "log_loss", "{:.4f}"),
+    ("rps", "rps", "{:.4f}"),
+    ("acc", "accuracy", "{:.3f}"),
+    ("exact", "exact", "{:.3f}"),
+    ("points", "points", "{:.2f}"),
+    ("ranked", "ranked", "{}"),
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser("score", help="score an archive and print the leaderboard",
+                            description=__doc__.splitlines()[0])
+    parser.add_argument("--archive", default="archive", help="archive folder to score (default: archive)")
+    parser.add_argument("--competition", default=None, help="score only this competition id (default: all)")
+    parser.add_argument("--json", action="store_true", help="print the leaderboard rows as JSON")
+    parser.add_argument("--all", action="store_true",
+                        help="with --json, print the whole analysis (forecasts, tests, calibration, ...)")
+    parser.add_argument("--matched", action="store_true",
+                        help="matched view: only events every ranked forecaster of the condition forecast")
+    parser.add_argument("--horizon", default=None, help="show only this horizon (e.g. t_minus_24h)")
+    parser.add_argument("--access", default=None, help="show only this access (closed_book or open_book)")
+    parser.add_argument("--strategy", default=None, help="show only this strategy")
+    parser.add_argument("--no-tests", action="store_true", help="skip permutation tests (faster)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when the archive has invalid records (they are skipped either way)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    archive = load_archive(args.archive)
+    for problem in archive.problems:
+        print(f"warning: skipped {problem}", file=sys.stderr)
+    scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all)
+    rows = [r.flat() for r in (scores.matched if args.matched else scores.leaderboard)]
+    rows = [r for r in rows if _selected(r, args)]
+    if args.json:
+        document = scores.to_dict() if args.all else clean(rows)
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    else:
+        print(format_table(rows))
+    return 1 if args.strict and archive.problems else 0
+
+
+def _selected(row: dict, args: argparse.Namespace) -> bool:
+    return all(getattr(args, f) in (None, row[f]) for f in ("horizon", "access", "strategy"))
+
+
+def format_table(rows: list[dict]) -> str:
+    """A plain-text table of leaderboard rows; replay rows are marked by their clock column."""
+    if not rows:
+        return "no scored forecasts"
+    cells = [[h for h, _, _ in TABLE_COLUMNS]]
+    for row in rows:
+        row = {**row, "brier_ci": _ci(row.get("brier_low"), row.get("brier_high"))}
+        cells.append([_fmt(fmt, row.get(key)) for _, key, fmt in TABLE_COLUMNS])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(TABLE_COLUMNS))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells)
+
+
+def _ci(low, high) -> str:
+    return "-" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def _fmt(fmt: str, value) -> str:
+    return "-" if value is None else fmt.format(value)

@@ -1,0 +1,236 @@
+"""Uncertainty and tests: match-level stratified bootstrap, paired sign-flip permutation, Holm.
+
+All resampling is vectorised through two matrices drawn once per analysis from the master
+seed 20260715 (seeds/000 App. B.5): ``weights`` (replicates x events: how often each match
+appears in a stratified bootstrap resample) and ``signs`` (draws x events: +-1 per match).
+Any mean over any subset of matches is then one matrix product, so every interval and test
+of an analysis uses the *same* resampled tournaments. Events are ordered by (competition,
+event id), which makes every number reproducible from the archive alone.
+
+Choices (the papers leave these open or differ):
+- Intervals are bootstrap *percentile* 95% intervals (2.5 and 97.5 percentiles of 10,000
+  replicate means). seeds/000 uses studentized intervals; the percentile interval avoids
+  undefined t-statistics for 0/1 measures (exact score) whose resamples can have zero spread.
+- A cell that lacks some matches is resampled with the whole tournament: its replicate mean
+  averages the cell's matches as they occur in the resample (matches drawn within the
+  group-stage and knockout strata, seeds/000 App. B.5).
+- Permutation p-values are two-sided: (1 + #{|T*| >= |T|}) / (1 + draws).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+import numpy as np
+
+from builder.score_types import ScoredForecast, TestResult
+
+SEED = 20260715
+REPLICATES = 10_000
+PERMUTATIONS = 10_000
+LEVEL = 0.95
+HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
+NOTES = [
+    "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout, "
+    "percentile 95% (builder/inference.py).",
+    "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
+    "within each declared family; master seed 20260715.",
+]
+
+
+def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """Bootstrap count matrix (replicates x events): each stratum's matches resampled with
+    replacement to the stratum's size; entry (b, i) is how often match i appears in replicate b."""
+    strata = np.asarray(strata)
+    weights = np.zeros((replicates, len(strata)))
+    for value in np.unique(strata):
+        columns = np.flatnonzero(strata == value)
+        weights[:, columns] = rng.multinomial(len(columns), np.full(len(columns), 1 / len(columns)), size=replicates)
+    return weights
+
+
+@dataclass
+class Resampler:
+    """The bootstrap weights and sign-flip matrix of one analysis, over a fixed list of events."""
+
+    events: list[tuple[str, str]]
+    weights: np.ndarray
+    signs: np.ndarray
+
+    @classmethod
+    def for_events(cls, events: dict[tuple[str, str], bool], seed: int = SEED,
+                   replicates: int = REPLICATES, permutations: int = PERMUTATIONS) -> Resampler:
+        """``events`` maps (competition, event) to whether it is a knockout match (its stratum)."""
+        keys = sorted(events)
+        boot_seq, sign_seq = np.random.SeedSequence(seed).spawn(2)
+        strata = np.array([events[k] for k in keys], dtype=bool)
+        weights = stratified_weights(strata, replicates, np.random.default_rng(boot_seq))
+        signs = np.random.default_rng(sign_seq).integers(0, 2, size=(permutations, len(keys))) * 2.0 - 1.0
+        return cls(keys, weights, signs)
+
+    def index(self) -> dict[tuple[str, str], int]:
+        return {key: i for i, key in enumerate(self.events)}
+
+    def intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+        """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent)."""
+        present = ~np.isnan(values)
+        totals = self.weights @ np.where(present, values, 0.0)
+        counts = self.weights @ present.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = totals / counts
+        tail = (1 - level) / 2 * 100
+        low, high = np.nanpercentile(means, [tail, 100 - tail], axis=0)
+        too_few = present.sum(axis=0) < 2
+        return np.where(too_few, np.nan, low), np.where(too_few, np.nan, high)
+
+    def sign_flip_p(self, differences: np.ndarray) -> np.ndarray:
+        """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent)."""
+        present = ~np.isnan(differences)
+        filled = np.where(present, differences, 0.0)
+        n = present.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            observed = filled.sum(axis=0) / n
+            permuted = (self.signs @ filled) / n
+        extreme = np.abs(permuted) >= np.abs(observed) - 1e-12
+        p = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
+        return np.where(n >= 1, p, np.nan)
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm (1979) step-down adjusted p-values: sort ascending, p_(i) * (m - i + 1) for i = 1..m,
+    running maximum, capped at 1; returned in the input order. NaN stays NaN."""
+    p = np.asarray(p_values, dtype=float)
+    valid = np.flatnonzero(~np.isnan(p))
+    adjusted = np.full(len(p), np.nan)
+    order = valid[np.argsort(p[valid], kind="stable")]
+    m = len(order)
+    scaled = p[order] * (m - np.arange(m))
+    adjusted[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return adjusted.tolist()
+
+
+def apply_holm(results: list[TestResult]) -> list[TestResult]:
+    """Adjust p-values within each declared family."""
+    families: dict[str, list[int]] = defaultdict(list)
+    for i, result in enumerate(results):
+        families[result.family].append(i)
+    adjusted = list(results)
+    for members in families.values():
+        holm_p = holm([results[i].p_value if results[i].p_value is not None else np.nan for i in members])
+        for i, p in zip(members, holm_p, strict=True):
+            adjusted[i] = replace(results[i], p_holm=None if np.isnan(p) else float(p))
+    return adjusted
+
+
+def per_event(rows: list[ScoredForecast], measure: str) -> dict[tuple[str, str], float]:
+    """Mean of a measure per event (averaging samples) for a set of rows."""
+    sums: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        sums[(row.competition_id, row.event_id)].append(row.measures[measure])
+    return {k: float(np.mean(v)) for k, v in sums.items()}
+
+
+def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, str, dict]]) -> list[TestResult]:
+    """Evaluate paired comparisons in one vectorised pass.
+
+    Each spec is (family, comparison, a, b, measure, clock, differences per event).
+    """
+    if not specs:
+        return []
+    idx = resampler.index()
+    matrix = np.full((len(resampler.events), len(specs)), np.nan)
+    for j, spec in enumerate(specs):
+        for key, diff in spec[6].items():
+            matrix[idx[key], j] = diff
+    low, high = resampler.intervals(matrix)
+    p_values = resampler.sign_flip_p(matrix)
+    n = (~np.isnan(matrix)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimates = np.where(np.isnan(matrix), 0.0, matrix).sum(axis=0) / n
+    results = []
+    for j, (family, comparison, a, b, measure, clock, _) in enumerate(specs):
+        results.append(TestResult(
+            family=family, comparison=comparison, a=a, b=b, measure=measure, n=int(n[j]),
+            estimate=float(estimates[j]) if n[j] else float("nan"), low=_num(low[j]), high=_num(high[j]), p_value=_num(p_values[j]),
+            clock=clock,
+        ))
+    return apply_holm(results)
+
+
+def _num(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def paired_differences(a: dict, b: dict) -> dict:
+    return {k: a[k] - b[k] for k in a.keys() & b.keys()}
+
+
+def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list[tuple]:
+    """All pairs of LLM forecasters within each condition cell; one Holm family per cell."""
+    cells: dict[tuple, dict[str, list[ScoredForecast]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.forecaster_type == "llm":
+            cells[(row.access, row.strategy, row.horizon, row.clock)][row.forecaster].append(row)
+    specs = []
+    for (access, strategy, horizon, clock), by_model in sorted(cells.items()):
+        family = f"model_pairs/{access}/{strategy}/{horizon}" + ("/replay" if clock == "replay" else "")
+        means = {m: per_event(r, measure) for m, r in by_model.items()}
+        for a, b in combinations(sorted(means), 2):
+            specs.append((family, f"{a} - {b}", a, b, measure, clock, paired_differences(means[a], means[b])))
+    return specs
+
+
+def factor_specs(rows: list[ScoredForecast], factor: str, a_level: str, b_level: str,
+                 measure: str = "brier") -> list[tuple]:
+    """Factorial contrast a_level - b_level of one factor (access, strategy or horizon), per level
+    of the horizon (or, for the horizon factor, pooled). Per match, the difference is averaged over
+    every LLM forecaster and other condition for which both levels were scored (paired design)."""
+    groups: dict[tuple, dict[tuple, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for row in rows:
+        if row.forecaster_type != "llm":
+            continue
+        level = getattr(row, factor)
+        if level not in (a_level, b_level):
+            continue
+        stratum = "all horizons" if factor == "horizon" else row.horizon
+        partner = tuple(getattr(row, f) for f in ("forecaster", "access", "strategy", "horizon") if f != factor)
+        event = (row.competition_id, row.event_id)
+        groups[(stratum, row.clock)][(event, partner)][level].append(row.measures[measure])
+    specs = []
+    for (stratum, clock), pairs in sorted(groups.items()):
+        per_match: dict[tuple, list[float]] = defaultdict(list)
+        for (event, _), levels in pairs.items():
+            if a_level in levels and b_level in levels:
+                per_match[event].append(np.mean(levels[a_level]) - np.mean(levels[b_level]))
+        diffs = {e: float(np.mean(v)) for e, v in per_match.items()}
+        family = f"{factor}/{measure}" + ("/replay" if clock == "replay" else "")
+        specs.append((family, f"{a_level} - {b_level} ({stratum})", a_level, b_level, measure, clock, diffs))
+    return specs
+
+
+def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
+    """Model pairs and the factorial contrasts of seeds/000: closed - open, score-first -
+    probabilistic, and every pair of horizons (earlier - later), for Brier score and log loss."""
+    if not rows:
+        return []
+    resampler = resampler or resampler_for(rows)
+    specs = model_pair_specs(rows, "brier")
+    for measure in ("brier", "log_loss"):
+        specs += factor_specs(rows, "access", "closed_book", "open_book", measure)
+        specs += factor_specs(rows, "strategy", "direct_score", "probabilistic_forecast", measure)
+        present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
+        for early, late in combinations(present, 2):
+            specs += factor_specs(rows, "horizon", early, late, measure)
+    return run_tests(resampler, [s for s in specs if s[6]])
+
+
+def resampler_for(rows: list[ScoredForecast]) -> Resampler:
+    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows})
+
+
+def seed_for(*key: str) -> int:
+    """A reproducible seed derived from the master seed and a label (for auxiliary draws)."""
+    return SEED ^ zlib.crc32("/".join(key).encode())

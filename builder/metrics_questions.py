@@ -1,0 +1,116 @@
+"""Measures of tournament-question forecasts (group winners, semifinalists, champion, ...).
+
+Arrays are (forecasts x candidates): ``P`` the stated probability of each candidate (0 for a
+candidate the forecast does not list), ``Y`` 1 for the candidates in the realised answer.
+Source: seeds/000 Table 5 and App. C.6 ("Brier score, log loss, and final-selection accuracy
+for one-team questions; exact four-team set recovery, mean team recovery, marginal
+probability error, and probability-sum audit for semifinalists").
+
+Choices: the one-team Brier is the unscaled multiclass Brier over all candidates; the fixed-k
+"marginal probability error" is the mean over candidates of (P_c - Y_c)^2 (P_c read as the
+probability that c is in the set); the probability-sum audit is sum_c P_c - k (0 when the
+stated probabilities are coherent). Probabilities are scored as stated, never renormalised.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from builder.metrics import LOG_LOSS_FLOOR
+from builder.score_types import QuestionScore
+from collector.records import Forecast, QuestionForecast
+
+
+def brier_score_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """One-team question: sum_c (P_c - Y_c)^2 over all candidates (seeds/000 Table 5)."""
+    return np.sum((np.asarray(P, dtype=float) - Y) ** 2, axis=1)
+
+
+def log_loss_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """One-team question: -ln max(P_answer, 1e-6) (seeds/000 Table 5)."""
+    realised = np.sum(np.asarray(P, dtype=float) * Y, axis=1)
+    return -np.log(np.clip(realised, LOG_LOSS_FLOOR, 1.0))
+
+
+def probability_realised_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Probability the forecast gave the realised answer (sum over answer teams for a set)."""
+    return np.sum(np.asarray(P, dtype=float) * Y, axis=1)
+
+
+def accuracy_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """One-team question: 1 if the final pick is the answer (``picks`` is a 0/1 matrix)."""
+    return (np.sum(picks * Y, axis=1) == np.sum(picks, axis=1)).astype(float)
+
+
+def exact_set_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Fixed-k question: 1 if the k final picks are exactly the realised set."""
+    return np.all(picks == Y, axis=1).astype(float)
+
+
+def correct_count_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Fixed-k question: how many of the k final picks are in the realised set."""
+    return np.sum(picks * Y, axis=1).astype(float)
+
+
+def marginal_brier_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Fixed-k question: mean over candidates of (P_c - Y_c)^2, P_c = P(c in the set)."""
+    return np.mean((np.asarray(P, dtype=float) - Y) ** 2, axis=1)
+
+
+def probability_sum_audit(P: np.ndarray, k: int) -> np.ndarray:
+    """sum_c P_c - k: how far the stated probabilities are from summing to k (0 = coherent)."""
+    return np.sum(np.asarray(P, dtype=float), axis=1) - k
+
+
+def score_questions(archive, forecasts: list[Forecast]) -> list[QuestionScore]:
+    """Score every scorable question forecast whose question is resolved."""
+    by_question: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
+    for f in forecasts:
+        if f.scorable and isinstance(f.payload, QuestionForecast):
+            by_question[(f.competition_id, f.payload.question_id)].append(f)
+    out = []
+    for key, group in sorted(by_question.items()):
+        question, resolution = archive.questions.get(key), archive.resolutions.get(key)
+        if question is None or resolution is None:
+            continue
+        out += _score_group(question, resolution, group)
+    return out
+
+
+def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionScore]:
+    candidates = list(question.candidates)
+    for team in (*resolution.answer, *(c.team for f in group for c in f.payload.choices)):
+        if team not in candidates:
+            candidates.append(team)
+    col = {t: i for i, t in enumerate(candidates)}
+    P = np.zeros((len(group), len(candidates)))
+    picks = np.zeros_like(P)
+    for i, f in enumerate(group):
+        for choice in f.payload.choices:
+            P[i, col[choice.team]] = choice.probability
+        for team in f.payload.final_picks:
+            picks[i, col[team]] = 1.0
+    Y = np.zeros(len(candidates))
+    Y[[col[t] for t in resolution.answer]] = 1.0
+    Y = np.broadcast_to(Y, P.shape)
+    k = question.k
+    if question.prediction_type.value == "single_choice":
+        cols = {"brier": brier_score_question(P, Y), "log_loss": log_loss_question(P, Y),
+                "accuracy": accuracy_question(picks, Y)}
+    else:
+        cols = {"exact_set": exact_set_question(picks, Y), "correct": correct_count_question(picks, Y),
+                "marginal_brier": marginal_brier_question(P, Y)}
+    cols["probability_realised"] = probability_realised_question(P, Y)
+    cols["probability_sum_audit"] = probability_sum_audit(P, k)
+    return [
+        QuestionScore(
+            competition_id=f.competition_id, question_id=question.id,
+            prediction_type=question.prediction_type.value, forecaster=f.forecaster, access=f.access.value,
+            strategy=f.strategy.value, horizon=f.horizon.value, clock=f.clock.value, k=k,
+            answer=tuple(resolution.answer), final_picks=tuple(f.payload.final_picks),
+            measures={name: float(v[i]) for name, v in cols.items()},
+        )
+        for i, f in enumerate(group)
+    ]

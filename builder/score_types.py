@@ -1,0 +1,276 @@
+"""The result of scoring an archive: plain, JSON-serialisable dataclasses.
+
+Data flows one way: archive records -> :class:`ScoredForecast` rows -> aggregates
+(:class:`LeaderboardRow`, tests, calibration, ...) -> page models. Field names are a
+contract with the site and with ``python -m builder score --json``; add fields, never
+rename them. Every row carries ``clock`` ("live" or "replay") so replayed forecasts stay
+labelled wherever they appear. Missing values are ``None`` (JSON null), never NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+MEASURES = (
+    "brier",
+    "log_loss",
+    "rps",
+    "accuracy",
+    "exact",
+    "goal_difference",
+    "tendency",
+    "abs_home_goals",
+    "abs_away_goals",
+    "abs_total_goals",
+    "abs_goal_difference",
+    "points",
+    "scoreline",
+    "agreement",
+    "mean_goal_distance",
+)
+"""Per-forecast match measures, in the order they appear in every row."""
+
+ADVANCEMENT_MEASURES = ("advancement_brier", "advancement_log_loss", "advancement_accuracy")
+
+INTERVAL_MEASURES = ("brier", "log_loss", "rps", "accuracy", "exact", "points", "scoreline")
+"""Measures that get a bootstrap 95% interval (``<measure>_low`` / ``<measure>_high``)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A condition cell: who forecast, under which access, strategy and horizon, on which clock."""
+
+    forecaster: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+
+    def label(self) -> str:
+        return f"{self.forecaster} {self.access}/{self.strategy}/{self.horizon}" + (
+            " [replay]" if self.clock == "replay" else ""
+        )
+
+
+@dataclass(frozen=True)
+class ScoredForecast:
+    """One scorable match forecast joined with its outcome, with every per-forecast measure."""
+
+    competition_id: str
+    event_id: str
+    forecaster: str
+    forecaster_type: str
+    model: str | None
+    access: str
+    strategy: str
+    horizon: str
+    sample: int
+    clock: str
+    status: str
+    stage: str
+    knockout: bool
+    p_home: float
+    p_draw: float
+    p_away: float
+    predicted_home: int
+    predicted_away: int
+    score_home: int
+    score_away: int
+    result: str
+    confidence: float | None
+    measures: dict[str, float]
+    advancement: dict[str, float] | None = None
+
+    def cell(self) -> Cell:
+        return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One forecaster x condition cell: counts, coverage, every mean measure and its interval.
+
+    ``view`` is "all" (every scored event of the cell) or "matched" (only events every
+    compared forecaster of the cell forecast). ``ranked`` applies WorldCupArena's rule: at
+    least half the coverage of the most complete forecaster in the cell.
+    """
+
+    forecaster: str
+    forecaster_type: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    view: str
+    n: int
+    scheduled: int
+    eligible_events: int
+    coverage: float | None
+    ranked: bool
+    measures: dict[str, float | None]
+    intervals: dict[str, tuple[float, float] | None]
+    scoreline_display: float | None = None
+    ece: float | None = None
+    n_advancement: int = 0
+    market: dict[str, float | None] | None = None
+
+    def flat(self) -> dict[str, Any]:
+        """One flat dict (``brier``, ``brier_low``, ``brier_high``, ...), as printed by ``--json``."""
+        row: dict[str, Any] = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("measures", "intervals", "market")
+        }
+        for name, value in self.measures.items():
+            row[name] = value
+            bounds = self.intervals.get(name)
+            if name in INTERVAL_MEASURES:
+                row[f"{name}_low"] = bounds[0] if bounds else None
+                row[f"{name}_high"] = bounds[1] if bounds else None
+        for name, value in (self.market or {}).items():
+            row[f"market_{name}"] = value
+        return row
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A paired comparison on matched events: estimate (mean difference a - b), interval, p-values.
+
+    ``family`` is the declared Holm family; ``p_holm`` is adjusted within it.
+    """
+
+    family: str
+    comparison: str
+    a: str
+    b: str
+    measure: str
+    n: int
+    estimate: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    p_holm: float | None = None
+    clock: str = "live"
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    outcome: str
+    scheme: str  # "equal_frequency" or "equal_width"
+    lower: float
+    upper: float
+    n: int
+    mean_probability: float
+    observed_frequency: float
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    """Calibration of one forecaster x cell: ECE (10 equal-width bins) and reliability bins."""
+
+    cell: Cell
+    n: int
+    ece: float | None
+    bins: tuple[ReliabilityBin, ...]
+
+
+@dataclass(frozen=True)
+class ConfidenceGroup:
+    """Forecasts of one cell grouped by their stated confidence, ranked within the cell."""
+
+    cell: Cell
+    group: str  # "low", "middle", "high"
+    n: int
+    mean_confidence: float
+    brier: float
+    accuracy: float
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    """One scored tournament-question forecast."""
+
+    competition_id: str
+    question_id: str
+    prediction_type: str
+    forecaster: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    k: int
+    answer: tuple[str, ...]
+    final_picks: tuple[str, ...]
+    measures: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class OperationalRow:
+    """Record statuses and resource use of one forecaster (all its forecast records)."""
+
+    forecaster: str
+    forecaster_type: str
+    clock: str
+    scheduled: int
+    statuses: dict[str, int]
+    rates: dict[str, float]
+    open_book_calls: int
+    search_observed_rate: float | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_ms_mean: float | None
+    latency_ms_median: float | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class DiversityRow:
+    """Similarity of two forecasters' probability vectors on identical event and conditions."""
+
+    a: str
+    b: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    n: int
+    jensen_shannon: float
+    correlation: float | None
+
+
+@dataclass
+class Scores:
+    """Everything the builder derives from an archive. Recomputed at every build, never stored."""
+
+    archive: str
+    competition_id: str | None
+    forecasts: list[ScoredForecast] = field(default_factory=list)
+    leaderboard: list[LeaderboardRow] = field(default_factory=list)
+    matched: list[LeaderboardRow] = field(default_factory=list)
+    ensemble: list[LeaderboardRow] = field(default_factory=list)
+    tests: list[TestResult] = field(default_factory=list)
+    calibration: list[CalibrationRow] = field(default_factory=list)
+    confidence_groups: list[ConfidenceGroup] = field(default_factory=list)
+    questions: list[QuestionScore] = field(default_factory=list)
+    operations: list[OperationalRow] = field(default_factory=list)
+    diversity: list[DiversityRow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return clean(asdict(self))
+
+
+def clean(value: Any) -> Any:
+    """Make a value JSON-safe: NaN/inf become None, tuples lists, numpy scalars Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,162 @@
+"""The one entry point from an archive to every score: ``score_archive(archive) -> Scores``.
+
+Only forecasts with a scorable status (valid, normalized, repaired) whose event has a
+finished or awarded outcome with a 90-minute score are scored; everything else still counts
+in coverage and operational rates. Replay forecasts are scored like live ones and keep
+``clock = "replay"`` in every row. Nothing here writes to the archive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from builder import aggregate, calibration, diversity, inference, market, metrics_questions, operations
+from builder.metrics import (
+    CLASSES,
+    absolute_errors_score,
+    accuracy_advancement,
+    accuracy_hda,
+    agreement_score_probability,
+    brier_score_advancement,
+    brier_score_hda,
+    exact_score,
+    goal_difference_score,
+    log_loss_advancement,
+    log_loss_hda,
+    mean_goal_distance_score,
+    points_score,
+    result_class,
+    rps_hda,
+    scoreline_partial_credit,
+    tendency_score,
+)
+from builder.score_types import MEASURES, Scores, ScoredForecast
+from collector.reader import Archive
+from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, Outcome
+
+
+def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
+    """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
+    scores = Scores(archive=str(archive.root), competition_id=competition_id)
+    scores.problems = [str(p) for p in archive.problems]
+    forecasts = [f for f in archive.forecasts if competition_id in (None, f.competition_id)]
+    match_forecasts = [f for f in forecasts if f.target_kind == "match"]
+    scores.forecasts = score_match_forecasts(archive, match_forecasts)
+    resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
+    market_rows = market.market_measures(scores.forecasts)
+    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows, resampler)
+    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
+    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+    scores.calibration = calibration.calibration_rows(scores.forecasts)
+    scores.confidence_groups = calibration.confidence_groups(scores.forecasts)
+    scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
+    scores.operations = operations.operational_rows(forecasts)
+    scores.diversity = diversity.diversity_rows(scores.forecasts)
+    if inference_tests and resampler is not None:
+        scores.tests = inference.all_tests(scores.forecasts, resampler)
+    scores.notes = aggregate.NOTES + inference.NOTES
+    return scores
+
+
+def scorable_pairs(
+    archive: Archive, forecasts: list[Forecast]
+) -> list[tuple[Forecast, MatchForecast, Event, Outcome]]:
+    """Forecasts that can be scored: scorable status, a match payload, an event and a scored outcome."""
+    pairs = []
+    for forecast in forecasts:
+        key = (forecast.competition_id, forecast.target_id)
+        outcome = archive.outcomes.get(key)
+        event = archive.events.get(key)
+        if not forecast.scorable or not isinstance(forecast.payload, MatchForecast) or event is None:
+            continue
+        if outcome is None or outcome.status not in SCORED_STATUSES or outcome.score_90 is None:
+            continue
+        pairs.append((forecast, forecast.payload, event, outcome))
+    return pairs
+
+
+def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[ScoredForecast]:
+    """Every per-forecast measure, computed in one vectorised pass over all scorable forecasts."""
+    pairs = scorable_pairs(archive, forecasts)
+    if not pairs:
+        return []
+    p = np.array([pl.probabilities_90() for _, pl, _, _ in pairs], dtype=float)
+    ph = np.array([pl.most_likely_score_90.home for _, pl, _, _ in pairs])
+    pa = np.array([pl.most_likely_score_90.away for _, pl, _, _ in pairs])
+    h = np.array([o.score_90.home for _, _, _, o in pairs])
+    a = np.array([o.score_90.away for _, _, _, o in pairs])
+    eh = np.array([pl.expected_home_goals_90 for _, pl, _, _ in pairs])
+    ea = np.array([pl.expected_away_goals_90 for _, pl, _, _ in pairs])
+    y = result_class(h, a)
+    columns = match_measures(p, y, ph, pa, h, a, eh, ea)
+    advancement = advancement_measures(pairs)
+    rows = []
+    for i, (forecast, payload, event, outcome) in enumerate(pairs):
+        rows.append(
+            ScoredForecast(
+                competition_id=forecast.competition_id,
+                event_id=forecast.target_id,
+                forecaster=forecast.forecaster,
+                forecaster_type=forecast.forecaster_type.value,
+                model=forecast.model,
+                access=forecast.access.value,
+                strategy=forecast.strategy.value,
+                horizon=forecast.horizon.value,
+                sample=forecast.sample,
+                clock=forecast.clock.value,
+                status=forecast.status.value,
+                stage=event.stage,
+                knockout=event.knockout,
+                p_home=float(p[i, 0]),
+                p_draw=float(p[i, 1]),
+                p_away=float(p[i, 2]),
+                predicted_home=int(ph[i]),
+                predicted_away=int(pa[i]),
+                score_home=int(h[i]),
+                score_away=int(a[i]),
+                result=CLASSES[y[i]],
+                confidence=payload.confidence,
+                measures={name: float(columns[name][i]) for name in MEASURES},
+                advancement=advancement.get(i),
+            )
+        )
+    return rows
+
+
+def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
+    """All per-forecast match measures as columns (see :data:`builder.score_types.MEASURES`)."""
+    columns = {
+        "brier": brier_score_hda(p, y),
+        "log_loss": log_loss_hda(p, y),
+        "rps": rps_hda(p, y),
+        "accuracy": accuracy_hda(p, y),
+        "exact": exact_score(ph, pa, h, a),
+        "goal_difference": goal_difference_score(ph, pa, h, a),
+        "tendency": tendency_score(ph, pa, h, a),
+        "points": points_score(ph, pa, h, a),
+        "scoreline": scoreline_partial_credit(ph, pa, h, a),
+        "agreement": agreement_score_probability(p, ph, pa),
+        "mean_goal_distance": mean_goal_distance_score(eh, ea, ph, pa),
+    }
+    columns.update(absolute_errors_score(ph, pa, h, a))
+    return columns
+
+
+def advancement_measures(pairs) -> dict[int, dict[str, float]]:
+    """Two-class advancement scores for knockout forecasts whose outcome names who advanced."""
+    index, p_home, home_adv = [], [], []
+    for i, (_, payload, event, outcome) in enumerate(pairs):
+        if not event.knockout or payload.home_advances is None or outcome.advancing_team is None:
+            continue
+        index.append(i)
+        p_home.append(payload.home_advances)
+        home_adv.append(outcome.advancing_team == event.home_team)
+    if not index:
+        return {}
+    p_arr, y_arr = np.array(p_home), np.array(home_adv)
+    cols = {
+        "advancement_brier": brier_score_advancement(p_arr, y_arr),
+        "advancement_log_loss": log_loss_advancement(p_arr, y_arr),
+        "advancement_accuracy": accuracy_advancement(p_arr, y_arr),
+    }
+    return {i: {k: float(v[j]) for k, v in cols.items()} for j, i in enumerate(index)}
