@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["schema"]
+COMMANDS = ["schema", "verify", "guard"]
 
 
 def build_parser() -> argparse.ArgumentParser:
