@@ -1,0 +1,81 @@
+"""Team names to team ids, through a competition's alias table.
+
+Sources spell teams differently (``USA`` / ``United States``, ``Czech Republic`` /
+``Czechia``, ``Côte d'Ivoire`` / ``Ivory Coast``). A competition lists every alias per team;
+:func:`resolve_team` matches a name exactly, then in a normalised form (accents folded, case
+and punctuation ignored), and otherwise raises :class:`SourceError` naming the source, the
+match and the closest known teams.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from functools import lru_cache
+
+from collector.errors import SourceError
+from collector.records import Competition
+
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def ascii_fold(name: str) -> str:
+    """``FC Bayern München`` -> ``FC Bayern Munchen`` (accents dropped, other letters kept)."""
+    name = name.replace("ß", "ss").replace("ø", "o").replace("Ø", "O").replace("ł", "l")
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+
+
+def slugify(name: str) -> str:
+    """The project's team-id form: ASCII-folded, lowercase, non-alphanumerics -> '-'."""
+    return _NON_ALNUM.sub("-", ascii_fold(name).lower()).strip("-")
+
+
+def normalise_name(name: str) -> str:
+    """A comparison key: folded, lowercase, words separated by single spaces, '&' read as 'and'."""
+    folded = ascii_fold(name).lower().replace("&", " and ")
+    return _NON_ALNUM.sub(" ", folded).strip()
+
+
+@lru_cache(maxsize=64)
+def _index(competition: Competition) -> dict[str, str]:
+    index: dict[str, str] = {}
+    for team in competition.teams:
+        for name in (team.id, team.name, team.code or "", *team.aliases):
+            if name:
+                index.setdefault(normalise_name(name), team.id)
+    return index
+
+
+def known_names(competition: Competition) -> list[str]:
+    names = []
+    for team in competition.teams:
+        names.extend([team.name, *team.aliases])
+    return names
+
+
+def closest_teams(competition: Competition, name: str, n: int = 3) -> list[str]:
+    """Display names of the teams whose names or aliases are closest to ``name``."""
+    by_norm = {normalise_name(a): t.name for t in competition.teams for a in (t.name, *t.aliases)}
+    hits = difflib.get_close_matches(normalise_name(name), list(by_norm), n=n * 2, cutoff=0.0)
+    out: list[str] = []
+    for hit in hits:
+        if by_norm[hit] not in out:
+            out.append(by_norm[hit])
+    return out[:n]
+
+
+def find_team(competition: Competition, name: str) -> str | None:
+    """The team id for ``name`` or None."""
+    return _index(competition).get(normalise_name(name))
+
+
+def resolve_team(competition: Competition, name: str, *, source: str = "?", match: str = "?") -> str:
+    """The team id for ``name``; :class:`SourceError` names source, match and the closest teams."""
+    found = find_team(competition, name)
+    if found is not None:
+        return found
+    closest = ", ".join(closest_teams(competition, name)) or "none"
+    raise SourceError(
+        f"{source}: match {match}: unknown team {name!r} in {competition.id} (closest known: {closest})"
+    )

@@ -1,0 +1,232 @@
+"""openfootball JSON (worldcup.json, football.json) in all its shapes, as :class:`SourceMatch`.
+
+Shapes handled:
+
+* ``{"matches": [...]}`` with ``"time": "13:00 UTC-6"`` (2026 World Cup: offset given);
+* league files with ``"time": "20:00"`` local clock time and no offset: the competition's
+  IANA time zone applies; a match with a date but no time has ``kickoff_utc = None``;
+* ``{"rounds": [{"name": ..., "matches": [...]}]}`` with team objects (``{"name", "code"}``)
+  and ``score1``/``score2``/``score1i``/``score1et``/``score1p`` fields (older repositories).
+
+Scores: ``ft`` is the 90-minute score, ``et`` the cumulative score after extra time, ``p``
+the shoot-out alone, ``ht`` the half-time score. ``goals1`` are the goals credited to team 1
+(its own goals included, flagged ``owngoal``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import orjson
+
+from collector.competitions import Definition
+from collector.competitions.teams import resolve_team
+from collector.datasource import DataSource
+from collector.errors import Problem, SourceError
+from collector.records import Competition, Goal
+from collector.records.competition import SLOT_RULE
+from collector.sources.base import MatchStatus, SourceBatch, SourceMatch, score_from_pair
+from collector.sources.openfootball_rounds import flatten_rounds
+
+_TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*UTC\s*([+-])(\d{1,2})(?::?(\d{2}))?)?$")
+_MINUTE = re.compile(r"^\s*(\d{1,3})(?:\s*\+\s*(\d{1,2}))?\s*'?\s*$")
+_NUMBER = re.compile(r"(\d+)\s*$")
+_STATUS = {
+    "postponed": MatchStatus.POSTPONED,
+    "cancelled": MatchStatus.CANCELLED,
+    "canceled": MatchStatus.CANCELLED,
+    "abandoned": MatchStatus.ABANDONED,
+    "suspended": MatchStatus.SUSPENDED,
+    "awarded": MatchStatus.AWARDED,
+}
+
+
+class OpenfootballSource:
+    """Reads one openfootball JSON file through a :class:`DataSource`."""
+
+    name = "openfootball"
+
+    def __init__(self, definition: Definition, data: DataSource, *, retrieved_at: datetime | None = None):
+        if not definition.source.file:
+            raise SourceError(f"{definition.path}: [source] names no openfootball file")
+        self.definition = definition
+        self.data = data
+        self.file = definition.source.file
+        self.retrieved_at = retrieved_at
+
+    def fetch(self, competition: Competition) -> SourceBatch:
+        batch = SourceBatch(source=f"openfootball:{self.file}", retrieved_at=self.retrieved_at or datetime.now(UTC))
+        where = self.data.describe(self.file)
+        try:
+            document = orjson.loads(self.data.read_bytes(self.file))
+        except orjson.JSONDecodeError as exc:
+            batch.problems.append(Problem(where, f"not valid JSON: {exc}"))
+            return batch
+        except SourceError as exc:
+            batch.problems.append(Problem(where, str(exc)))
+            return batch
+        raw_matches = _match_list(document)
+        if raw_matches is None:
+            batch.problems.append(Problem(where, "expected an object with a 'matches' or 'rounds' list"))
+            return batch
+        tz = ZoneInfo(competition.time_zone)
+        for index, raw in enumerate(raw_matches):
+            try:
+                batch.matches.append(self._parse(raw, competition, tz, batch.source))
+            except (SourceError, ValueError, TypeError, KeyError) as exc:
+                batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
+        return batch
+
+    def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str) -> SourceMatch:
+        if not isinstance(raw, dict):
+            raise ValueError(f"a match must be an object, got {type(raw).__name__}")
+        label = _label(raw)
+        round_name = str(raw.get("round") or "")
+        stage = self.definition.stage_for_round(round_name)
+        if stage is None:
+            raise ValueError(f"field round: {round_name!r} maps to no stage of {competition.id}")
+        knockout = competition.stage(stage).knockout
+        kickoff_date, kickoff_utc, kickoff_source = parse_kickoff(raw.get("date"), raw.get("time"), tz)
+        home, home_slot = _team(competition, raw.get("team1"), source, label)
+        away, away_slot = _team(competition, raw.get("team2"), source, label)
+        status, scores = _status_and_scores(raw)
+        number = raw.get("num")
+        if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
+            raise ValueError(f"field num: expected a positive match number, got {number!r}")
+        group = raw.get("group")
+        matchday = _NUMBER.search(round_name)
+        return SourceMatch(
+            label=label,
+            stage=stage,
+            round_name=round_name,
+            kickoff_date=kickoff_date,
+            kickoff_source=kickoff_source,
+            kickoff_utc=kickoff_utc,
+            home_team=home,
+            away_team=away,
+            home_slot=home_slot,
+            away_slot=away_slot,
+            status=status,
+            payload=raw,
+            knockout=knockout,
+            match_number=number,
+            group=str(group).removeprefix("Group ").strip() if group else None,
+            matchday=int(matchday.group(1)) if matchday and not knockout else None,
+            venue=raw.get("ground") or raw.get("stadium") or None,
+            goals=_goals(raw, home, away, scores.get("score_extra_time") is not None) if status.value in ("finished", "awarded") else None,
+            **scores,
+        )
+
+
+def _match_list(document: Any) -> list[Any] | None:
+    if isinstance(document, dict) and isinstance(document.get("matches"), list):
+        return document["matches"]
+    if isinstance(document, dict) and isinstance(document.get("rounds"), list):
+        return flatten_rounds(document["rounds"])
+    return None
+
+
+def _label(raw: Any) -> str:
+    if not isinstance(raw, dict):
+        return "(not an object)"
+    names = [t.get("name") if isinstance(t, dict) else t for t in (raw.get("team1"), raw.get("team2"))]
+    number = f"({raw['num']}) " if raw.get("num") is not None else ""
+    return f"{number}{raw.get('round', '?')} {raw.get('date', '?')} {names[0]} v {names[1]}"
+
+
+def _message(exc: Exception) -> str:
+    return str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
+
+
+def parse_kickoff(raw_date: Any, raw_time: Any, tz: ZoneInfo) -> tuple[date, datetime | None, str]:
+    """(local date, UTC kickoff or None when no time is given, the source's own string)."""
+    if not isinstance(raw_date, str):
+        raise ValueError(f"field date: missing or not a string ({raw_date!r})")
+    try:
+        day = date.fromisoformat(raw_date.strip())
+    except ValueError:
+        raise ValueError(f"field date: unparseable date {raw_date!r} (expected YYYY-MM-DD)") from None
+    if raw_time is None or raw_time == "":
+        return day, None, raw_date
+    found = _TIME.match(str(raw_time).strip()) if isinstance(raw_time, str) else None
+    if not found:
+        raise ValueError(f"field time: unparseable time {raw_time!r} (expected HH:MM or HH:MM UTC±H)")
+    hour, minute, sign, off_h, off_m = found.groups()
+    if int(hour) > 23 or int(minute) > 59:
+        raise ValueError(f"field time: unparseable time {raw_time!r} (hour or minute out of range)")
+    if sign:
+        offset = timedelta(hours=int(off_h), minutes=int(off_m or 0)) * (-1 if sign == "-" else 1)
+        zone: timezone | ZoneInfo = timezone(offset)
+    else:
+        zone = tz
+    local = datetime(day.year, day.month, day.day, int(hour), int(minute), tzinfo=zone)
+    return day, local.astimezone(UTC), f"{raw_date} {raw_time}"
+
+
+def _team(competition: Competition, raw: Any, source: str, label: str) -> tuple[str | None, str | None]:
+    name = raw.get("name") if isinstance(raw, dict) else raw
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"field team: missing team name ({raw!r})")
+    if SLOT_RULE.match(name.strip()):
+        return None, name.strip()
+    return resolve_team(competition, name, source=source, match=label), None
+
+
+def _status_and_scores(raw: dict[str, Any]) -> tuple[MatchStatus, dict[str, Any]]:
+    score = raw.get("score") or {}
+    if not isinstance(score, dict):
+        raise ValueError(f"field score: expected an object, got {score!r}")
+    declared = raw.get("status")
+    status = MatchStatus.FINISHED if score.get("ft") is not None else MatchStatus.SCHEDULED
+    if declared is not None:
+        if str(declared).lower() not in _STATUS:
+            raise ValueError(f"field status: unknown status {declared!r}")
+        status = _STATUS[str(declared).lower()]
+    if status not in (MatchStatus.FINISHED, MatchStatus.AWARDED):
+        return status, {}
+    scores = {
+        "score_90": score_from_pair(score.get("ft"), "score.ft"),
+        "score_half_time": score_from_pair(score.get("ht"), "score.ht"),
+        "score_extra_time": score_from_pair(score.get("et"), "score.et"),
+        "score_penalties": score_from_pair(score.get("p"), "score.p"),
+    }
+    if scores["score_90"] is None:
+        raise ValueError(f"field score.ft: a {status.value} match needs its 90-minute score")
+    return status, scores
+
+
+def _goals(raw: dict[str, Any], home: str | None, away: str | None, extra_time: bool) -> tuple[Goal, ...] | None:
+    if "goals1" not in raw and "goals2" not in raw:
+        return None
+    goals: list[Goal] = []
+    for key, team in (("goals1", home), ("goals2", away)):
+        for index, goal in enumerate(raw.get(key) or []):
+            if team is None or not isinstance(goal, dict):
+                raise ValueError(f"field {key}[{index}]: expected a goal object with a known team")
+            goals.append(_goal(goal, team, extra_time, f"{key}[{index}]"))
+    return tuple(goals)
+
+
+def _goal(goal: dict[str, Any], team: str, extra_time: bool, where: str) -> Goal:
+    minute = stoppage = None
+    if goal.get("minute") is not None:
+        found = _MINUTE.match(str(goal["minute"]))
+        if not found:
+            raise ValueError(f"field {where}.minute: unparseable minute {goal['minute']!r}")
+        minute = int(found.group(1))
+        stoppage = int(found.group(2)) if found.group(2) else (goal.get("offset") or None)
+    period = None
+    if minute is not None:
+        period = "extra_time" if extra_time and minute > 90 and not (minute == 90 and stoppage) else "regulation"
+    return Goal(
+        team=team,
+        scorer=goal.get("name"),
+        minute=minute,
+        stoppage=stoppage,
+        penalty=bool(goal.get("penalty")),
+        own_goal=bool(goal.get("owngoal")),
+        period=period,
+    )
