@@ -1,0 +1,213 @@
+"""One scheduler pass: sync fixtures, register questions, produce due forecasts, write outcomes.
+
+:func:`run_tick` is the conductor used by ``python -m collector tick`` and by replays (which
+pass a simulated ``now`` and ``Clock.REPLAY``, and commit ``TickReport.written``).
+:func:`next_due_after` tells a replay when anything becomes due next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from collector.config import ArenaConfig
+from collector.errors import PrematchError, Problem, RecordExistsError
+from collector.forecasting import KnownResult
+from collector.llm import Budget, Deferred, ScheduledTask
+from collector.manifest import write_tick_manifest
+from collector.questions import register_questions
+from collector.reader import Archive, load_archive
+from collector.records import Clock
+from collector.roster import build_roster
+from collector.scheduler import KeyLocks, Slot, missed_record, plan
+from collector.scheduler import next_due_after as _next_due
+from collector.writer import ArchiveWriter
+
+
+@dataclass
+class TickReport:
+    now: datetime
+    written: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    due: int = 0
+    produced: int = 0
+    missed: int = 0
+    deferred: int = 0
+    locked: int = 0
+    spent_usd: float = 0.0
+    statuses: Counter = field(default_factory=Counter)
+    manifest: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def tick_clock(now: datetime):
+    """A clock that starts at ``now`` and advances with real time (simulated in a replay)."""
+    start = datetime.now(UTC)
+    return lambda: now + (datetime.now(UTC) - start)
+
+
+def run_tick(
+    config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
+    clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, **options: Any,
+) -> TickReport:  # fmt: skip
+    """Run one tick synchronously (see :func:`run_tick_async`)."""
+    return asyncio.run(run_tick_async(config, archive_root, now, data_dir, clock, forecasters, **options))
+
+
+async def run_tick_async(
+    config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
+    clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, *, sync: bool = True,
+    transport: httpx.AsyncBaseTransport | None = None, lock_dir: Path | None = None,
+) -> TickReport:  # fmt: skip
+    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest."""
+    now = now or datetime.now(UTC)
+    root = Path(archive_root)
+    writer, report = ArchiveWriter(root), TickReport(now)
+    if sync:
+        _sync(writer, root, config, "sync_fixtures", now, data_dir, clock, report)
+    archive = _register_questions(writer, root, config, now, clock, report)
+    report.problems += archive.problems
+    budget, timer = Budget(config.spending_cap_usd), tick_clock(now)
+    roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
+    report.problems += roster.problems
+    try:
+        chosen = list(forecasters) if forecasters is not None else roster.forecasters
+        await _forecasts(writer, archive, config, chosen, now, clock, lock_dir or root.parent / ".prematch-locks",
+                         report, timer)  # fmt: skip
+    finally:
+        await roster.aclose()
+    report.spent_usd = budget.spent
+    if sync:
+        _sync(writer, root, config, "sync_outcomes", now, data_dir, clock, report)
+    report.manifest = write_tick_manifest(writer, now, clock)
+    report.written = list(writer.written)
+    return report
+
+
+def _sync(writer, root, config, step: str, now, data_dir, clock, report: TickReport) -> None:
+    from collector import sync as sync_module
+
+    run = getattr(sync_module, step)
+    archive = load_archive(root)
+    for cid in config.competitions:
+        try:
+            result = run(writer, archive, cid, now=now, data_dir=data_dir, clock=clock)
+        except PrematchError as exc:
+            report.problems.append(Problem(cid, f"{step}: {exc}"))
+            continue
+        report.problems += list(getattr(result, "problems", []))
+
+
+def _register_questions(writer, root, config: ArenaConfig, now, clock, report: TickReport) -> Archive:
+    archive = load_archive(root)
+    if not config.questions:
+        return archive
+    written = []
+    for cid in config.competitions:
+        written += register_questions(writer, archive, cid, now=now, clock=clock)
+    return load_archive(root) if written else archive
+
+
+def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
+    by_id = {f.id: f for f in config.forecasters}
+    return {f.id: config.owes_since(by_id[f.id].since if f.id in by_id else None) for f in forecasters}
+
+
+async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir, report: TickReport, timer) -> None:
+    if not forecasters:
+        return
+    todo = plan(archive, config, forecasters, now, _since(config, forecasters))
+    by_id = {f.id: f for f in forecasters}
+    for slot in todo.missed:
+        _write(writer, missed_record(slot, by_id[slot.forecaster], now, clock), report)
+        report.missed += 1
+    report.due = len(todo.due)
+    locks, gate = KeyLocks(lock_dir), asyncio.Semaphore(config.concurrency)
+    history = _history(archive, now)
+
+    async def one(slot: Slot) -> None:
+        async with gate:
+            await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report, timer)
+
+    await asyncio.gather(*(one(s) for s in todo.due))
+
+
+async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLocks, history, report, timer) -> None:
+    """Claim the key, ask the forecaster, write its record; a deferral releases the key."""
+    if timer() >= slot.deadline or timer() >= slot.closes:
+        report.deferred += 1
+        return
+    if not locks.claim(slot):
+        report.locked += 1
+        return
+    try:
+        if (writer.root / slot.path).exists():
+            report.locked += 1
+            return
+        record = await forecaster.forecast(_task(archive, slot, now, clock, history))
+        if _write(writer, record, report):
+            report.produced += 1
+    except Deferred:
+        report.deferred += 1
+    except (PrematchError, ValueError) as exc:
+        report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {exc}"))
+    finally:
+        locks.release(slot)
+
+
+def _write(writer: ArchiveWriter, record, report: TickReport) -> bool:
+    try:
+        writer.write(record)
+    except RecordExistsError:
+        report.locked += 1
+        return False
+    report.statuses[record.status.value] += 1
+    return True
+
+
+def _history(archive: Archive, now: datetime) -> dict[str, list[KnownResult]]:
+    """Results knowable strictly before ``now``, per competition (baselines fit on them)."""
+    out: dict[str, list[KnownResult]] = {}
+    for key, outcome in archive.outcomes.items():
+        event = archive.events.get(key)
+        if event is None or event.kickoff_utc is None or event.kickoff_utc >= now or outcome.recorded_at >= now:
+            continue
+        out.setdefault(key[0], []).append(KnownResult(event, outcome))
+    for results in out.values():
+        results.sort(key=lambda r: r.event.kickoff_utc)
+    return out
+
+
+def _task(archive: Archive, slot: Slot, now: datetime, clock: Clock, history) -> ScheduledTask:
+    cid = slot.competition_id
+    event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
+    question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None
+    fixtures = [e for (c, _), e in archive.events.items() if c == cid] if question is not None else ()
+    return ScheduledTask(
+        competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
+        sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,
+        event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
+        window_closes=slot.closes,
+    )  # fmt: skip
+
+
+def next_due_after(
+    config: ArenaConfig, archive_root: Path | str, after: datetime, forecasters: Sequence | None = None
+) -> datetime | None:
+    """The next time after ``after`` at which a forecast window opens or closes (None: nothing left)."""
+    archive = load_archive(archive_root)
+    if forecasters is None:
+        roster = build_roster(config, budget=Budget(0.0), clock=lambda: after)
+        forecasters = roster.forecasters
+        asyncio.run(roster.aclose()) if roster.client is not None else None
+    return _next_due(archive, config, forecasters, after, _since(config, forecasters))

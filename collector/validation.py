@@ -1,0 +1,301 @@
+"""Deterministic validation of LLM answers: parse, check schema, types, ranges and sums, normalise.
+
+Rules (LLM-SoccerArena §3.3 and Appendix B, as the issue fixes them):
+
+* parsing: markdown code fences are stripped and the first JSON object in the text is taken;
+* types: numbers must be JSON numbers (a string such as ``"0.5"`` is ``invalid_schema``);
+* scores are non-negative integers (else ``invalid_score``); probabilities lie in [0, 1] and
+  expected goals are finite and non-negative (else ``invalid_range``);
+* a vector that must sum to ``s`` (1, or k for fixed-k questions) is accepted when
+  ``|sum - s| <= 1e-9``, normalised (``p * s / sum``) and recorded when ``|sum - s| <= 0.02``,
+  otherwise ``invalid_sum``;
+* knockout matches need both advancement probabilities (summing to 1), group matches null;
+* question answers name exact candidates (after aliases), list every candidate once and
+  have exactly k final picks;
+* whether the most likely score agrees with the highest H/D/A probability is a diagnostic.
+
+When several problems occur, the status is the first of: invalid_json, invalid_schema,
+invalid_score, invalid_range, invalid_sum.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from collector.competitions import find_team
+from collector.records import (
+    Choice,
+    Competition,
+    Event,
+    ForecastStatus,
+    MatchForecast,
+    PredictionType,
+    Question,
+    QuestionForecast,
+    Score,
+)
+
+SUM_TOLERANCE = 0.02
+EXACT = 1e-9
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*")
+ADVANCES = ("home_advances_prob", "away_advances_prob")
+_ORDER = ("invalid_json", "invalid_schema", "invalid_score", "invalid_range", "invalid_sum")
+
+
+@dataclass
+class Checked:
+    """The outcome of validating one answer."""
+
+    status: ForecastStatus
+    payload: MatchForecast | QuestionForecast | None = None
+    errors: list[str] = field(default_factory=list)
+    original_sums: dict[str, float] = field(default_factory=dict)
+    normalized: bool = False
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.payload is not None
+
+
+class _Issues:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, kind: str, message: str) -> None:
+        self.items.append((kind, message))
+
+    def status(self) -> ForecastStatus:
+        kinds = {k for k, _ in self.items}
+        return ForecastStatus(next(k for k in _ORDER if k in kinds))
+
+    def messages(self) -> list[str]:
+        return [m for _, m in self.items]
+
+
+def extract_json(text: str | None) -> dict[str, Any]:
+    """The first JSON object in ``text`` after removing code fences; ValueError when there is none."""
+    if not text or not text.strip():
+        raise ValueError("the response is empty")
+    cleaned = _FENCE.sub("", text)
+    decoder = json.JSONDecoder()
+    start = cleaned.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(cleaned, start)
+        except json.JSONDecodeError:
+            start = cleaned.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = cleaned.find("{", start + 1)
+    raise ValueError("no JSON object found in the response")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> float | None:
+    if key not in obj:
+        issues.add("invalid_schema", f"missing field {key}")
+        return None
+    value = obj[key]
+    if value is None and nullable:
+        return None
+    if not _is_number(value):
+        issues.add("invalid_schema", f"field {key} must be a number, got {type(value).__name__} {value!r:.40}")
+        return None
+    if not math.isfinite(value):
+        issues.add("invalid_range", f"field {key} must be finite, got {value!r}")
+        return None
+    return float(value)
+
+
+def _probability(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> float | None:
+    value = _number(obj, key, issues, nullable=nullable)
+    if value is not None and not 0.0 <= value <= 1.0:
+        issues.add("invalid_range", f"field {key} = {value} is outside [0, 1]")
+        return None
+    return value
+
+
+def _score(obj: dict, key: str, issues: _Issues) -> Score | None:
+    value = obj.get(key)
+    if not isinstance(value, dict) or "home" not in value or "away" not in value:
+        issues.add("invalid_schema", f"field {key} must be an object with integer home and away")
+        return None
+    goals = []
+    for side in ("home", "away"):
+        g = value[side]
+        if not _is_number(g):
+            issues.add("invalid_schema", f"field {key}.{side} must be a number, got {type(g).__name__} {g!r:.40}")
+            return None
+        if not isinstance(g, int) or g < 0 or g > 99:
+            issues.add("invalid_score", f"field {key}.{side} = {g!r} is not a non-negative integer score")
+            return None
+        goals.append(g)
+    return Score(home=goals[0], away=goals[1])
+
+
+def check_sum(values: list[float], target: float, name: str, issues: _Issues, out: Checked) -> list[float] | None:
+    """Accept an exact sum, normalise within the tolerance (recording it), else flag invalid_sum."""
+    total = math.fsum(values)
+    out.original_sums[name] = total
+    if abs(total - target) <= EXACT:
+        return values
+    if abs(total - target) <= SUM_TOLERANCE and total > 0:
+        scaled = [v * target / total for v in values]
+        if any(v > 1.0 for v in scaled):
+            issues.add("invalid_sum", f"{name} probabilities cannot be normalised to {target:g} within [0, 1]")
+            return None
+        out.normalized = True
+        return scaled
+    issues.add("invalid_sum", f"{name} probabilities sum to {total:.4f}, not {target:g} (tolerance {SUM_TOLERANCE})")
+    return None
+
+
+def _text(obj: dict, key: str, issues: _Issues) -> str:
+    value = obj.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        issues.add("invalid_schema", f"field {key} must be a string")
+        return ""
+    return value
+
+
+def outcome_of(score: Score) -> int:
+    return 0 if score.home > score.away else 2 if score.away > score.home else 1
+
+
+def validate_match(text: str | None, event: Event) -> Checked:
+    """Parse and validate a match answer for ``event``; never raises on bad input."""
+    try:
+        obj = extract_json(text)
+    except ValueError as exc:
+        return Checked(ForecastStatus.INVALID_JSON, errors=[str(exc)])
+    issues, out = _Issues(), Checked(ForecastStatus.VALID)
+    p90 = [_probability(obj, k, issues) for k in ("home_win_90_prob", "draw_90_prob", "away_win_90_prob")]
+    pfull = [_probability(obj, k, issues) for k in ("home_win_full_prob", "draw_full_prob", "away_win_full_prob")]
+    adv = [_probability(obj, k, issues, nullable=True) if k in obj else None for k in ADVANCES]
+    xg = [_number(obj, k, issues) for k in ("expected_home_goals_90", "expected_away_goals_90")]
+    for key, value in zip(("expected_home_goals_90", "expected_away_goals_90"), xg, strict=True):
+        if value is not None and value < 0:
+            issues.add("invalid_range", f"field {key} = {value} is negative")
+    score90 = _score(obj, "most_likely_score_90", issues)
+    score_full = _score(obj, "most_likely_score_full", issues) if obj.get("most_likely_score_full") is not None else None
+    confidence = _probability(obj, "confidence", issues, nullable=True) if "confidence" in obj else None
+    reason = _text(obj, "reason", issues)
+    _check_advancement(obj, event, issues)
+    if not issues.items:
+        p90 = check_sum(p90, 1.0, "90", issues, out)
+        pfull = check_sum(pfull, 1.0, "full", issues, out)
+        if event.knockout:
+            adv = check_sum(adv, 1.0, "advances", issues, out)
+    if issues.items:
+        return Checked(issues.status(), errors=issues.messages(), original_sums=out.original_sums)
+    out.payload = MatchForecast(
+        home_win_90=p90[0], draw_90=p90[1], away_win_90=p90[2],
+        expected_home_goals_90=xg[0], expected_away_goals_90=xg[1], most_likely_score_90=score90,
+        home_win_full=pfull[0], draw_full=pfull[1], away_win_full=pfull[2], most_likely_score_full=score_full,
+        home_advances=adv[0] if event.knockout else None, away_advances=adv[1] if event.knockout else None,
+        confidence=confidence, reason=reason,
+    )  # fmt: skip
+    best = max(p90)
+    out.diagnostics["score_probability_agreement"] = p90[outcome_of(score90)] >= best - EXACT
+    out.status = ForecastStatus.NORMALIZED if out.normalized else ForecastStatus.VALID
+    return out
+
+
+def _check_advancement(obj: dict, event: Event, issues: _Issues) -> None:
+    raw = [obj.get(k) for k in ADVANCES]
+    if event.knockout and any(v is None for v in raw):
+        issues.add("invalid_schema", "knockout match: home_advances_prob and away_advances_prob are both required")
+    if not event.knockout and any(v is not None for v in raw):
+        issues.add("invalid_schema", "not a knockout match: home_advances_prob and away_advances_prob must be null")
+
+
+def _team(value: Any, index: Competition, candidates: set[str], where: str, issues: _Issues) -> str | None:
+    if not isinstance(value, str):
+        issues.add("invalid_schema", f"{where} must be a team name string, got {type(value).__name__}")
+        return None
+    team_id = find_team(index, value)
+    if team_id is None:
+        issues.add("invalid_schema", f"{where}: unknown team {value!r}")
+        return None
+    if team_id not in candidates:
+        issues.add("invalid_schema", f"{where}: {value!r} is not a valid candidate for this question")
+        return None
+    return team_id
+
+
+def validate_question(text: str | None, question: Question, competition: Competition) -> Checked:
+    """Parse and validate a tournament-question answer; teams map to ids through names and aliases."""
+    try:
+        obj = extract_json(text)
+    except ValueError as exc:
+        return Checked(ForecastStatus.INVALID_JSON, errors=[str(exc)])
+    issues, out = _Issues(), Checked(ForecastStatus.VALID)
+    index, candidates = competition, set(question.candidates)
+    probs: dict[str, float] = {}
+    raw_choices = obj.get("choices")
+    if not isinstance(raw_choices, list):
+        issues.add("invalid_schema", "field choices must be a list")
+        raw_choices = []
+    for i, item in enumerate(raw_choices):
+        if not isinstance(item, dict):
+            issues.add("invalid_schema", f"choices[{i}] must be an object")
+            continue
+        team = _team(item.get("team"), index, candidates, f"choices[{i}].team", issues)
+        p = _probability(item, "probability", issues)
+        if team in probs:
+            issues.add("invalid_schema", f"choices[{i}]: team {item.get('team')!r} is listed twice")
+        elif team is not None and p is not None:
+            probs[team] = p
+    missing = [c for c in question.candidates if c not in probs]
+    if raw_choices and missing and len(issues.items) == 0:
+        names = ", ".join(competition.team(c).name for c in missing)
+        issues.add("invalid_schema", f"choices must list every candidate once; missing: {names}")
+    picks = _picks(obj, question, index, candidates, issues)
+    confidence = _probability(obj, "confidence", issues, nullable=True) if "confidence" in obj else None
+    summary = _text(obj, "reasoning_summary", issues)
+    if not issues.items:
+        values = check_sum([probs[c] for c in question.candidates], float(question.k), "choices", issues, out)
+    if issues.items:
+        return Checked(issues.status(), errors=issues.messages(), original_sums=out.original_sums)
+    final = dict(zip(question.candidates, values, strict=True))
+    order = sorted(question.candidates, key=lambda c: (-final[c], question.candidates.index(c)))
+    choices = tuple(
+        Choice(team=c, probability=min(1.0, final[c]), rank=order.index(c) + 1, is_final_pick=c in picks)
+        for c in question.candidates
+    )
+    out.payload = QuestionForecast(
+        question_id=question.id, prediction_type=question.prediction_type.value, k=question.k,
+        choices=choices, final_picks=tuple(picks), confidence=confidence, reasoning_summary=summary,
+    )  # fmt: skip
+    top = set(order[: question.k])
+    out.diagnostics["picks_match_top_probabilities"] = top == set(picks)
+    out.status = ForecastStatus.NORMALIZED if out.normalized else ForecastStatus.VALID
+    return out
+
+
+def _picks(obj: dict, question: Question, index: Competition, candidates: set, issues: _Issues) -> list[str]:
+    single = question.prediction_type is PredictionType.SINGLE_CHOICE
+    key = "final_pick" if single else "final_picks"
+    raw = obj.get(key)
+    if single and isinstance(raw, list) and len(raw) == 1:
+        raw = raw[0]
+    raw_list = [raw] if single else raw
+    if raw is None or not isinstance(raw_list, list):
+        issues.add("invalid_schema", f"field {key} is required" + ("" if single else " (a list of team names)"))
+        return []
+    picks = [_team(v, index, candidates, f"{key}[{i}]" if not single else key, issues) for i, v in enumerate(raw_list)]
+    picks = [p for p in picks if p is not None]
+    if len(picks) == len(raw_list) and (len(set(picks)) != question.k or len(picks) != question.k):
+        issues.add("invalid_schema", f"field {key} must hold exactly {question.k} distinct candidate(s), got {len(picks)}")
+    return picks
