@@ -62,15 +62,29 @@ def _cell_sort(cell: Cell) -> tuple:
 
 def event_matrix(rows: list[ScoredForecast], names: tuple[str, ...]) -> dict[tuple[str, str], np.ndarray]:
     """Per event, the mean of each named measure over the rows (samples); NaN where undefined."""
-    values: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
-    for row in rows:
+    return per_cell_events(rows, names).get("all", {})
+
+
+def per_cell_events(rows: list[ScoredForecast], names: tuple[str, ...],
+                    cell_of: Callable[[ScoredForecast], object] = lambda r: "all") -> dict:
+    """{cell: {event: vector of per-event means}}, averaging samples, in one vectorised pass."""
+    groups: dict[tuple, int] = {}
+    gid = np.empty(len(rows), dtype=np.intp)
+    values = np.full((len(rows), len(names)), np.nan)
+    for i, row in enumerate(rows):
+        gid[i] = groups.setdefault((cell_of(row), (row.competition_id, row.event_id)), len(groups))
         merged = {**row.measures, **(row.advancement or {})}
-        values[(row.competition_id, row.event_id)].append([merged.get(n, np.nan) for n in names])
-    out = {}
-    for key, vals in values.items():
-        arr = np.array(vals, dtype=float)
-        with np.errstate(invalid="ignore"):
-            out[key] = np.array([np.nanmean(c) if np.any(~np.isnan(c)) else np.nan for c in arr.T])
+        values[i] = [merged.get(n, np.nan) for n in names]
+    present = ~np.isnan(values)
+    sums = np.zeros((len(groups), len(names)))
+    counts = np.zeros((len(groups), len(names)))
+    np.add.at(sums, gid, np.where(present, values, 0.0))
+    np.add.at(counts, gid, present.astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    out: dict = defaultdict(dict)
+    for (cell, event), g in groups.items():
+        out[cell][event] = means[g]
     return out
 
 
@@ -107,10 +121,9 @@ def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, 
                eligible: Callable[[Cell], int], scheduled: Callable[[Cell], int], kinds: dict[str, str],
                keep: Callable[[Cell, tuple[str, str]], bool] = lambda c, e: True) -> list[LeaderboardRow]:
     names = MEASURES + ADVANCEMENT_MEASURES
-    per_cell = {}
-    for cell, cell_rows in by_cell.items():
-        events = {k: v for k, v in event_matrix(cell_rows, names).items() if keep(cell, k)}
-        per_cell[cell] = events
+    all_rows = [r for cell_rows in by_cell.values() for r in cell_rows]
+    means = per_cell_events(all_rows, names, cell_of=ScoredForecast.cell)
+    per_cell = {cell: {k: v for k, v in means.get(cell, {}).items() if keep(cell, k)} for cell in by_cell}
     intervals = cell_intervals(per_cell, names, resampler)
     out = []
     for cell, events in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):

@@ -130,7 +130,7 @@ def per_event(rows: list[ScoredForecast], measure: str) -> dict[tuple[str, str],
     sums: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
         sums[(row.competition_id, row.event_id)].append(row.measures[measure])
-    return {k: float(np.mean(v)) for k, v in sums.items()}
+    return {k: _avg(v) for k, v in sums.items()}
 
 
 def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, str, dict]]) -> list[TestResult]:
@@ -158,6 +158,10 @@ def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, s
             clock=clock,
         ))
     return apply_holm(results)
+
+
+def _avg(values: list[float]) -> float:
+    return float(sum(values) / len(values))
 
 
 def _num(value: float) -> float | None:
@@ -204,8 +208,8 @@ def factor_specs(rows: list[ScoredForecast], factor: str, a_level: str, b_level:
         per_match: dict[tuple, list[float]] = defaultdict(list)
         for (event, _), levels in pairs.items():
             if a_level in levels and b_level in levels:
-                per_match[event].append(np.mean(levels[a_level]) - np.mean(levels[b_level]))
-        diffs = {e: float(np.mean(v)) for e, v in per_match.items()}
+                per_match[event].append(_avg(levels[a_level]) - _avg(levels[b_level]))
+        diffs = {e: _avg(v) for e, v in per_match.items()}
         family = f"{factor}/{measure}" + ("/replay" if clock == "replay" else "")
         specs.append((family, f"{a_level} - {b_level} ({stratum})", a_level, b_level, measure, clock, diffs))
     return specs

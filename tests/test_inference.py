@@ -1,0 +1,157 @@
+"""Bootstrap intervals, sign-flip permutation tests, Holm correction, factorial contrasts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from builder import inference
+from builder.score_types import ScoredForecast
+
+
+def resampler(n_group: int, n_knockout: int = 0, **kw) -> inference.Resampler:
+    events = {("c", f"g{i:03d}"): False for i in range(n_group)}
+    events.update({("c", f"k{i:03d}"): True for i in range(n_knockout)})
+    return inference.Resampler.for_events(events, **kw)
+
+
+# ---------- Holm ----------
+
+
+def test_holm_step_by_step_worked_example():
+    # m = 4. Sorted: 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 = 0.02, 0.03, 0.06, 0.04;
+    # running maximum 0.02, 0.03, 0.06, 0.06; back in input order:
+    assert inference.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # capped at one, and NaN (no test) does not count towards m
+    assert inference.holm([0.6, 0.3, float("nan")]) == pytest.approx([0.6, 0.6, float("nan")], nan_ok=True)
+
+
+def step_down_rejections(p: list[float], alpha: float) -> set[int]:
+    """Holm's procedure as written in Holm (1979): reject while p_(i) <= alpha / (m - i + 1)."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    rejected = set()
+    for rank, i in enumerate(order):
+        if p[i] <= alpha / (len(p) - rank):
+            rejected.add(i)
+        else:
+            break
+    return rejected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_adjusted_p_values_reject_exactly_what_the_step_down_procedure_rejects(p, alpha):
+    adjusted = inference.holm(p)
+    assert {i for i, q in enumerate(adjusted) if q <= alpha} == step_down_rejections(p, alpha)
+    assert all(q >= raw - 1e-15 for q, raw in zip(adjusted, p, strict=True))
+
+
+# ---------- sign-flip permutation ----------
+
+
+def test_sign_flip_p_value_agrees_with_exact_enumeration():
+    d = np.array([0.12, -0.03, 0.08, 0.15, 0.02, -0.05, 0.09, 0.11, 0.04, 0.07])
+    observed = abs(d.mean())
+    patterns = np.array(list(itertools.product([-1.0, 1.0], repeat=len(d))))
+    exact = np.mean(np.abs(patterns @ d / len(d)) >= observed - 1e-12)
+    r = resampler(len(d))
+    p = r.sign_flip_p(d[:, None])[0]
+    assert p == pytest.approx(exact, abs=0.01)  # 10,000 draws: Monte Carlo sd ~ 0.001
+
+
+def test_sign_flip_p_value_ignores_absent_events_and_is_large_under_symmetry():
+    r = resampler(40)
+    d = np.tile([0.1, -0.1], 20).astype(float)
+    d[:4] = np.nan
+    p = r.sign_flip_p(d[:, None])[0]
+    assert p == 1.0  # mean 0: every permutation is at least as extreme
+
+
+# ---------- bootstrap ----------
+
+
+def test_bootstrap_weights_are_stratified_resamples():
+    r = resampler(72, 32, replicates=500)
+    assert r.weights.shape == (500, 104)
+    keys = r.events
+    knockout = np.array([k[1].startswith("k") for k in keys])
+    assert np.all(r.weights[:, ~knockout].sum(axis=1) == 72)
+    assert np.all(r.weights[:, knockout].sum(axis=1) == 32)
+
+
+def test_bootstrap_replicate_means_agree_with_explicit_resamples():
+    r = resampler(30, 10, replicates=200)
+    values = np.random.default_rng(1).normal(size=40)
+    values[5] = np.nan  # this cell lacks one match
+    present = ~np.isnan(values)
+    matrix_means = (r.weights @ np.where(present, values, 0)) / (r.weights @ present)
+    for b in range(0, 200, 37):
+        drawn = np.repeat(np.arange(40), r.weights[b].astype(int))  # the explicit resample
+        explicit = np.nanmean(values[drawn])
+        assert matrix_means[b] == pytest.approx(explicit)
+
+
+def test_percentile_interval_agrees_with_scipy_bootstrap():
+    values = np.random.default_rng(5).normal(0.5, 0.2, size=120)
+    r = resampler(120)
+    low, high = r.intervals(values[:, None])
+    ref = stats.bootstrap((values,), np.mean, n_resamples=10_000, method="percentile",
+                          random_state=np.random.default_rng(9)).confidence_interval
+    width = ref.high - ref.low
+    assert low[0] == pytest.approx(ref.low, abs=0.05 * width)
+    assert high[0] == pytest.approx(ref.high, abs=0.05 * width)
+
+
+def test_resampling_is_reproducible_from_the_master_seed():
+    a, b = resampler(20, 5), resampler(20, 5)
+    assert np.array_equal(a.weights, b.weights) and np.array_equal(a.signs, b.signs)
+    c = resampler(20, 5, seed=1)
+    assert not np.array_equal(a.weights, c.weights)
+
+
+# ---------- factorial contrasts on scored rows ----------
+
+
+def row(event: str, forecaster: str, access: str, brier: float, strategy="probabilistic_forecast",
+        horizon="t_minus_24h", ftype="llm") -> ScoredForecast:
+    return ScoredForecast("c", event, forecaster, ftype, forecaster, access, strategy, horizon, 0, "live", "valid",
+                          "group", False, 0.4, 0.3, 0.3, 1, 0, 1, 0, "home", None,
+                          {"brier": brier, "log_loss": brier})
+
+
+def test_access_contrast_estimate_interval_and_test():
+    rng = np.random.default_rng(2)
+    rows = []
+    for i in range(40):
+        base = rng.uniform(0.3, 0.9)
+        for model in ("m.a", "m.b"):
+            noise = rng.normal(0, 0.01)
+            rows += [row(f"e{i:02d}", model, "closed_book", base + 0.05 + noise),
+                     row(f"e{i:02d}", model, "open_book", base)]
+    rows.append(row("e99", "m.a", "closed_book", 0.5))  # unpaired: ignored
+    results = [t for t in inference.all_tests(rows) if t.family == "access/brier"]
+    assert len(results) == 1
+    t = results[0]
+    assert t.n == 40
+    assert t.estimate == pytest.approx(0.05, abs=0.005)
+    assert t.low < t.estimate < t.high and t.low > 0
+    assert t.p_value < 0.001 and t.p_holm == t.p_value  # alone in its family
+
+
+def test_model_pairs_family_holm_adjusts_within_a_cell():
+    rows = []
+    for i in range(30):
+        for j, model in enumerate(("m.a", "m.b", "m.c")):
+            rows.append(row(f"e{i:02d}", model, "closed_book", 0.5 + 0.02 * j + 0.01 * ((i * (j + 1)) % 3)))
+    pairs = [t for t in inference.all_tests(rows) if t.family.startswith("model_pairs/")]
+    assert len(pairs) == 3 and len({t.family for t in pairs}) == 1
+    adjusted = inference.holm([t.p_value for t in pairs])
+    assert [t.p_holm for t in pairs] == pytest.approx(adjusted)
+    ab = next(t for t in pairs if t.a == "m.a" and t.b == "m.b")
+    assert ab.estimate == pytest.approx(np.mean([0.5 + 0.01 * (i % 3) - 0.52 - 0.01 * ((2 * i) % 3)
+                                                 for i in range(30)]))
