@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS: list[str] = ["score"]
+COMMANDS: list[str] = ["score", "build"]
 
 
 def build_parser() -> argparse.ArgumentParser:

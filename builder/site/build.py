@@ -1,0 +1,140 @@
+"""The conductor of ``python -m builder build``: archive -> scores -> page models -> HTML -> folder.
+
+Everything is rendered in memory and the output folder is written once at the end (into a
+temporary sibling that then replaces the previous build), so a failed build never leaves a
+half-written site. The same archive builds to the same bytes: nothing depends on the clock,
+and every list is sorted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collector.errors import ConfigError, Problem
+from collector.reader import load_archive
+from builder.scoring import score_archive
+from builder.site.bracket import bracket_pages
+from builder.site.chart_page import charts_page
+from builder.site.charts import PLOTLY_JS
+from builder.site.exports import export_files
+from builder.site.forecasters import forecaster_pages
+from builder.site.leaderboard import leaderboard_pages
+from builder.site.matches import match_pages
+from builder.site.measures import measures_lookup
+from builder.site.questions import question_pages
+from builder.site.render import TEMPLATES_DIR, render_page
+from builder.site.sitectx import SiteContext, has_replay_records
+from builder.site.tables import all_tables
+from builder.site.textpages import data_page, method_pages
+
+MARKER = ".prematch-site"
+PAGE_LIMIT = 500 * 1024
+STATIC = ("site.css", "site.js")
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    pages: int = 0
+    files: int = 0
+    records: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    heavy_pages: list[tuple[str, int]] = field(default_factory=list)
+    replay: bool = False
+
+    def summary(self) -> str:
+        lines = [
+            f"built {self.pages} pages ({self.files} files) into {self.out}",
+            f"records: {self.records} valid, {len(self.problems)} left out with problems",
+        ]
+        lines += [f"  problem: {p}" for p in self.problems]
+        lines += [f"  warning: {path} weighs {size // 1024} KB (limit 500 KB)" for path, size in self.heavy_pages]
+        if self.replay:
+            lines.append("note: built from replay records; every page carries the replay banner")
+        return "\n".join(lines)
+
+
+def archive_commit(archive_dir: Path) -> str:
+    """The git commit the archive folder is at, or 'unknown' outside a git checkout."""
+    try:
+        done = subprocess.run(["git", "-C", str(archive_dir), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "unknown"
+
+
+def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
+               progress: Callable[[str], None] = print) -> BuildReport:
+    report = BuildReport(out=out_dir)
+    progress(f"loading archive {archive_dir}")
+    archive = load_archive(archive_dir)
+    report.records, report.problems = len(archive.records), list(archive.problems)
+    progress(f"  {report.records} valid records, {len(report.problems)} problems")
+    for problem in report.problems:
+        progress(f"  left out: {problem}")
+    progress("scoring")
+    scores = score_archive(archive)
+    ctx = SiteContext(archive, scores, commit or archive_commit(archive_dir), has_replay_records(archive))
+    report.replay = ctx.replay
+    progress("building page models")
+    models = page_models(ctx)
+    progress(f"rendering {len(models) + 1} pages")
+    files = {model.path: render_page(model) for model in models}
+    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit))
+    data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
+    files[data.path] = render_page(data)
+    files.update(static_files())
+    report.pages = sum(1 for name in files if name.endswith(".html"))
+    report.files = len(files)
+    report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
+    progress(f"writing {report.files} files")
+    write_site(out_dir, files)
+    return report
+
+
+def page_models(ctx: SiteContext) -> list:
+    """Every page model of the site (the data page is added once the downloads exist)."""
+    measures = measures_lookup(ctx.scores)
+    models: list = []
+    models += leaderboard_pages(ctx, lambda sub, tests: score_archive(sub, inference_tests=tests))
+    models += match_pages(ctx, measures)
+    models += question_pages(ctx, measures)
+    models += bracket_pages(ctx)
+    models += forecaster_pages(ctx)
+    models.append(charts_page(ctx))
+    models += method_pages(ctx)
+    return models
+
+
+def static_files() -> dict[str, bytes]:
+    files = {f"assets/{name}": (TEMPLATES_DIR / "static" / name).read_bytes() for name in STATIC}
+    files["assets/plotly.min.js"] = PLOTLY_JS.read_bytes()
+    files[".nojekyll"] = b""
+    files[MARKER] = b"built by python -m builder build; this folder is replaced at every build\n"
+    return files
+
+
+def write_site(out_dir: Path, files: dict[str, bytes]) -> None:
+    """Write every file into a fresh folder beside ``out_dir``, then swap it in."""
+    out_dir = out_dir.resolve()
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).exists():
+        raise ConfigError(f"{out_dir}: exists, is not empty and is not a Prematch site; refusing to replace it")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        for name in sorted(files):
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files[name])
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        staging.rename(out_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)

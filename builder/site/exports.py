@@ -1,0 +1,90 @@
+"""Downloads: CSV and JSON of every table, one SQLite database, the JSON Schemas and a manifest.
+
+The manifest lists the SHA-256 of every archive file (records and schemas) and the commit
+the site was built from, so a visitor can check the published site against a clone.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import os
+import sqlite3
+from pathlib import Path
+
+import orjson
+
+from collector.schema_export import schema_documents
+from builder.site.tables import Table
+
+DATA_DIR = "data"
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        return value.item()
+    return value
+
+
+def csv_bytes(table: Table) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([name for name, _ in table.columns])
+    for row in table.rows:
+        writer.writerow(["" if v is None else _clean(v) for v in row])
+    return out.getvalue().encode("utf-8")
+
+
+def json_bytes(table: Table) -> bytes:
+    names = [name for name, _ in table.columns]
+    rows = [dict(zip(names, (_clean(v) for v in row), strict=True)) for row in table.rows]
+    return orjson.dumps(rows, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def sqlite_bytes(tables: list[Table]) -> bytes:
+    """One SQLite database holding every table (built in memory, so the bytes are reproducible)."""
+    con = sqlite3.connect(":memory:")
+    try:
+        for table in tables:
+            cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
+            con.execute(f'CREATE TABLE "{table.name}" ({cols})')
+            marks = ", ".join("?" for _ in table.columns)
+            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', [tuple(map(_clean, r)) for r in table.rows])
+        con.commit()
+        return con.serialize()
+    finally:
+        con.close()
+
+
+def archive_manifest(root: Path, commit: str) -> bytes:
+    """SHA-256 of every file under the archive root (hidden files skipped), sorted, plus the commit."""
+    files: dict[str, str] = {}
+    root_str = str(root)
+    for folder, dirs, names in os.walk(root_str):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel = os.path.relpath(folder, root_str)
+        for name in names:
+            if name.startswith("."):
+                continue
+            relative = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
+            with open(os.path.join(folder, name), "rb") as handle:
+                files[relative] = hashlib.sha256(handle.read()).hexdigest()
+    body = {"commit": commit, "archive_files": len(files), "files": dict(sorted(files.items()))}
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def export_files(tables: list[Table], archive_root: Path, commit: str) -> dict[str, bytes]:
+    """Site-relative path -> bytes of every download."""
+    files: dict[str, bytes] = {}
+    for table in tables:
+        files[f"{DATA_DIR}/{table.name}.csv"] = csv_bytes(table)
+        files[f"{DATA_DIR}/{table.name}.json"] = json_bytes(table)
+    files[f"{DATA_DIR}/prematch.sqlite"] = sqlite_bytes(tables)
+    for name, data in schema_documents().items():
+        files[f"{DATA_DIR}/schema/{name}"] = data
+    files[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit)
+    return files

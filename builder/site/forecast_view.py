@@ -1,0 +1,138 @@
+"""Display views of single forecast records (match and question), straight from the archive."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from collector.layout import path_for
+from collector.records import Clock, Forecast, MatchForecast, QuestionForecast, QuestionResolution
+from builder.site.links import forecaster_path
+from builder.site.models import ChoiceView, Citation, ForecastView, Measure, QuestionForecastView
+from builder.site.rationale import render_rationale, safe_href
+
+TOP_CHOICES = 6  # choices shown per question forecast besides the final picks (the rest are in the data)
+MeasuresFor = Callable[[Forecast], tuple[Measure, ...]]
+
+
+def condition_label(forecast: Forecast) -> str:
+    return f"{forecast.access.value} · {forecast.strategy.value} · {forecast.horizon.value} · s{forecast.sample}"
+
+
+def most_likely_score(payload: MatchForecast) -> str:
+    """The scoreline with the highest stated probability (not merely the first one listed)."""
+    if payload.top_scores:
+        best = max(payload.top_scores, key=lambda s: (s.probability, -s.home - s.away))
+        return f"{best.home}–{best.away} ({100 * best.probability:.0f}%)"
+    score = payload.most_likely_score_90
+    return f"{score.home}–{score.away}"
+
+
+def _attempt_totals(forecast: Forecast) -> tuple[str | None, str | None]:
+    costs = [a.usage.cost_usd for a in forecast.attempts if a.usage.cost_usd is not None]
+    latencies = [a.latency_ms for a in forecast.attempts if a.latency_ms is not None]
+    cost = f"${sum(costs):.4f}" if costs else None
+    latency = f"{sum(latencies) / 1000:.1f} s" if latencies else None
+    return cost, latency
+
+
+def _citations(forecast: Forecast) -> tuple[Citation, ...]:
+    seen: dict[str, Citation] = {}
+    for attempt in forecast.attempts:
+        for cited in attempt.tool_trace.citations:
+            if cited.url not in seen:
+                seen[cited.url] = Citation(href=safe_href(cited.url), label=cited.title or cited.url)
+    return tuple(seen[url] for url in sorted(seen))
+
+
+def _search(forecast: Forecast) -> str:
+    observed = [a.tool_trace.search_observed.value for a in forecast.attempts]
+    return observed[-1] if observed else "none"
+
+
+def _lead_time(forecast: Forecast) -> str | None:
+    minutes = forecast.lead_time_minutes
+    if minutes is None and forecast.requested_at is not None:
+        minutes = (forecast.kickoff_utc - forecast.requested_at).total_seconds() / 60
+    if minutes is None:
+        return None
+    hours = minutes / 60
+    return f"{hours:.1f} h" if hours < 72 else f"{hours / 24:.1f} days"
+
+
+def match_forecast_view(forecast: Forecast, names: dict[str, str], measures: MeasuresFor) -> ForecastView:
+    payload = forecast.payload if isinstance(forecast.payload, MatchForecast) else None
+    cost, latency = _attempt_totals(forecast)
+    probs = bars = ml = xg = adv = conf = None
+    if payload is not None:
+        p = payload.probabilities_90()
+        probs = tuple(f"{100 * v:.0f}%" for v in p)
+        bars = tuple(round(100 * v, 1) for v in p)
+        ml = most_likely_score(payload)
+        xg = f"{payload.expected_home_goals_90:.2f} – {payload.expected_away_goals_90:.2f}"
+        if payload.home_advances is not None:
+            adv = f"{100 * payload.home_advances:.0f}% – {100 * payload.away_advances:.0f}%"
+        conf = f"{100 * payload.confidence:.0f}%" if payload.confidence is not None else None
+    return ForecastView(
+        forecaster=forecast.forecaster,
+        forecaster_href=forecaster_path(forecast.forecaster),
+        forecaster_type=forecast.forecaster_type.value,
+        model=forecast.model,
+        condition=condition_label(forecast),
+        access=forecast.access.value,
+        strategy=forecast.strategy.value,
+        horizon=forecast.horizon.value,
+        status=forecast.status.value,
+        scorable=forecast.scorable,
+        probabilities=probs,
+        bars=bars,
+        most_likely=ml,
+        expected_goals=xg,
+        advancement=adv,
+        confidence=conf,
+        rationale=render_rationale(payload.reason if payload else None),
+        requested_at=forecast.requested_at.strftime("%Y-%m-%d %H:%M UTC") if forecast.requested_at else None,
+        lead_time=_lead_time(forecast),
+        cost=cost,
+        latency=latency,
+        search=_search(forecast),
+        citations=_citations(forecast),
+        measures=measures(forecast),
+        replay=forecast.clock is Clock.REPLAY,
+        archive_path=path_for(forecast),
+    )
+
+
+def question_forecast_view(
+    forecast: Forecast,
+    names: dict[str, str],
+    resolution: QuestionResolution | None,
+    measures: MeasuresFor,
+) -> QuestionForecastView:
+    payload = forecast.payload if isinstance(forecast.payload, QuestionForecast) else None
+    answer = set(resolution.answer) if resolution else None
+    picks: list[ChoiceView] = []
+    if payload is not None:
+        chosen = set(payload.final_picks)
+        ranked = sorted(payload.choices, key=lambda c: (c.rank, -c.probability, c.team))
+        shown = [c for i, c in enumerate(ranked) if i < TOP_CHOICES or c.team in chosen]
+        for choice in shown:
+            picks.append(
+                ChoiceView(
+                    team=names.get(choice.team, choice.team),
+                    probability=f"{100 * choice.probability:.0f}%",
+                    width=round(100 * choice.probability, 1),
+                    picked=choice.team in chosen,
+                    correct=None if answer is None else choice.team in answer,
+                )
+            )
+    return QuestionForecastView(
+        forecaster=forecast.forecaster,
+        forecaster_href=forecaster_path(forecast.forecaster),
+        forecaster_type=forecast.forecaster_type.value,
+        condition=condition_label(forecast),
+        status=forecast.status.value,
+        picks=tuple(picks),
+        rationale=render_rationale(payload.reasoning_summary if payload else None),
+        measures=measures(forecast),
+        replay=forecast.clock is Clock.REPLAY,
+    )

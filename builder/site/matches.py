@@ -1,0 +1,191 @@
+"""Page models of the match explorer: one list per competition and one page per match."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from collector.layout import event_path
+from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
+from builder.site.forecast_view import MeasuresFor, match_forecast_view, most_likely_score
+from builder.site.links import kickoff, match_list_path, match_path, root_for
+from builder.site.models import CompetitionSummary, Consensus, MatchesIndexPage, Goal, Link, MatchListPage, MatchPage, MatchRow, Meta, OutcomeView
+from builder.site.sitectx import SiteContext
+
+
+def team_names(competition: Competition) -> dict[str, str]:
+    return {team.id: team.name for team in competition.teams}
+
+
+def _score(score) -> str | None:
+    return f"{score.home}–{score.away}" if score is not None else None
+
+
+def outcome_view(outcome: Outcome, names: dict[str, str]) -> OutcomeView:
+    goals = []
+    for goal in outcome.goals or ():
+        minute = "" if goal.minute is None else f"{goal.minute}'" + (f"+{goal.stoppage}" if goal.stoppage else "")
+        note = " ".join(n for n, on in (("pen.", goal.penalty), ("o.g.", goal.own_goal)) if on)
+        goals.append(Goal(minute=minute, team=names.get(goal.team, goal.team), scorer=goal.scorer or "", note=note))
+    return OutcomeView(
+        status=outcome.status.value,
+        score_90=_score(outcome.score_90),
+        score_half_time=_score(outcome.score_half_time),
+        score_extra_time=_score(outcome.score_extra_time),
+        score_penalties=_score(outcome.score_penalties),
+        advancing=names.get(outcome.advancing_team, outcome.advancing_team) if outcome.advancing_team else None,
+        goals=tuple(goals),
+        replay=outcome.clock is Clock.REPLAY,
+    )
+
+
+def result_label(outcome: Outcome | None) -> str:
+    if outcome is None:
+        return ""
+    if outcome.score_90 is None:
+        return outcome.status.value
+    text = _score(outcome.score_90) or ""
+    if outcome.score_extra_time is not None:
+        text += f" (aet {_score(outcome.score_extra_time)})"
+    if outcome.score_penalties is not None:
+        text += f" (pens {_score(outcome.score_penalties)})"
+    return text
+
+
+def consensus(forecasts: Iterable[Forecast]) -> Consensus | None:
+    """Average the 90-minute probabilities of every scorable forecast of the match (all cells).
+
+    This is a display summary, not a score (scores come from builder.scoring).
+    """
+    payloads = [f.payload for f in forecasts if f.scorable and isinstance(f.payload, MatchForecast)]
+    if not payloads:
+        return None
+    n = len(payloads)
+    mean = [sum(p.probabilities_90()[i] for p in payloads) / n for i in range(3)]
+    votes: dict[str, int] = defaultdict(int)
+    for p in payloads:
+        votes[f"{p.most_likely_score_90.home}–{p.most_likely_score_90.away}"] += 1
+    top = max(sorted(votes), key=lambda k: votes[k])
+    forecasters = len({f.forecaster for f in forecasts if f.scorable})
+    return Consensus(
+        forecasters=forecasters,
+        probabilities=tuple(f"{100 * v:.0f}%" for v in mean),
+        bars=tuple(round(100 * v, 1) for v in mean),
+        most_likely=f"{top} (picked by {votes[top]} of {n})",
+    )
+
+
+def _sort_forecasts(forecasts: list[Forecast]) -> list[Forecast]:
+    order = {"llm": 0, "market": 1, "baseline": 2}
+    return sorted(forecasts, key=lambda f: (order.get(f.forecaster_type.value, 3), f.forecaster, f.key()))
+
+
+def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor) -> MatchPage:
+    competition = ctx.archive.competitions[event.competition_id]
+    names = team_names(competition)
+    outcome = ctx.archive.outcomes.get((event.competition_id, event.id))
+    path = match_path(event.competition_id, event.id)
+    stage = _stage_name(competition, event.stage)
+    title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
+    return MatchPage(
+        path=path,
+        meta=ctx.meta(title, path, "matches"),
+        competition=Link(root_for(path) + match_list_path(competition.id), competition.name),
+        stage=stage,
+        group=event.group,
+        matchday=event.matchday,
+        match_number=event.match_number,
+        kickoff=kickoff(event.kickoff_utc, event.kickoff_source),
+        venue=event.venue,
+        status=event.status.value,
+        home=names.get(event.home_team, event.home_team),
+        away=names.get(event.away_team, event.away_team),
+        knockout=event.knockout,
+        outcome=outcome_view(outcome, names) if outcome else None,
+        consensus=consensus(forecasts),
+        forecasts=tuple(match_forecast_view(f, names, measures) for f in _sort_forecasts(forecasts)),
+        archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
+        or event_path(event.competition_id, event.id, event.revision),
+    )
+
+
+def _stage_name(competition: Competition, stage_id: str) -> str:
+    try:
+        return competition.stage(stage_id).name
+    except KeyError:
+        return stage_id
+
+
+def _event_sort_key(event: Event) -> tuple:
+    return (event.kickoff_date, event.kickoff_utc is None, event.kickoff_utc or event.kickoff_date, event.id)
+
+
+def match_list_page(ctx: SiteContext, competition: Competition, events: list[Event], counts: dict) -> MatchListPage:
+    path = match_list_path(competition.id)
+    names = team_names(competition)
+    rows = []
+    for event in sorted(events, key=_event_sort_key):
+        outcome = ctx.archive.outcomes.get((competition.id, event.id))
+        rows.append(
+            MatchRow(
+                href=f"{event.id}.html",
+                competition=competition.name,
+                competition_id=competition.id,
+                stage=_stage_name(competition, event.stage)
+                + (f" {event.matchday}" if event.matchday is not None and not event.group else ""),
+                stage_id=event.stage,
+                group=event.group or "",
+                kickoff=kickoff(event.kickoff_utc, event.kickoff_source),
+                home=names.get(event.home_team, event.home_team),
+                away=names.get(event.away_team, event.away_team),
+                result=result_label(outcome),
+                forecasts=counts.get((competition.id, event.id), 0),
+                resolved=outcome is not None and outcome.score_90 is not None,
+            )
+        )
+    used = {e.stage for e in events}
+    stages = tuple((s.id, s.name) for s in sorted(competition.stages, key=lambda s: (s.order, s.id)) if s.id in used)
+    others = tuple(
+        Link(root_for(path) + match_list_path(cid), c.name) for cid, c in sorted(ctx.archive.competitions.items())
+    )
+    return MatchListPage(
+        path=path,
+        meta=ctx.meta(f"Matches · {competition.name}", path, "matches"),
+        heading=competition.name,
+        competitions=others,
+        stages=stages,
+        rows=tuple(rows),
+    )
+
+
+def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage | MatchPage]:
+    """Every match page and every competition's match list, in a stable order."""
+    by_event: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
+    for forecast in ctx.archive.forecasts:
+        if forecast.target_kind == "match":
+            by_event[(forecast.competition_id, forecast.target_id)].append(forecast)
+    counts = {key: len(value) for key, value in by_event.items()}
+    events_by_comp: dict[str, list[Event]] = defaultdict(list)
+    pages: list[MatchListPage | MatchPage] = []
+    for key in sorted(ctx.archive.events):
+        event = ctx.archive.events[key]
+        if event.competition_id not in ctx.archive.competitions:
+            continue
+        events_by_comp[event.competition_id].append(event)
+        pages.append(match_page(ctx, event, by_event.get(key, []), measures))
+    summaries = []
+    for cid in sorted(events_by_comp):
+        page = match_list_page(ctx, ctx.archive.competitions[cid], events_by_comp[cid], counts)
+        pages.append(page)
+        summaries.append(
+            CompetitionSummary(
+                href=f"{cid}/index.html",
+                label=page.heading,
+                matches=len(page.rows),
+                played=sum(r.resolved for r in page.rows),
+                forecasts=sum(r.forecasts for r in page.rows),
+            )
+        )
+    index = "matches/index.html"
+    pages.append(MatchesIndexPage(index, ctx.meta("Matches", index, "matches"), tuple(summaries)))
+    return pages

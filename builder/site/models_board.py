@@ -1,0 +1,220 @@
+"""Page models of the pages built from scores: leaderboard, forecasters, charts, bracket, data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from markupsafe import Markup
+
+from builder.site.models import Link, Meta
+from builder.site.render import declare
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: shown text, sort value, optional hover title."""
+
+    text: str
+    sort: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    forecaster: str
+    href: str
+    forecaster_type: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    ranked: bool
+    rank: str
+    cells: tuple[Cell, ...]  # one per BoardColumn
+
+
+@dataclass(frozen=True)
+class BoardColumn:
+    key: str
+    label: str
+    title: str
+    numeric: bool
+
+
+@dataclass(frozen=True)
+class SignificantPair:
+    family: str
+    comparison: str
+    estimate: str
+    interval: str
+    p_holm: str
+    significant: bool
+
+
+@dataclass(frozen=True)
+class Facet:
+    """A filter that navigates between pre-rendered slices (competition, stage)."""
+
+    name: str
+    label: str
+    options: tuple[Link, ...]  # href relative to this page
+    current: str
+
+
+@declare
+@dataclass(frozen=True)
+class LeaderboardPage:
+    TEMPLATE: ClassVar[str] = "leaderboard.html"
+    path: str
+    meta: Meta
+    heading: str
+    slice_label: str
+    facets: tuple[Facet, ...]
+    horizons: tuple[str, ...]
+    accesses: tuple[str, ...]
+    strategies: tuple[str, ...]
+    columns: tuple[BoardColumn, ...]
+    rows: tuple[BoardRow, ...]
+    tests: tuple[SignificantPair, ...]
+    tests_note: str
+    notes: tuple[str, ...]
+    problems: int
+
+
+@dataclass(frozen=True)
+class Chart:
+    id: str
+    title: str
+    caption: str
+    figure: dict  # plotly {"data": [...], "layout": {...}}
+
+
+@declare
+@dataclass(frozen=True)
+class ChartsPage:
+    TEMPLATE: ClassVar[str] = "charts.html"
+    path: str
+    meta: Meta
+    charts: tuple[Chart, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class ForecasterSummary:
+    forecaster: str
+    href: str
+    forecaster_type: str
+    forecasts: int
+    scored: int
+    best_brier: str
+    cost: str
+
+
+@declare
+@dataclass(frozen=True)
+class ForecastersPage:
+    TEMPLATE: ClassVar[str] = "forecasters.html"
+    path: str
+    meta: Meta
+    forecasters: tuple[ForecasterSummary, ...]
+
+
+@declare
+@dataclass(frozen=True)
+class ForecasterPage:
+    TEMPLATE: ClassVar[str] = "forecaster.html"
+    path: str
+    meta: Meta
+    forecaster: str
+    forecaster_type: str
+    models: tuple[str, ...]
+    tables: tuple[Table, ...]
+    charts: tuple[Chart, ...]
+
+
+@dataclass(frozen=True)
+class Download:
+    href: str
+    label: str
+    size: str
+    sha256: str
+
+
+@declare
+@dataclass(frozen=True)
+class DataPage:
+    TEMPLATE: ClassVar[str] = "data.html"
+    path: str
+    meta: Meta
+    downloads: tuple[Download, ...]
+    schemas: tuple[Download, ...]
+    records: int
+    problems: tuple[str, ...]
+    intro: Markup
+
+
+@dataclass(frozen=True)
+class GroupTable:
+    name: str
+    rows: tuple[tuple[str, ...], ...]  # team, P, W, D, L, GF, GA, GD, Pts
+
+
+@dataclass(frozen=True)
+class Pick:
+    forecaster: str
+    team: str
+    hit: bool | None  # None while the match is unresolved
+
+
+@dataclass(frozen=True)
+class Tie:
+    label: str
+    href: str
+    home: str
+    away: str
+    result: str
+    winner: str | None
+    picks: tuple[Pick, ...]
+
+
+@dataclass(frozen=True)
+class Round:
+    name: str
+    ties: tuple[Tie, ...]
+
+
+@dataclass(frozen=True)
+class ProgressionRow:
+    forecaster: str
+    cell: str
+    answers: tuple[tuple[str, bool | None], ...]  # per question column: picks text, hit
+
+
+@declare
+@dataclass(frozen=True)
+class BracketPage:
+    TEMPLATE: ClassVar[str] = "bracket.html"
+    path: str
+    meta: Meta
+    competition: str
+    groups: tuple[GroupTable, ...]
+    rounds: tuple[Round, ...]
+    question_columns: tuple[str, ...]
+    progression: tuple[ProgressionRow, ...]
+    others: tuple[Link, ...]
+
+
+@declare
+@dataclass(frozen=True)
+class BracketIndexPage:
+    TEMPLATE: ClassVar[str] = "bracket_index.html"
+    path: str
+    meta: Meta
+    brackets: tuple[Link, ...]

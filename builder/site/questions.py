@@ -1,0 +1,65 @@
+"""Page models of the tournament questions: an index, and one page per question with every forecast."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from collector.records import Forecast, Question
+from builder.site.forecast_view import MeasuresFor, question_forecast_view
+from builder.site.links import kickoff
+from builder.site.matches import team_names
+from builder.site.models import QuestionPage, QuestionsPage, QuestionSummary, QuestionView
+from builder.site.sitectx import SiteContext
+
+INDEX = "questions/index.html"
+
+
+def question_path(question: Question) -> str:
+    return f"questions/{question.competition_id}/{question.id}.html"
+
+
+def _closes(question: Question):
+    return kickoff(question.closes_at, question.closes_at.strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPage | QuestionPage]:
+    by_question: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
+    for forecast in ctx.archive.forecasts:
+        if forecast.target_kind == "question":
+            by_question[(forecast.competition_id, forecast.target_id)].append(forecast)
+    pages: list[QuestionsPage | QuestionPage] = []
+    summaries = []
+    for key in sorted(ctx.archive.questions):
+        question = ctx.archive.questions[key]
+        competition = ctx.archive.competitions.get(question.competition_id)
+        if competition is None:
+            continue
+        names = team_names(competition)
+        resolution = ctx.archive.resolutions.get(key)
+        answer = tuple(names.get(t, t) for t in resolution.answer) if resolution else None
+        forecasts = sorted(by_question.get(key, []), key=lambda f: (f.forecaster, f.key()))
+        path = question_path(question)
+        view = QuestionView(
+            competition=competition.name,
+            label=question.label,
+            meaning=question.meaning,
+            kind=question.prediction_type.value + (f" (k = {question.k})" if question.k > 1 else ""),
+            closes=_closes(question),
+            answer=answer,
+            forecasts=tuple(question_forecast_view(f, names, resolution, measures) for f in forecasts),
+        )
+        pages.append(QuestionPage(path=path, meta=ctx.meta(question.label, path, "questions"), question=view))
+        summaries.append(
+            QuestionSummary(
+                href=path.removeprefix("questions/"),
+                competition=competition.name,
+                label=question.label,
+                closes=_closes(question),
+                answer=answer,
+                forecasts=len(forecasts),
+            )
+        )
+    pages.append(
+        QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"), questions=tuple(summaries))
+    )
+    return pages

@@ -1,0 +1,85 @@
+"""Render untrusted model text (rationales, reasoning summaries) as safe HTML.
+
+The text is HTML-escaped *first*, so any markup a model wrote (``<script>``, ``<img
+onerror=...>``) reaches the page as visible text; markdown is applied to the escaped text;
+then every link whose target is not plain ``http``/``https`` is unlinked (``javascript:``,
+``data:``, ``vbscript:``, relative paths) and images are replaced by their alt text, so a
+rationale can neither run code nor make the visitor's browser fetch anything.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as etree
+
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+from markupsafe import Markup
+
+_ALLOWED_SCHEMES = ("http", "https")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_MAX_CHARS = 20_000
+
+
+def safe_href(href: str | None) -> str | None:
+    """The link target if it is an absolute http(s) URL after decoding entities, else None."""
+    if not href:
+        return None
+    decoded = href
+    for _ in range(3):  # undo nested entity encoding such as &amp;#106;avascript:
+        decoded = html.unescape(decoded)
+    compact = _CONTROL.sub("", decoded).lower()
+    scheme, sep, _ = compact.partition(":")
+    if not sep or scheme not in _ALLOWED_SCHEMES or not compact.startswith(f"{scheme}://"):
+        return None
+    return decoded.strip()
+
+
+class _DefangLinks(Treeprocessor):
+    def run(self, root: etree.Element) -> None:
+        for parent in list(root.iter()):
+            for index, child in enumerate(list(parent)):
+                if child.tag == "img":
+                    _replace_image(parent, index, child)
+                elif child.tag == "a":
+                    _defang_link(child)
+
+
+def _replace_image(parent: etree.Element, index: int, image: etree.Element) -> None:
+    span = etree.Element("span", {"class": "dropped-image"})
+    span.text = f"[image: {image.get('alt') or 'no description'}]"
+    span.tail = image.tail
+    parent.remove(image)
+    parent.insert(index, span)
+
+
+def _defang_link(link: etree.Element) -> None:
+    href = safe_href(link.get("href"))
+    title = link.get("title")
+    link.attrib.clear()
+    if href is None:
+        link.tag = "span"
+        link.set("class", "dropped-link")
+        return
+    link.set("href", href)
+    link.set("rel", "nofollow noopener noreferrer")
+    link.set("target", "_blank")
+    if title:
+        link.set("title", title)
+
+
+class _DefangExtension(Extension):
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (markdown's API name)
+        md.treeprocessors.register(_DefangLinks(md), "prematch_defang", 0)
+
+
+def render_rationale(text: str | None) -> Markup:
+    """Untrusted markdown -> inert HTML (escaped first; unsafe links and images dropped)."""
+    if not text:
+        return Markup("")
+    if len(text) > _MAX_CHARS:
+        text = text[:_MAX_CHARS] + " [... truncated on this page; the full text is in the archive]"
+    md = markdown.Markdown(extensions=[_DefangExtension()], output_format="html")
+    return Markup(md.convert(html.escape(text, quote=False)))

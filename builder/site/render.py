@@ -1,0 +1,80 @@
+"""The one jinja2 environment of the site: autoescape on, StrictUndefined, templates in site_templates/.
+
+Every template has exactly one declared page model (a frozen dataclass whose ``TEMPLATE``
+names it); :func:`render_page` refuses a model of another type, so a template can only
+use the fields its model declares.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+import orjson
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "site_templates"
+
+
+class PageModel(Protocol):
+    TEMPLATE: ClassVar[str]
+    path: str
+
+
+def json_for_script(value: Any) -> Markup:
+    """JSON safe inside a <script type="application/json"> element (no '<', '>' or '&')."""
+    text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode()
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text)
+
+
+def fmt_num(value: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def fmt_pct(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * value:.{digits}f}%"
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES_DIR)),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["num"] = fmt_num
+    env.filters["pct"] = fmt_pct
+    env.filters["json_script"] = json_for_script
+    return env
+
+
+def render_page(model: PageModel) -> bytes:
+    """Render ``model`` with its declared template; the model must be that template's type."""
+    template_name = type(model).TEMPLATE
+    declared = PAGE_MODELS.get(template_name)
+    if declared is not type(model):
+        raise TypeError(f"template {template_name} is declared for {declared}, not {type(model).__name__}")
+    html = environment().get_template(template_name).render(page=model)
+    return html.encode("utf-8")
+
+
+PAGE_MODELS: dict[str, type] = {}
+
+
+def declare(model: type) -> type:
+    """Class decorator: register ``model`` as the one page model of ``model.TEMPLATE``."""
+    name = model.TEMPLATE
+    if name in PAGE_MODELS and PAGE_MODELS[name] is not model:
+        raise TypeError(f"template {name} already has a page model: {PAGE_MODELS[name].__name__}")
+    PAGE_MODELS[name] = model
+    return model

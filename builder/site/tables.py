@@ -1,0 +1,173 @@
+"""Flat tables of every forecast, outcome and score: the rows behind the CSV, JSON and SQLite downloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from collector.layout import path_for
+from collector.reader import Archive
+from collector.records import Forecast, MatchForecast, QuestionForecast
+from builder.score_types import ADVANCEMENT_MEASURES, MEASURES
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[tuple[str, str], ...]  # (name, SQLite type)
+    rows: list[tuple[Any, ...]]
+    description: str
+
+
+def _iso(moment) -> str | None:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
+
+
+FORECAST_COLUMNS = (
+    ("path", "TEXT"), ("competition_id", "TEXT"), ("target_kind", "TEXT"), ("target_id", "TEXT"),
+    ("forecaster", "TEXT"), ("forecaster_type", "TEXT"), ("model", "TEXT"), ("model_version", "TEXT"),
+    ("access", "TEXT"), ("strategy", "TEXT"), ("horizon", "TEXT"), ("sample", "INTEGER"), ("clock", "TEXT"),
+    ("status", "TEXT"), ("kickoff_utc", "TEXT"), ("scheduled_at", "TEXT"), ("requested_at", "TEXT"),
+    ("lead_time_minutes", "REAL"), ("p_home", "REAL"), ("p_draw", "REAL"), ("p_away", "REAL"),
+    ("most_likely_home", "INTEGER"), ("most_likely_away", "INTEGER"), ("expected_home_goals", "REAL"),
+    ("expected_away_goals", "REAL"), ("home_advances", "REAL"), ("confidence", "REAL"), ("final_picks", "TEXT"),
+    ("attempts", "INTEGER"), ("prompt_tokens", "INTEGER"), ("completion_tokens", "INTEGER"),
+    ("cost_usd", "REAL"), ("latency_ms", "REAL"), ("search_observed", "TEXT"),
+)
+
+
+def _payload_fields(forecast: Forecast) -> tuple:
+    p = forecast.payload
+    if isinstance(p, MatchForecast):
+        return (p.home_win_90, p.draw_90, p.away_win_90, p.most_likely_score_90.home, p.most_likely_score_90.away,
+                p.expected_home_goals_90, p.expected_away_goals_90, p.home_advances, p.confidence, None)
+    if isinstance(p, QuestionForecast):
+        return (None,) * 8 + (p.confidence, " ".join(p.final_picks))
+    return (None,) * 10
+
+
+def _usage_fields(forecast: Forecast) -> tuple:
+    attempts = forecast.attempts
+    def total(values):
+        values = [v for v in values if v is not None]
+        return sum(values) if values else None
+    search = attempts[-1].tool_trace.search_observed.value if attempts else None
+    return (
+        len(attempts),
+        total(a.usage.prompt_tokens for a in attempts),
+        total(a.usage.completion_tokens for a in attempts),
+        total(a.usage.cost_usd for a in attempts),
+        total(a.latency_ms for a in attempts),
+        search,
+    )
+
+
+def forecast_table(archive: Archive) -> Table:
+    rows = []
+    for f in archive.forecasts:
+        rows.append(
+            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster, f.forecaster_type.value,
+             f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value, f.sample, f.clock.value,
+             f.status.value, _iso(f.kickoff_utc), _iso(f.scheduled_at), _iso(f.requested_at), f.lead_time_minutes)
+            + _payload_fields(f) + _usage_fields(f)
+        )
+    rows.sort(key=lambda r: r[0])
+    return Table("forecasts", FORECAST_COLUMNS, rows, "every forecast record, one row each (failures included)")
+
+
+OUTCOME_COLUMNS = (
+    ("competition_id", "TEXT"), ("event_id", "TEXT"), ("stage", "TEXT"), ("group_name", "TEXT"),
+    ("matchday", "INTEGER"), ("match_number", "INTEGER"), ("home_team", "TEXT"), ("away_team", "TEXT"),
+    ("kickoff_utc", "TEXT"), ("kickoff_source", "TEXT"), ("event_status", "TEXT"), ("outcome_status", "TEXT"),
+    ("home_90", "INTEGER"), ("away_90", "INTEGER"), ("home_extra_time", "INTEGER"), ("away_extra_time", "INTEGER"),
+    ("home_penalties", "INTEGER"), ("away_penalties", "INTEGER"), ("advancing_team", "TEXT"), ("clock", "TEXT"),
+)
+
+
+def _pair(score) -> tuple:
+    return (score.home, score.away) if score is not None else (None, None)
+
+
+def outcome_table(archive: Archive) -> Table:
+    rows = []
+    for key in sorted(archive.events):
+        e = archive.events[key]
+        o = archive.outcomes.get(key)
+        rows.append(
+            (e.competition_id, e.id, e.stage, e.group, e.matchday, e.match_number, e.home_team, e.away_team,
+             _iso(e.kickoff_utc), e.kickoff_source, e.status.value, o.status.value if o else None)
+            + (_pair(o.score_90) + _pair(o.score_extra_time) + _pair(o.score_penalties) if o else (None,) * 6)
+            + ((o.advancing_team if o else None), (o or e).clock.value)
+        )
+    return Table("outcomes", OUTCOME_COLUMNS, rows, "every match with its latest outcome (empty before kickoff)")
+
+
+SCORE_KEYS = (
+    "competition_id", "event_id", "forecaster", "forecaster_type", "access", "strategy", "horizon", "sample",
+    "clock", "status", "stage", "knockout", "p_home", "p_draw", "p_away", "predicted_home", "predicted_away",
+    "score_home", "score_away", "result",
+)
+
+
+def score_table(scores) -> Table:
+    columns = tuple((k, "REAL" if k.startswith("p_") else "TEXT") for k in SCORE_KEYS)
+    columns += tuple((m, "REAL") for m in MEASURES + ADVANCEMENT_MEASURES)
+    rows = []
+    for s in scores.forecasts:
+        adv = s.advancement or {}
+        rows.append(
+            tuple(getattr(s, k) for k in SCORE_KEYS)
+            + tuple(s.measures.get(m) for m in MEASURES)
+            + tuple(adv.get(m) for m in ADVANCEMENT_MEASURES)
+        )
+    rows.sort(key=lambda r: tuple("" if v is None else str(v) for v in r[:10]))
+    return Table("scores", columns, rows, "every scored match forecast with every per-forecast measure")
+
+
+def leaderboard_table(scores) -> Table:
+    flat = [row.flat() for row in list(scores.leaderboard) + list(scores.matched)]
+    keys: list[str] = []
+    for row in flat:
+        keys += [k for k in row if k not in keys]
+    columns = tuple((k, _sqlite_type(flat, k)) for k in keys)
+    rows = [tuple(row.get(k) for k in keys) for row in flat]
+    rows.sort(key=lambda r: tuple("" if v is None else str(v) for v in r))
+    return Table("leaderboard", columns, rows, "one row per forecaster x condition cell, all and matched views")
+
+
+def question_score_table(scores) -> Table:
+    names = sorted({m for q in scores.questions for m in q.measures})
+    base = ("competition_id", "question_id", "prediction_type", "forecaster", "access", "strategy", "horizon", "clock", "k")
+    columns = tuple((k, "INTEGER" if k == "k" else "TEXT") for k in base) + (("answer", "TEXT"), ("final_picks", "TEXT"))
+    columns += tuple((m, "REAL") for m in names)
+    rows = [
+        tuple(getattr(q, k) for k in base) + (" ".join(q.answer), " ".join(q.final_picks))
+        + tuple(q.measures.get(m) for m in names)
+        for q in scores.questions
+    ]
+    rows.sort(key=lambda r: tuple(str(v) for v in r[:9]))
+    return Table("question_scores", columns, rows, "every scored tournament-question forecast")
+
+
+def _sqlite_type(rows: list[dict], key: str) -> str:
+    for row in rows:
+        value = row.get(key)
+        if isinstance(value, bool):
+            return "INTEGER"
+        if isinstance(value, int):
+            return "INTEGER"
+        if isinstance(value, float):
+            return "REAL"
+        if value is not None:
+            return "TEXT"
+    return "TEXT"
+
+
+def all_tables(archive: Archive, scores) -> list[Table]:
+    return [
+        forecast_table(archive),
+        outcome_table(archive),
+        score_table(scores),
+        leaderboard_table(scores),
+        question_score_table(scores),
+    ]

@@ -1,0 +1,52 @@
+"""Page models of the methodology, audit and data pages (trusted markdown written by the project)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import markdown
+from markupsafe import Markup
+
+from builder.site.models import TextPage
+from builder.site.models_board import DataPage, Download
+from builder.site.render import TEMPLATES_DIR
+from builder.site.sitectx import SiteContext
+
+DATA_INTRO = """Every forecast, outcome and score, as **CSV** and **JSON**, and one **SQLite** database
+holding the same tables (`forecasts`, `outcomes`, `scores`, `leaderboard`, `question_scores`).
+Scores are recomputed from the archive at every build. `manifest.json` lists the SHA-256 of
+every archive file and the commit this site was built from (see the [audit page](../audit/index.html))."""
+
+
+def _markdown(text: str) -> Markup:
+    return Markup(markdown.markdown(text, extensions=["fenced_code", "tables"], output_format="html"))
+
+
+def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:
+    body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
+    return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_048_576:.1f} MB" if n >= 1_048_576 else f"{n / 1024:.1f} KB"
+
+
+def data_page(ctx: SiteContext, files: dict[str, bytes]) -> DataPage:
+    path = "data/index.html"
+    downloads, schemas = [], []
+    for name in sorted(files):
+        rel = name.removeprefix("data/")
+        entry = Download(rel, rel, _size(len(files[name])), hashlib.sha256(files[name]).hexdigest())
+        (schemas if rel.startswith("schema/") else downloads).append(entry)
+    return DataPage(
+        path=path, meta=ctx.meta("Data", path, "data"), downloads=tuple(downloads), schemas=tuple(schemas),
+        records=len(ctx.archive.records), problems=tuple(str(p) for p in ctx.archive.problems),
+        intro=_markdown(DATA_INTRO),
+    )
+
+
+def method_pages(ctx: SiteContext) -> list[TextPage]:
+    return [
+        text_page(ctx, "methodology.md", "methodology/index.html", "Methodology", "methodology"),
+        text_page(ctx, "audit.md", "audit/index.html", "Audit", "audit"),
+    ]
