@@ -1,0 +1,82 @@
+"""Small hand-built records for the collection tests (no copy of the real data)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from functools import cache
+
+from collector.competitions import load_competition
+from collector.config import parse_config
+from collector.records import (
+    Access,
+    Clock,
+    Competition,
+    Event,
+    Horizon,
+    PredictionType,
+    Question,
+    ResolutionRule,
+    Strategy,
+)
+from collector.llm import ScheduledTask
+
+T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
+KICKOFF = datetime(2026, 6, 11, 19, tzinfo=UTC)
+FAKE_KEY = "sk-or-v1-PREMATCH-TEST-KEY-7f3a9c"
+
+
+@cache
+def world_cup() -> Competition:
+    return load_competition("worldcup-2026", T0)
+
+
+def make_event(**changes) -> Event:
+    fields = dict(
+        recorded_at=T0, competition_id="worldcup-2026", id="mex-v-rsa", stage="group", group="A",
+        kickoff_utc=KICKOFF, kickoff_date=date(2026, 6, 11), kickoff_source="2026-06-11 13:00 UTC-6",
+        venue="Mexico City", home_team="mex", away_team="rsa", knockout=False,
+        resolution=ResolutionRule.REGULATION, source="test", source_retrieved_at=T0,
+    )  # fmt: skip
+    fields.update(changes)
+    return Event(**fields)
+
+
+def knockout_event(**changes) -> Event:
+    base = dict(id="m073", stage="round-of-32", group=None, match_number=73, knockout=True,
+                resolution=ResolutionRule.EXTRA_TIME_AND_PENALTIES, home_team="kor", away_team="cze")  # fmt: skip
+    base.update(changes)
+    return make_event(**base)
+
+
+def make_question(**changes) -> Question:
+    c = world_cup()
+    fields = dict(
+        recorded_at=T0, competition_id=c.id, id="group_winner_a", label="Winner of Group A",
+        meaning="The team that finishes first in Group A.", prediction_type=PredictionType.SINGLE_CHOICE,
+        k=1, group="A", candidates=("mex", "rsa", "kor", "cze"), closes_at=KICKOFF,
+    )  # fmt: skip
+    fields.update(changes)
+    return Question(**fields)
+
+
+def make_task(event: Event | None = None, question: Question | None = None, **changes) -> ScheduledTask:
+    if event is None and question is None:
+        event = make_event()
+    deadline = event.kickoff_utc if event is not None else question.closes_at
+    fields = dict(
+        competition=world_cup(), access=Access.CLOSED_BOOK, strategy=Strategy.DIRECT_SCORE,
+        horizon=Horizon.T_MINUS_24H, sample=0, scheduled_at=deadline - timedelta(hours=24),
+        now=deadline - timedelta(hours=24), deadline=deadline, clock=Clock.LIVE, event=event, question=question,
+        window_closes=deadline - timedelta(hours=22, minutes=30),
+    )  # fmt: skip
+    fields.update(changes)
+    return ScheduledTask(**fields)
+
+
+def arena(**arena_keys):
+    data = {
+        "arena": {"competitions": ["worldcup-2026"], "concurrency": 4, "spending_cap_usd": 100.0, **arena_keys},
+        "openrouter": {"max_attempts": 3, "base_delay_s": 0.0, "total_timeout_s": 5.0},
+        "forecasters": [{"id": "test.model", "type": "llm", "model": "test/model", "version": "test/model@1"}],
+    }
+    return parse_config(data, "test.toml")

@@ -1,0 +1,181 @@
+"""Validation of LLM answers: parser, types, ranges, sums, normalisation, question answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from collector.records import ForecastStatus, PredictionType
+from collector.validation import extract_json, validate_match, validate_question
+from tests.collection_helpers import knockout_event, make_event, make_question, world_cup
+from tests.fake_openrouter import match_answer
+
+
+def answer(knockout: bool = False, **changes) -> str:
+    body = match_answer(knockout)
+    body.update(changes)
+    return json.dumps(body)
+
+
+def test_markdown_fences_and_prose_around_json_are_stripped():
+    text = "Here is my forecast:\n```json\n" + answer() + "\n```\nGood luck!"
+    checked = validate_match(text, make_event())
+    assert checked.status is ForecastStatus.VALID
+    assert checked.payload.home_win_90 == 0.5
+
+
+def test_first_json_object_is_taken():
+    assert extract_json('noise {"a": 1} {"b": 2}') == {"a": 1}
+    assert extract_json('broken { not json } then {"b": 2}') == {"b": 2}
+
+
+@pytest.mark.parametrize("text", [None, "", "no json here", "[1, 2]", '{"unterminated": '])
+def test_no_json_object_is_invalid_json(text):
+    assert validate_match(text, make_event()).status is ForecastStatus.INVALID_JSON
+
+
+def test_sum_099_is_normalised_and_recorded():
+    checked = validate_match(answer(home_win_90_prob=0.49), make_event())  # 0.49 + 0.3 + 0.2 = 0.99
+    assert checked.status is ForecastStatus.NORMALIZED
+    assert checked.original_sums["90"] == pytest.approx(0.99)
+    assert checked.payload.home_win_90 == pytest.approx(0.49 / 0.99)
+    assert sum(checked.payload.probabilities_90()) == pytest.approx(1.0)
+
+
+def test_sum_13_is_invalid_sum():
+    checked = validate_match(answer(home_win_90_prob=0.8), make_event())  # 1.3
+    assert checked.status is ForecastStatus.INVALID_SUM
+    assert checked.payload is None
+    assert any("sum to 1.3000" in e for e in checked.errors)
+
+
+def test_negative_probability_is_invalid_range():
+    checked = validate_match(answer(draw_90_prob=-0.1, home_win_90_prob=0.9), make_event())
+    assert checked.status is ForecastStatus.INVALID_RANGE
+    assert any("draw_90_prob" in e for e in checked.errors)
+
+
+def test_probability_as_string_is_invalid_schema():
+    checked = validate_match(answer(home_win_90_prob="0.5"), make_event())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert any("home_win_90_prob must be a number" in e for e in checked.errors)
+
+
+@pytest.mark.parametrize("score", [{"home": -1, "away": 0}, {"home": 1.5, "away": 0}, {"home": 2.0, "away": 1}])
+def test_scores_must_be_non_negative_integers(score):
+    checked = validate_match(answer(most_likely_score_90=score), make_event())
+    assert checked.status is ForecastStatus.INVALID_SCORE
+
+
+def test_negative_or_infinite_expected_goals_is_invalid_range():
+    assert validate_match(answer(expected_home_goals_90=-0.5), make_event()).status is ForecastStatus.INVALID_RANGE
+    text = answer().replace('"expected_home_goals_90": 1.6', '"expected_home_goals_90": Infinity')
+    assert validate_match(text, make_event()).status is ForecastStatus.INVALID_RANGE
+
+
+def test_missing_field_is_invalid_schema():
+    body = match_answer(False)
+    del body["draw_90_prob"]
+    checked = validate_match(json.dumps(body), make_event())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert "missing field draw_90_prob" in checked.errors
+
+
+def test_knockout_needs_advancement_pair_and_group_match_forbids_it():
+    ko = knockout_event()
+    assert validate_match(answer(True), ko).status is ForecastStatus.VALID
+    missing = validate_match(answer(True, home_advances_prob=None, away_advances_prob=None), ko)
+    assert missing.status is ForecastStatus.INVALID_SCHEMA
+    bad_sum = validate_match(answer(True, home_advances_prob=0.7, away_advances_prob=0.6), ko)
+    assert bad_sum.status is ForecastStatus.INVALID_SUM
+    group = validate_match(answer(False, home_advances_prob=0.6, away_advances_prob=0.4), make_event())
+    assert group.status is ForecastStatus.INVALID_SCHEMA
+
+
+def test_score_probability_agreement_is_a_diagnostic_not_an_error():
+    checked = validate_match(answer(most_likely_score_90={"home": 0, "away": 2}), make_event())
+    assert checked.status is ForecastStatus.VALID
+    assert checked.diagnostics["score_probability_agreement"] is False
+    assert validate_match(answer(), make_event()).diagnostics["score_probability_agreement"] is True
+
+
+def question_answer(choices, pick="Mexico", **extra) -> str:
+    body = {"question_id": "group_winner_a", "prediction_type": "single_choice",
+            "choices": [{"team": t, "probability": p} for t, p in choices], "final_pick": pick, **extra}  # fmt: skip
+    return json.dumps(body)
+
+
+GROUP_A = [("Mexico", 0.4), ("South Africa", 0.1), ("South Korea", 0.3), ("Czech Republic", 0.2)]
+
+
+def test_question_answer_maps_names_to_ids_and_recomputes_ranks():
+    checked = validate_question(question_answer(GROUP_A), make_question(), world_cup())
+    assert checked.status is ForecastStatus.VALID
+    ranks = {c.team: c.rank for c in checked.payload.choices}
+    assert ranks == {"mex": 1, "kor": 2, "cze": 3, "rsa": 4}
+    assert checked.payload.final_picks == ("mex",)
+
+
+def test_question_answer_with_unknown_team_is_invalid():
+    choices = [*GROUP_A[:3], ("Atlantis", 0.2)]
+    checked = validate_question(question_answer(choices), make_question(), world_cup())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert any("unknown team 'Atlantis'" in e for e in checked.errors)
+
+
+def test_question_answer_with_team_outside_candidates_or_missing_candidate_is_invalid():
+    outside = [*GROUP_A[:3], ("Brazil", 0.2)]
+    assert validate_question(question_answer(outside), make_question(), world_cup()).status is ForecastStatus.INVALID_SCHEMA
+    missing = GROUP_A[:3]
+    checked = validate_question(question_answer(missing), make_question(), world_cup())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert any("missing" in e for e in checked.errors)
+
+
+def test_semifinalists_need_k_picks_and_sum_k():
+    c = world_cup()
+    q = make_question(id="semifinalists", prediction_type=PredictionType.MULTI_CHOICE_FIXED_K, k=4, group=None,
+                      candidates=tuple(t.id for t in c.teams))  # fmt: skip
+    names = [t.name for t in c.teams]
+    good = [(n, 4 / len(names)) for n in names]
+    body = {"choices": [{"team": n, "probability": p} for n, p in good], "final_picks": names[:4]}
+    assert validate_question(json.dumps(body), q, c).status is ForecastStatus.VALID
+    body["final_picks"] = names[:3]
+    assert validate_question(json.dumps(body), q, c).status is ForecastStatus.INVALID_SCHEMA
+    body["final_picks"] = names[:4]
+    body["choices"] = [{"team": n, "probability": 1 / len(names)} for n in names]  # sums to 1, not 4
+    assert validate_question(json.dumps(body), q, c).status is ForecastStatus.INVALID_SUM
+
+
+probability = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(probability, probability, probability)
+def test_status_follows_the_sum_rule(h, d, a):
+    """Invariant: exact sums are valid, near sums normalise to 1, the rest are invalid_sum."""
+    text = answer(home_win_90_prob=h, draw_90_prob=d, away_win_90_prob=a,
+                  home_win_full_prob=0.5, draw_full_prob=0.3, away_win_full_prob=0.2)  # fmt: skip
+    checked = validate_match(text, make_event())
+    total = h + d + a
+    if abs(total - 1) <= 1e-9:
+        assert checked.status is ForecastStatus.VALID
+    elif abs(total - 1) <= 0.02 and total > 0:
+        assert checked.status is ForecastStatus.NORMALIZED
+        assert sum(checked.payload.probabilities_90()) == pytest.approx(1.0, abs=1e-9)
+        # normalisation keeps the ratios between outcomes
+        assert checked.payload.home_win_90 * total == pytest.approx(h, abs=1e-12)
+    else:
+        assert checked.status is ForecastStatus.INVALID_SUM
+        assert checked.payload is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200))
+def test_parser_never_raises_on_arbitrary_text(text):
+    checked = validate_match(text, make_event())
+    assert checked.status in set(ForecastStatus)
+    assert (checked.payload is None) != (checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED})
