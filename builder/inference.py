@@ -19,6 +19,7 @@ Choices (the papers leave these open or differ):
 
 from __future__ import annotations
 
+import warnings
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -79,10 +80,11 @@ class Resampler:
         present = ~np.isnan(values)
         totals = self.weights @ np.where(present, values, 0.0)
         counts = self.weights @ present.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
             means = totals / counts
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(means, [tail, 100 - tail], axis=0)
+            tail = (1 - level) / 2 * 100
+            low, high = _percentiles(means, [tail, 100 - tail])
         too_few = present.sum(axis=0) < 2
         return np.where(too_few, np.nan, low), np.where(too_few, np.nan, high)
 
@@ -97,6 +99,17 @@ class Resampler:
         extreme = np.abs(permuted) >= np.abs(observed) - 1e-12
         p = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
         return np.where(n >= 1, p, np.nan)
+
+
+def _percentiles(means: np.ndarray, q: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Column percentiles; the fast complete-column path, NaN-aware only where needed."""
+    out = np.full((2, means.shape[1]), np.nan)
+    gaps = np.isnan(means).any(axis=0)
+    if (~gaps).any():
+        out[:, ~gaps] = np.percentile(means[:, ~gaps], q, axis=0)
+    if gaps.any():
+        out[:, gaps] = np.nanpercentile(means[:, gaps], q, axis=0)
+    return out[0], out[1]
 
 
 def holm(p_values: list[float]) -> list[float]:
