@@ -72,6 +72,7 @@ def archive_commit(archive_dir: Path) -> str:
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
                progress: Callable[[str], None] = print) -> BuildReport:
     report = BuildReport(out=out_dir)
+    check_out_dir(out_dir)
     progress(f"loading archive {archive_dir}")
     archive = load_archive(archive_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
@@ -120,11 +121,16 @@ def static_files() -> dict[str, bytes]:
     return files
 
 
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse to replace a non-empty folder that no earlier build wrote (it may hold someone's files)."""
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / MARKER).exists())):
+        raise ConfigError(f"{out_dir}: exists, is not empty and is not a Prematch site; refusing to replace it")
+
+
 def write_site(out_dir: Path, files: dict[str, bytes]) -> None:
     """Write every file into a fresh folder beside ``out_dir``, then swap it in."""
     out_dir = out_dir.resolve()
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).exists():
-        raise ConfigError(f"{out_dir}: exists, is not empty and is not a Prematch site; refusing to replace it")
+    check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:

@@ -1,0 +1,246 @@
+"""The static site built from a small archive: determinism, page weight, exports, safety, problems."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import re
+import sqlite3
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jinja2
+import orjson
+import plotly.graph_objects as go
+import pytest
+from site_archive import write_site_archive
+
+from builder.scoring import score_archive
+from builder.site.build import PAGE_LIMIT, build_site
+from builder.site.models import Meta, TextPage
+from builder.site.rationale import render_rationale, safe_href
+from builder.site.render import environment, render_page
+from collector.errors import ConfigError
+from collector.reader import load_archive
+from collector.records import Clock
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+def read_site(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
+    root = tmp_path_factory.mktemp("site")
+    archive = write_site_archive(root / "archive")
+    out = root / "site"
+    build_site(archive, out, commit="abc123", progress=_quiet)
+    return archive, out, read_site(out)
+
+
+def test_same_archive_builds_to_same_bytes(built, tmp_path):
+    archive, _, first = built
+    second_out = tmp_path / "again"
+    build_site(archive, second_out, commit="abc123", progress=_quiet)
+    second = read_site(second_out)
+    assert sorted(first) == sorted(second)
+    differing = [name for name in first if first[name] != second[name]]
+    assert differing == []
+
+
+def test_every_page_is_light_and_the_main_pages_exist(built):
+    _, _, files = built
+    pages = {name: len(data) for name, data in files.items() if name.endswith(".html")}
+    for expected in ("index.html", "matches/index.html", "matches/worldcup-2026/index.html",
+                     "matches/worldcup-2026/mex-v-rsa.html", "questions/index.html",
+                     "questions/worldcup-2026/world_champion.html", "bracket/worldcup-2026.html",
+                     "forecasters/llm.alpha.html", "charts/index.html", "data/index.html",
+                     "methodology/index.html", "audit/index.html"):
+        assert expected in pages
+    assert max(pages.values()) <= PAGE_LIMIT
+    assert "assets/plotly.min.js" in files
+    assert not any(b"cdn.plot.ly" in data or b"https://cdn" in data for name, data in files.items() if name.endswith(".html"))
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.targets: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("href", "src") and value:
+                self.targets.append(value)
+
+
+def test_no_broken_internal_links(built):
+    _, out, files = built
+    broken = []
+    for name, data in files.items():
+        if not name.endswith(".html"):
+            continue
+        parser = _Links()
+        parser.feed(data.decode())
+        for target in parser.targets:
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            resolved = (out / name).parent / target.split("#")[0]
+            if not resolved.resolve().is_file():
+                broken.append((name, target))
+    assert broken == []
+
+
+def test_hostile_rationale_and_citations_render_inert(built):
+    _, _, files = built
+    page = files["matches/worldcup-2026/mex-v-rsa.html"].decode()
+    assert "&lt;script&gt;window.__pwned" in page  # shown as text
+    assert "<script>window.__pwned" not in page
+    assert not re.search(r"<img[^>]*onerror", page)
+    assert not re.search(r'href="\s*javascript:', page, re.I)
+    assert "http://127.0.0.1:9/pixel.png" not in page  # images are not loaded
+    assert "<strong>bold</strong>" in page
+    assert 'href="https://example.org/news"' in page and "&lt;b&gt;News&lt;/b&gt;" in page
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "[x](javascript:alert(1))",
+     "[x](JAVA&#83;CRIPT:alert(1))", "[x](  javascript:alert(1))", "[x](data:text/html,<script>alert(1)</script>)",
+     '<a href="javascript:alert(1)">x</a>', "[x](vbscript:msgbox(1))", "<svg onload=alert(1)>"],
+)
+def test_render_rationale_never_emits_active_markup(text):
+    html = str(render_rationale(text))
+    assert "<script" not in html and "<img" not in html and "<svg" not in html
+    assert not re.search(r"<a [^>]*href=\"(?!https?://)", html)
+
+
+def test_safe_href_keeps_only_http_links():
+    assert safe_href("https://example.org/a?b=1") == "https://example.org/a?b=1"
+    assert safe_href("http://example.org") == "http://example.org"
+    for bad in ("javascript:alert(1)", " JavaScript:alert(1)", "java\tscript:x", "data:text/html,x", "/relative", "//evil.org", ""):
+        assert safe_href(bad) is None
+
+
+def test_downloads_hold_every_forecast_outcome_and_score(built):
+    archive_dir, _, files = built
+    archive = load_archive(archive_dir)
+    scores = score_archive(archive, inference_tests=False)
+    forecasts = list(csv.DictReader(io.StringIO(files["data/forecasts.csv"].decode())))
+    assert len(forecasts) == len(archive.forecasts)
+    assert {row["status"] for row in forecasts} >= {"valid", "invalid_json"}
+    outcomes = orjson.loads(files["data/outcomes.json"])
+    assert len(outcomes) == len(archive.events)
+    assert sum(o["home_90"] is not None for o in outcomes) == len(archive.outcomes)
+    score_rows = orjson.loads(files["data/scores.json"])
+    assert len(score_rows) == len(scores.forecasts)
+    db = Path(archive_dir).parent / "copy.sqlite"
+    db.write_bytes(files["data/prematch.sqlite"])
+    con = sqlite3.connect(db)
+    try:
+        for table in ("forecasts", "outcomes", "scores", "leaderboard", "question_scores"):
+            (count,) = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            assert count == len(orjson.loads(files[f"data/{table}.json"]))
+        (brier,) = con.execute("SELECT avg(brier) FROM scores WHERE forecaster = 'elo'").fetchone()
+    finally:
+        con.close()
+    elo = [s.measures["brier"] for s in scores.forecasts if s.forecaster == "elo"]
+    assert brier == pytest.approx(sum(elo) / len(elo))
+
+
+def test_manifest_lists_sha256_of_every_archive_file_and_the_commit(built):
+    archive_dir, _, files = built
+    manifest = orjson.loads(files["data/manifest.json"])
+    assert manifest["commit"] == "abc123"
+    on_disk = {p.relative_to(archive_dir).as_posix(): p for p in archive_dir.rglob("*.json")}
+    assert set(manifest["files"]) == set(on_disk)
+    for name, path in on_disk.items():
+        assert manifest["files"][name] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert "data/schema/forecast.schema.json" in files
+
+
+def test_leaderboard_shows_the_matched_brier_of_every_row(built):
+    archive_dir, _, files = built
+    scores = score_archive(load_archive(archive_dir), inference_tests=False)
+    page = files["index.html"].decode()
+    shown = re.findall(r'<tr data-forecaster="([^"]+)" data-horizon="([^"]+)" data-access="([^"]+)" '
+                       r'data-strategy="([^"]+)".*?data-key="brier" data-value="([^"]*)"', page, re.S)
+    expected = {(r.forecaster, r.horizon, r.access, r.strategy): r.measures["brier"] for r in scores.matched}
+    assert len(shown) == len(expected)
+    for forecaster, horizon, access, strategy, value in shown:
+        assert float(value) == pytest.approx(expected[(forecaster, horizon, access, strategy)], abs=1e-6)
+    assert "badge t-baseline" in page and "badge t-market" in page
+
+
+def test_charts_are_valid_plotly_figures_and_load_the_shared_library(built):
+    _, _, files = built
+    page = files["charts/index.html"].decode()
+    figures = re.findall(r'<script type="application/json" id="fig-[^"]+">(.*?)</script>', page, re.S)
+    assert len(figures) >= 5
+    for text in figures:
+        go.Figure(orjson.loads(text))  # raises on an invalid figure
+    assert 'src="../assets/plotly.min.js"' in page
+
+
+def test_invalid_record_is_reported_with_its_path_and_left_out(tmp_path):
+    archive = write_site_archive(tmp_path / "archive", hostile=False)
+    bad = archive / "worldcup-2026/events/mex-v-rsa/forecasts/llm.alpha/closed_book.direct_score.t_minus_24h.s0.json"
+    data = orjson.loads(bad.read_bytes())
+    data["payload"]["home_win_90"] = 7
+    bad.write_bytes(orjson.dumps(data))
+    lines: list[str] = []
+    report = build_site(archive, tmp_path / "site", progress=lines.append)
+    relative = bad.relative_to(archive).as_posix()
+    assert [p.path for p in report.problems] == [relative]
+    assert any(relative in line for line in lines)
+    assert relative in report.summary() and "1 left out" in report.summary()
+    files = read_site(tmp_path / "site")
+    assert relative.encode() in files["data/index.html"]
+    assert relative.encode() not in files["data/forecasts.csv"]
+
+
+def test_replay_archive_carries_the_banner_and_live_does_not(tmp_path, built):
+    _, _, live = built
+    assert b"replay-banner" not in live["index.html"]
+    archive = write_site_archive(tmp_path / "archive", clock=Clock.REPLAY, hostile=False)
+    report = build_site(archive, tmp_path / "site", progress=_quiet)
+    assert report.replay
+    files = read_site(tmp_path / "site")
+    pages = [name for name in files if name.endswith(".html")]
+    assert all(b"replay-banner" in files[name] for name in pages)
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path, built):
+    archive, _, _ = built
+    precious = tmp_path / "docs"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    with pytest.raises(ConfigError, match="refusing"):
+        build_site(archive, precious, progress=_quiet)
+    assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_templates_are_strict_and_typed():
+    meta = Meta(title="t", root="", section="x", replay=False, commit="c")
+    page = TextPage(path="x.html", meta=meta, body=render_rationale("hi"))
+    assert b"<p>hi</p>" in render_page(page)
+    with pytest.raises(jinja2.UndefinedError):
+        environment().from_string("{{ page.missing }}").render(page=page)
+
+    class Impostor(TextPage):
+        pass
+
+    with pytest.raises(TypeError):
+        render_page(Impostor(path="x.html", meta=meta, body=render_rationale("hi")))
+    assert environment().autoescape is not False
+    assert "&lt;b&gt;" in environment().from_string("{{ v }}").render(v="<b>")
+
+
+def test_kickoff_is_machine_readable_utc_with_the_source_on_hover(built):
+    _, _, files = built
+    page = files["matches/worldcup-2026/index.html"].decode()
+    assert re.search(r'<time class="local" datetime="2026-06-\d\dT\d\d:00:00Z" title="2026-06-\d\d \d\d:00 UTC', page)
