@@ -75,29 +75,38 @@ class Resampler:
     def index(self) -> dict[tuple[str, str], int]:
         return {key: i for i, key in enumerate(self.events)}
 
-    def intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
-        """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent)."""
-        present = ~np.isnan(values)
-        totals = self.weights @ np.where(present, values, 0.0)
-        counts = self.weights @ present.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
-            means = totals / counts
-            tail = (1 - level) / 2 * 100
-            low, high = _percentiles(means, [tail, 100 - tail])
-        too_few = present.sum(axis=0) < 2
+    def intervals(self, values: np.ndarray, level: float = LEVEL, chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
+        """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent).
+
+        Columns are processed ``chunk`` at a time so memory stays at replicates x chunk floats.
+        """
+        tail = (1 - level) / 2 * 100
+        low, high = np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan)
+        for start in range(0, values.shape[1], chunk):
+            part = values[:, start : start + chunk]
+            present = ~np.isnan(part)
+            totals = self.weights @ np.where(present, part, 0.0)
+            counts = self.weights @ present.astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
+                low[start : start + chunk], high[start : start + chunk] = _percentiles(totals / counts,
+                                                                                     [tail, 100 - tail])
+        too_few = (~np.isnan(values)).sum(axis=0) < 2
         return np.where(too_few, np.nan, low), np.where(too_few, np.nan, high)
 
-    def sign_flip_p(self, differences: np.ndarray) -> np.ndarray:
+    def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
         """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent)."""
         present = ~np.isnan(differences)
         filled = np.where(present, differences, 0.0)
         n = present.sum(axis=0)
+        p = np.full(differences.shape[1], np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             observed = filled.sum(axis=0) / n
-            permuted = (self.signs @ filled) / n
-        extreme = np.abs(permuted) >= np.abs(observed) - 1e-12
-        p = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
+            for start in range(0, differences.shape[1], chunk):
+                cols = slice(start, start + chunk)
+                permuted = (self.signs @ filled[:, cols]) / n[cols]
+                extreme = np.abs(permuted) >= np.abs(observed[cols]) - 1e-12
+                p[cols] = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
         return np.where(n >= 1, p, np.nan)
 
 

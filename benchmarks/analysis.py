@@ -1,0 +1,80 @@
+"""Benchmark: the complete scoring analysis for an archive the size of LLM-SoccerArena's.
+
+104 matches x 7 LLMs x 12 cells (access x strategy x horizon), plus an Elo baseline and a
+closing-odds market, with outcomes: about 9,150 forecast records. Times the full
+``score_archive`` (per-forecast measures, leaderboard and matched view with 10,000-replicate
+bootstrap intervals, ensemble, calibration, diversity, operations, and every permutation
+test with 10,000 sign flips and Holm) and reports peak memory. Optionally (``--disk``) also
+writes the archive to a temporary folder and times ``load_archive``.
+
+    python benchmarks/analysis.py [--events 104] [--models 7] [--disk]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from builder.scoring import score_archive  # noqa: E402
+from collector.reader import load_archive  # noqa: E402
+from tests.factories import archive_from_records, synthetic_records, write_records  # noqa: E402
+
+AIM_SECONDS = 10.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=104, help="number of matches (default 104)")
+    parser.add_argument("--models", type=int, default=7, help="number of LLM forecasters (default 7)")
+    parser.add_argument("--disk", action="store_true", help="also write the archive and time load_archive")
+    args = parser.parse_args()
+
+    records = synthetic_records(n_events=args.events, n_models=args.models, knockout_from=min(72, args.events))
+    if args.disk:
+        with tempfile.TemporaryDirectory() as folder:
+            start = time.perf_counter()
+            write_records(folder, records)
+            written = time.perf_counter() - start
+            start = time.perf_counter()
+            archive = load_archive(folder)
+            loaded = time.perf_counter() - start
+        print(f"write {len(records)} records: {written:.2f} s; load_archive: {loaded:.2f} s")
+    else:
+        archive = archive_from_records(records)
+    forecasts = len(archive.forecasts)
+
+    start = time.perf_counter()
+    quick = score_archive(archive, inference_tests=False)
+    without_tests = time.perf_counter() - start
+
+    start = time.perf_counter()
+    scores = score_archive(archive)
+    elapsed = time.perf_counter() - start
+
+    tracemalloc.start()  # a separate run: tracing slows Python code down
+    score_archive(archive)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    print(f"archive: {args.events} matches x {args.models} models x 12 cells + elo + market = {forecasts} forecasts")
+    print(f"scored forecasts: {len(scores.forecasts)}; leaderboard rows: {len(scores.leaderboard)}; "
+          f"matched rows: {len(scores.matched)}; tests: {len(scores.tests)}")
+    print(f"complete analysis (10,000 bootstrap replicates, 10,000 sign flips): {elapsed:.2f} s "
+          f"(aim {AIM_SECONDS:.0f} s; ratio to aim {elapsed / AIM_SECONDS:.2f})")
+    print(f"analysis without permutation tests: {without_tests:.2f} s "
+          f"(full / without tests = {elapsed / without_tests:.2f})")
+    print(f"peak traced memory during a second analysis run: {peak / 2**20:.1f} MiB; "
+          f"process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MiB")
+    assert len(quick.leaderboard) == len(scores.leaderboard)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
