@@ -89,10 +89,16 @@ def sync_competition(
     """Fixtures, then outcomes and question resolutions, for one competition; archive problems included."""
     writer = writer or ArchiveWriter(archive_root)
     archive = load_archive(archive_root)
-    data = _data(data_dir)
     report = SyncReport(competition_id, problems=list(archive.problems))
-    report.merge(sync_fixtures(writer, archive, competition_id, now=now, data_dir=data, clock=clock, source=source))
-    return report.merge(sync_outcomes(writer, archive, competition_id, now=now, data_dir=data, clock=clock, source=source))
+    try:
+        report.merge(_register_competition(writer, archive, competition_id, now, clock))
+        ctx = _context(archive, competition_id, now, data_dir, clock, source)  # one read of the source
+    except PrematchError as exc:
+        report.problems.append(Problem(competition_id, str(exc)))
+        return report
+    report.merge(_fixtures(writer, archive, ctx))
+    report.merge(_outcomes(writer, archive, ctx))
+    return report.merge(resolve_questions(writer, archive, ctx.competition, now=now, clock=clock))
 
 
 def _register_competition(writer: ArchiveWriter, archive: Archive, competition_id: str, now: datetime, clock: Clock) -> SyncReport:

@@ -47,6 +47,25 @@ def _index(competition: Competition) -> dict[str, str]:
     return index
 
 
+# Words that clubs' names carry or drop from one source to the next ("Liverpool" / "Liverpool FC").
+CLUB_AFFIXES = frozenset({"fc", "afc", "cf", "sc", "ac", "ssc", "as", "us", "rc", "rcd", "cd", "ud", "sd", "ca", "club", "calcio"})
+
+
+def _bare(normalised: str) -> str:
+    return " ".join(w for w in normalised.split() if w not in CLUB_AFFIXES and not w.isdigit())
+
+
+@lru_cache(maxsize=64)
+def _bare_index(competition: Competition) -> dict[str, str | None]:
+    """Names without club affixes -> team id, or None where two teams would share the key."""
+    index: dict[str, str | None] = {}
+    for team in competition.teams:
+        for name in {_bare(normalise_name(n)) for n in (team.name, *team.aliases)}:
+            if name:
+                index[name] = team.id if index.get(name, team.id) == team.id else None
+    return index
+
+
 def known_names(competition: Competition) -> list[str]:
     names = []
     for team in competition.teams:
@@ -66,8 +85,12 @@ def closest_teams(competition: Competition, name: str, n: int = 3) -> list[str]:
 
 
 def find_team(competition: Competition, name: str) -> str | None:
-    """The team id for ``name`` or None."""
-    return _index(competition).get(normalise_name(name))
+    """The team id for ``name`` or None (exact alias first, then without club affixes if unambiguous)."""
+    key = normalise_name(name)
+    found = _index(competition).get(key)
+    if found is None and competition.format.value == "league":
+        found = _bare_index(competition).get(_bare(key))
+    return found
 
 
 def resolve_team(competition: Competition, name: str, *, source: str = "?", match: str = "?") -> str:
