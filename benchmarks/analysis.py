@@ -7,7 +7,7 @@ bootstrap intervals, ensemble, calibration, diversity, operations, and every per
 test with 10,000 sign flips and Holm) and reports peak memory. Optionally (``--disk``) also
 writes the archive to a temporary folder and times ``load_archive``.
 
-    python benchmarks/analysis.py [--events 104] [--models 7] [--disk]
+    python benchmarks/analysis.py [--events 104] [--models 7] [--disk] [--write DIR]
 """
 
 from __future__ import annotations
@@ -34,9 +34,15 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=104, help="number of matches (default 104)")
     parser.add_argument("--models", type=int, default=7, help="number of LLM forecasters (default 7)")
     parser.add_argument("--disk", action="store_true", help="also write the archive and time load_archive")
+    parser.add_argument("--write", metavar="DIR", default=None,
+                        help="only write the synthetic archive to DIR (to try `python -m builder score` on it)")
     args = parser.parse_args()
 
     records = synthetic_records(n_events=args.events, n_models=args.models, knockout_from=min(72, args.events))
+    if args.write:
+        write_records(args.write, records)
+        print(f"wrote {len(records)} records to {args.write}")
+        return 0
     if args.disk:
         with tempfile.TemporaryDirectory() as folder:
             start = time.perf_counter()

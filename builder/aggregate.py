@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from builder import calibration, inference
+from builder import calibration, inference, market
 from builder.metrics import accuracy_hda, brier_score_hda, log_loss_hda, rps_hda, scoreline_display
 from builder.score_types import (
     ADVANCEMENT_MEASURES,
@@ -139,7 +139,7 @@ def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, 
             ranked=False, measures=means, intervals=intervals.get(cell, {}),
             scoreline_display=_opt(scoreline_display(means["scoreline"])) if means["scoreline"] is not None else None,
             ece=calibration.ece_of_rows(kept), n_advancement=n_adv,
-            market=market_rows.get(cell) if market_rows else None,
+            market=market.summarise({e: v for e, v in market_rows.get(cell, {}).items() if keep(cell, e)}),
         ))
     return out
 

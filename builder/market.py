@@ -65,8 +65,8 @@ def _market_lookup(rows: list[ScoredForecast]) -> dict[tuple, ScoredForecast]:
     return lookup
 
 
-def market_measures(rows: list[ScoredForecast]) -> dict[Cell, dict[str, float | None]]:
-    """Per non-market cell with market prices on some events: n, return, Sharpe, Brier difference."""
+def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """Per non-market cell and event with a market price: (return, Brier difference), samples averaged."""
     lookup = _market_lookup(rows)
     if not lookup:
         return {}
@@ -82,18 +82,28 @@ def market_measures(rows: list[ScoredForecast]) -> dict[Cell, dict[str, float | 
     returns = market_return_hda(p, q, y)
     brier_diff = np.array([r.measures["brier"] - m.measures["brier"] for r, m in paired])
     per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for (r, _), ret, diff in zip(paired, returns, brier_diff, strict=True):
+    for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
         per_cell[r.cell()][(r.competition_id, r.event_id)].append((ret, diff))
-    out = {}
-    for cell, events in per_cell.items():
-        per_event = np.array([np.mean(v, axis=0) for v in events.values()])
-        out[cell] = {
-            "n": len(per_event),
-            "return": float(per_event[:, 0].mean()),
-            "sharpe": _finite(sharpe_ratio(per_event[:, 0])),
-            "brier_difference": float(per_event[:, 1].mean()),
-        }
-    return out
+    return {cell: {e: tuple(np.mean(v, axis=0).tolist()) for e, v in events.items()}
+            for cell, events in per_cell.items()}
+
+
+def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:
+    """n, mean return, Sharpe ratio and mean Brier difference over the given events (None if none)."""
+    if not events:
+        return None
+    per_event = np.array(list(events.values()), dtype=float)
+    return {
+        "n": len(per_event),
+        "return": float(per_event[:, 0].mean()),
+        "sharpe": _finite(sharpe_ratio(per_event[:, 0])),
+        "brier_difference": float(per_event[:, 1].mean()),
+    }
+
+
+def market_measures(rows: list[ScoredForecast]) -> dict[Cell, dict[str, float | None]]:
+    """Per non-market cell with market prices on some events: n, return, Sharpe, Brier difference."""
+    return {cell: summarise(events) for cell, events in market_events(rows).items()}
 
 
 def _finite(value: float) -> float | None:

@@ -43,7 +43,7 @@ def score_archive(archive: Archive, competition_id: str | None = None, *, infere
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
-    market_rows = market.market_measures(scores.forecasts)
+    market_rows = market.market_events(scores.forecasts)
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows, resampler)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)

@@ -401,7 +401,7 @@ def synthetic_records(
         gap = strength[2 * i % n_teams] - strength[(2 * i + 1) % n_teams]
         truth = np.array([np.exp(gap), 0.9, np.exp(-gap)])
         truth /= truth.sum()
-        h, a = rng.poisson(1.3 + 0.4 * gap), rng.poisson(1.3 - 0.4 * min(gap, 0.8))
+        h, a = _score_for(rng, int(rng.choice(3, p=truth)))
         records += [event, make_outcome(event, int(h), int(a))]
         for m in range(n_models):
             for access, strategy, horizon in cells:
@@ -416,13 +416,19 @@ def synthetic_records(
     return records
 
 
+def _score_for(rng: np.random.Generator, result: int) -> tuple[int, int]:
+    """A plausible score with the given H/D/A result (0 home win, 1 draw, 2 away win)."""
+    low, extra = int(rng.poisson(0.9)), 1 + int(rng.poisson(0.5))
+    return [(low + extra, low), (low, low), (low, low + extra)][result]
+
+
 def _synthetic_forecast(rng, event, forecaster, truth, access, strategy, horizon, failure_rate, clock) -> Forecast:
     draw = rng.random()
     if draw < failure_rate:
         status = ForecastStatus.API_ERROR if draw < failure_rate / 2 else ForecastStatus.INVALID_JSON
         return make_forecast(event, forecaster, None, access=access, strategy=strategy, horizon=horizon,
                              status=status, clock=clock)
-    sharp = 40.0 if forecaster == "market" else 12.0 if access is Access.OPEN_BOOK else 8.0
+    sharp = 60.0 if forecaster == "market" else 25.0 if access is Access.OPEN_BOOK else 15.0
     p = _dirichlet_around(rng, truth, sharp)
     score = (int(rng.integers(0, 3)), int(rng.integers(0, 3)))
     advances = float(np.round(0.2 + 0.6 * rng.random(), 3)) if event.knockout else None

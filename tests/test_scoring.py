@@ -74,6 +74,7 @@ def test_coverage_rule_unranks_sparse_forecasters_and_matched_view_uses_common_e
     matched = [r for r in scores.matched if r.horizon == "t_minus_24h"]
     assert {r.forecaster for r in matched} == {"uniform", "openai.gpt-5.5"}
     assert all(r.n == 2 and r.view == "matched" for r in matched)
+    assert all(r.market["n"] == 2 for r in matched)  # the market comparison uses the matched events too
     assert find(matched, "uniform").measures["brier"] == pytest.approx(2 / 3)
 
 
