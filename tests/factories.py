@@ -19,34 +19,10 @@ import numpy as np
 from collector.layout import path_for
 from collector.reader import Archive, _resolve
 from collector.records import (
-    Access,
-    Attempt,
-    AttemptRole,
-    Choice,
-    Clock,
-    Competition,
-    CompetitionFormat,
-    Event,
-    Forecast,
-    ForecasterType,
-    ForecastStatus,
-    Horizon,
-    MatchForecast,
-    Outcome,
-    OutcomeStatus,
-    PredictionType,
-    Question,
-    QuestionForecast,
-    QuestionResolution,
-    Record,
-    ResolutionRule,
-    Score,
-    SearchObserved,
-    Stage,
-    Strategy,
-    Team,
-    ToolTrace,
-    Usage,
+    Access, Attempt, AttemptRole, Choice, Clock, Competition, CompetitionFormat, Event, Forecast,
+    ForecasterType, ForecastStatus, Horizon, MatchForecast, Outcome, OutcomeStatus, PredictionType, Question,
+    QuestionForecast, QuestionResolution, Record, ResolutionRule, Score, SearchObserved, Stage, Strategy,
+    Team, ToolTrace, Usage,
 )
 from collector.writer import ArchiveWriter
 
@@ -93,15 +69,8 @@ def make_competition(cid: str = COMPETITION, teams: Sequence[str] = ("mex", "rsa
 
 
 def make_event(
-    home: str = "mex",
-    away: str = "rsa",
-    *,
-    event_id: str | None = None,
-    cid: str = COMPETITION,
-    kickoff: datetime = T0 + timedelta(days=10),
-    stage: str = "group",
-    knockout: bool = False,
-    **changes: Any,
+    home: str = "mex", away: str = "rsa", *, event_id: str | None = None, cid: str = COMPETITION,
+    kickoff: datetime = T0 + timedelta(days=10), stage: str = "group", knockout: bool = False, **changes: Any,
 ) -> Event:
     fields: dict[str, Any] = dict(
         recorded_at=T0,
@@ -123,13 +92,8 @@ def make_event(
 
 
 def make_outcome(
-    event: Event,
-    home_goals: int,
-    away_goals: int,
-    *,
-    advancing_team: str | None = None,
-    status: OutcomeStatus = OutcomeStatus.FINISHED,
-    **changes: Any,
+    event: Event, home_goals: int, away_goals: int, *, advancing_team: str | None = None,
+    status: OutcomeStatus = OutcomeStatus.FINISHED, **changes: Any,
 ) -> Outcome:
     """A finished outcome; for a knockout drawn after 90 minutes, extra time and penalties are
     filled so that ``advancing_team`` (default: the home team) wins the shoot-out."""
@@ -156,13 +120,9 @@ def make_outcome(
 
 
 def make_payload(
-    probs: Sequence[float] = (0.5, 0.3, 0.2),
-    score: tuple[int, int] = (1, 0),
-    *,
-    advances: float | None = None,
-    confidence: float | None = None,
-    expected: tuple[float, float] | None = None,
-    **changes: Any,
+    probs: Sequence[float] = (0.5, 0.3, 0.2), score: tuple[int, int] = (1, 0), *,
+    advances: float | None = None, confidence: float | None = None,
+    expected: tuple[float, float] | None = None, **changes: Any,
 ) -> MatchForecast:
     h, d, a = (float(x) for x in probs)
     fields: dict[str, Any] = dict(
@@ -182,13 +142,8 @@ def make_payload(
 
 
 def make_attempt(
-    *,
-    latency_ms: float = 1200.0,
-    prompt_tokens: int = 900,
-    completion_tokens: int = 300,
-    cost_usd: float = 0.002,
-    search: SearchObserved = SearchObserved.UNKNOWN,
-    started_at: datetime = T0,
+    *, latency_ms: float = 1200.0, prompt_tokens: int = 900, completion_tokens: int = 300,
+    cost_usd: float = 0.002, search: SearchObserved = SearchObserved.UNKNOWN, started_at: datetime = T0,
 ) -> Attempt:
     return Attempt(
         role=AttemptRole.FIRST,
@@ -202,19 +157,11 @@ def make_attempt(
 
 
 def make_forecast(
-    event: Event,
-    forecaster: str = "openai.gpt-5.5",
-    payload: MatchForecast | None = None,
-    *,
-    access: Access = Access.CLOSED_BOOK,
-    strategy: Strategy = Strategy.PROBABILISTIC_FORECAST,
-    horizon: Horizon = Horizon.T_MINUS_24H,
-    status: ForecastStatus = ForecastStatus.VALID,
-    forecaster_type: ForecasterType | None = None,
-    clock: Clock = Clock.LIVE,
-    sample: int = 0,
-    attempts: Sequence[Attempt] | None = None,
-    **changes: Any,
+    event: Event, forecaster: str = "openai.gpt-5.5", payload: MatchForecast | None = None, *,
+    access: Access = Access.CLOSED_BOOK, strategy: Strategy = Strategy.PROBABILISTIC_FORECAST,
+    horizon: Horizon = Horizon.T_MINUS_24H, status: ForecastStatus = ForecastStatus.VALID,
+    forecaster_type: ForecasterType | None = None, clock: Clock = Clock.LIVE, sample: int = 0,
+    attempts: Sequence[Attempt] | None = None, **changes: Any,
 ) -> Forecast:
     """A match forecast record. Scorable statuses get ``payload`` (default 0.5/0.3/0.2, 1-0)."""
     kickoff = event.kickoff_utc or T0 + timedelta(days=10)
@@ -258,12 +205,8 @@ def make_forecast(
 
 
 def make_question(
-    question_id: str = "world_champion",
-    candidates: Sequence[str] = ("mex", "rsa", "esp", "usa"),
-    *,
-    k: int = 1,
-    cid: str = COMPETITION,
-    **changes: Any,
+    question_id: str = "world_champion", candidates: Sequence[str] = ("mex", "rsa", "esp", "usa"), *,
+    k: int = 1, cid: str = COMPETITION, **changes: Any,
 ) -> Question:
     fields: dict[str, Any] = dict(
         recorded_at=T0,
@@ -293,17 +236,10 @@ def make_resolution(question: Question, answer: Sequence[str], **changes: Any) -
 
 
 def make_question_forecast(
-    question: Question,
-    probabilities: dict[str, float],
-    picks: Sequence[str] | None = None,
-    forecaster: str = "openai.gpt-5.5",
-    *,
-    access: Access = Access.CLOSED_BOOK,
-    strategy: Strategy = Strategy.PROBABILISTIC_FORECAST,
-    horizon: Horizon = Horizon.STAGE_OPENING,
-    status: ForecastStatus = ForecastStatus.VALID,
-    clock: Clock = Clock.LIVE,
-    **changes: Any,
+    question: Question, probabilities: dict[str, float], picks: Sequence[str] | None = None,
+    forecaster: str = "openai.gpt-5.5", *, access: Access = Access.CLOSED_BOOK,
+    strategy: Strategy = Strategy.PROBABILISTIC_FORECAST, horizon: Horizon = Horizon.STAGE_OPENING,
+    status: ForecastStatus = ForecastStatus.VALID, clock: Clock = Clock.LIVE, **changes: Any,
 ) -> Forecast:
     """A question forecast; ``picks`` default to the k most probable teams."""
     ranked = sorted(probabilities, key=lambda t: -probabilities[t])
@@ -367,14 +303,8 @@ def _dirichlet_around(rng: np.random.Generator, p: np.ndarray, concentration: fl
 
 
 def synthetic_records(
-    n_events: int = 104,
-    n_models: int = 7,
-    cells: Sequence[tuple[Access, Strategy, Horizon]] = ALL_CELLS,
-    *,
-    seed: int = 0,
-    knockout_from: int = 72,
-    market: bool = True,
-    failure_rate: float = 0.02,
+    n_events: int = 104, n_models: int = 7, cells: Sequence[tuple[Access, Strategy, Horizon]] = ALL_CELLS, *,
+    seed: int = 0, knockout_from: int = 72, market: bool = True, failure_rate: float = 0.02,
     clock: Clock = Clock.LIVE,
 ) -> list[Record]:
     """Records of a World-Cup-shaped synthetic archive with outcomes.
