@@ -23,7 +23,7 @@ from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exports import export_files
 from builder.site.forecasters import forecaster_pages
-from builder.site.leaderboard import leaderboard_pages
+from builder.site.leaderboard import leaderboard_pages, slice_scores, slices
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.questions import question_pages
@@ -83,10 +83,14 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     scores = score_archive(archive)
     ctx = SiteContext(archive, scores, commit or archive_commit(archive_dir), has_replay_records(archive))
     report.replay = ctx.replay
+    if len(slices(archive)) > 1:
+        progress(f"scoring {len(slices(archive)) - 1} leaderboard slices (per competition and stage)")
+    slice_results = slice_scores(ctx, lambda sub, tests: score_archive(sub, inference_tests=tests))
     progress("building page models")
-    models = page_models(ctx)
+    models = page_models(ctx, slice_results)
     progress(f"rendering {len(models) + 1} pages")
     files = {model.path: render_page(model) for model in models}
+    progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit))
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
     files[data.path] = render_page(data)
@@ -99,11 +103,11 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     return report
 
 
-def page_models(ctx: SiteContext) -> list:
+def page_models(ctx: SiteContext, slice_results: dict) -> list:
     """Every page model of the site (the data page is added once the downloads exist)."""
     measures = measures_lookup(ctx.scores)
     models: list = []
-    models += leaderboard_pages(ctx, lambda sub, tests: score_archive(sub, inference_tests=tests))
+    models += leaderboard_pages(ctx, slice_results)
     models += match_pages(ctx, measures)
     models += question_pages(ctx, measures)
     models += bracket_pages(ctx)

@@ -195,15 +195,19 @@ def _options(all_slices: list[Slice], root: str, by: str, competition: str | Non
     return tuple(chosen)
 
 
-def leaderboard_pages(ctx: SiteContext, score: Callable[[Archive, bool], object]) -> list[LeaderboardPage]:
-    """One page per slice; the (all, all) slice reuses the build's scores (the ``score --json`` numbers)."""
-    found = slices(ctx.archive)
-    pages = []
-    for current in found:
-        with_tests = current.stage == ALL
+def slice_scores(ctx: SiteContext, score: Callable[[Archive, bool], object]) -> dict[Slice, object]:
+    """Scores of every slice; (all, all) reuses the build's scores (the ``score --json`` numbers)."""
+    found = {}
+    for current in slices(ctx.archive):
         if (current.competition, current.stage) == (ALL, ALL):
-            scores = ctx.scores
+            found[current] = ctx.scores
         else:
-            scores = score(slice_archive(ctx.archive, current.competition, current.stage), with_tests)
-        pages.append(leaderboard_page(ctx, current, scores, found, with_tests))
-    return pages
+            sub = slice_archive(ctx.archive, current.competition, current.stage)
+            found[current] = score(sub, current.stage == ALL)
+    return found
+
+
+def leaderboard_pages(ctx: SiteContext, scored: dict[Slice, object]) -> list[LeaderboardPage]:
+    """One page per slice, each with the facets that link to the others."""
+    found = list(scored)
+    return [leaderboard_page(ctx, current, scored[current], found, current.stage == ALL) for current in found]

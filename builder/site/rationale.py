@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 _ALLOWED_SCHEMES = ("http", "https")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_MAX_CHARS = 20_000
+_MAX_CHARS = 4_000
 
 
 def safe_href(href: str | None) -> str | None:
