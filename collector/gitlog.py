@@ -12,7 +12,6 @@ Paths returned are relative to the archive folder (``archive/`` stripped).
 from __future__ import annotations
 
 import subprocess
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -63,6 +62,12 @@ def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise ArchiveError(f"git {' '.join(args[:2])} failed in {repo}: {message}")
     return done.stdout
+
+
+def git_dir(repo: Path) -> Path:
+    """The repository's own ``.git`` folder (absolute), where private caches may live."""
+    found = Path(git(repo, "rev-parse", "--git-dir").decode().strip())
+    return found if found.is_absolute() else Path(repo) / found
 
 
 def head_commit(repo: Path) -> str | None:
@@ -126,36 +131,17 @@ def _parse_log(text: str, prefix: str, head: str) -> History:
 
 
 def read_blobs(repo: Path, blob_ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-    """Yield ``(blob id, bytes)`` for each id, through one ``git cat-file --batch`` process."""
+    """Yield ``(blob id, bytes)`` for each id, from one ``git cat-file --batch`` run."""
     ids = list(blob_ids)
     if not ids:
         return
-    proc = subprocess.Popen(
-        ["git", "-C", str(repo), "cat-file", "--batch"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def feed() -> None:
-        try:
-            proc.stdin.write("".join(f"{blob}\n" for blob in ids).encode())
-        finally:
-            proc.stdin.close()
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
-        for blob in ids:
-            header = proc.stdout.readline().decode().split()
-            if len(header) < 3 or header[1] == "missing":
-                raise ArchiveError(f"git cat-file: blob {blob} is missing from the repository")
-            size = int(header[2])
-            data = proc.stdout.read(size)
-            proc.stdout.read(1)  # the newline after each object
-            yield blob, data
-    finally:
-        writer.join()
-        proc.stdout.close()
-        proc.wait()
+    out = memoryview(git(repo, "cat-file", "--batch", input_bytes="".join(f"{b}\n" for b in ids).encode()))
+    pos = 0
+    for blob in ids:
+        end = out.obj.index(b"\n", pos)
+        header = bytes(out[pos:end]).split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise ArchiveError(f"git cat-file: blob {blob} is missing from the repository")
+        size = int(header[2])
+        yield blob, bytes(out[end + 1 : end + 1 + size])
+        pos = end + 2 + size  # the object, then a newline

@@ -20,37 +20,36 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector.errors import Problem
-from collector.gitlog import NULL_BLOB, Change, Commit, History, read_blobs, read_history
+from collector.gitlog import NULL_BLOB, Change, Commit, History, git_dir, read_blobs, read_history
 from collector.layout import SCHEMA_DIR
 from collector.reader import parse_record
-from collector.records import Clock, Record
+from collector.verify_facts import Checked, Facts, FactsCache, facts_of
 
 
 @dataclass
 class FileHistory:
-    """One record file's life in git: its addition, every later change, and its parsed contents."""
+    """One record file's life in git: its addition, every later change, and what it says."""
 
     path: str
     added: Change | None = None
     later: list[Change] = field(default_factory=list)
     current_blob: str | None = None  # None once deleted
-    added_record: Record | None = None  # parsed from the bytes as first committed
-    head_record: Record | None = None  # parsed from the bytes at HEAD, when they differ
+    added_facts: Facts | None = None  # from the bytes as first committed
+    head_facts: Facts | None = None  # from the bytes at HEAD, when they differ
     added_sha256: str | None = None
 
     @property
-    def record(self) -> Record | None:
-        """The record as committed, or as at HEAD when the committed bytes were invalid."""
-        return self.added_record if self.added_record is not None else self.head_record
+    def facts(self) -> Facts | None:
+        """What the record says as committed, or as at HEAD when the committed bytes were invalid."""
+        return self.added_facts if self.added_facts is not None else self.head_facts
 
     @property
     def kind(self) -> str | None:
-        return self.record.kind if self.record is not None else None
+        return self.facts.kind if self.facts is not None else None
 
     @property
     def replay(self) -> bool:
-        return self.record is not None and self.record.clock is Clock.REPLAY
+        return self.facts is not None and self.facts.replay
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ class Report:
         return not self.violations
 
 
-def verify_repository(repo: Path | str, archive_path: str = "archive") -> Report:
+def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:
     """Read the history of ``archive_path`` in ``repo`` and run every check on it."""
     from collector import verify_checks as checks  # the checks import this module's types
 
@@ -91,7 +90,9 @@ def verify_repository(repo: Path | str, archive_path: str = "archive") -> Report
     history = read_history(repo, archive_path)
     files = file_histories(history)
     report = Report(repo, archive_path, history.head, history.commits, files)
-    report.findings += load_records(repo, files)
+    cache = FactsCache(git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None)
+    report.findings += load_facts(repo, files, cache)
+    cache.save()
     report.findings += checks.append_only(files)
     report.findings += checks.forecast_timing(files)
     report.findings += checks.supersession(files)
@@ -121,30 +122,41 @@ def file_histories(history: History) -> dict[str, FileHistory]:
     return files
 
 
-def load_records(repo: Path, files: dict[str, FileHistory]) -> list[Finding]:
-    """Read each file's blob as added (and at HEAD, when different); validate and hash them."""
+def load_facts(repo: Path, files: dict[str, FileHistory], cache: FactsCache) -> list[Finding]:
+    """Check each file's blob as added (and at HEAD, when different): validate, hash, keep its facts."""
     wanted: dict[str, list[tuple[FileHistory, bool]]] = {}
     for entry in files.values():
         if entry.added is not None and entry.added.new_blob != NULL_BLOB:
             wanted.setdefault(entry.added.new_blob, []).append((entry, True))
         if entry.current_blob is not None and entry.added and entry.current_blob != entry.added.new_blob:
             wanted.setdefault(entry.current_blob, []).append((entry, False))
-    findings: list[Finding] = []
-    for blob, data in read_blobs(repo, wanted):
+    checked: dict[tuple[str, str], Checked] = {}
+    missing = []
+    for blob, users in wanted.items():
+        for entry, _ in users:
+            hit = cache.get(blob, entry.path)
+            if hit is None:
+                missing.append(blob)
+                break
+            checked[(blob, entry.path)] = hit
+    for blob, data in read_blobs(repo, missing):
         digest = hashlib.sha256(data).hexdigest()
-        for entry, as_added in wanted[blob]:
+        for entry, _ in wanted[blob]:
             record, problem = parse_record(entry.path, data)
-            if as_added:
-                entry.added_sha256 = digest
-                entry.added_record = record
-            else:
-                entry.head_record = record
-            if problem is not None:
-                findings.append(_invalid(entry, problem, as_added))
-    return findings
+            result = Checked(digest, problem.message if problem else None, facts_of(record) if record else None)
+            cache.put(blob, entry.path, result)
+            checked[(blob, entry.path)] = result
+    return [finding for blob, users in wanted.items() for entry, as_added in users
+            if (finding := _apply(entry, checked[(blob, entry.path)], as_added)) is not None]
 
 
-def _invalid(entry: FileHistory, problem: Problem, as_added: bool) -> Finding:
+def _apply(entry: FileHistory, checked: Checked, as_added: bool) -> Finding | None:
+    if as_added:
+        entry.added_sha256, entry.added_facts = checked.sha256, checked.facts
+    else:
+        entry.head_facts = checked.facts
+    if checked.problem is None:
+        return None
     change = entry.added if as_added else entry.later[-1]
     when = f"as committed in {change.commit.sha[:12]}" if as_added else "as it stands at HEAD"
-    return Finding("invalid", entry.path, f"does not validate {when}: {problem.message}", change.commit.sha)
+    return Finding("invalid", entry.path, f"does not validate {when}: {checked.problem}", change.commit.sha)

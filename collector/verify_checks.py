@@ -9,22 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from collector.gitlog import Change, Commit
-from collector.reader import Archive, _resolve
-from collector.records import (
-    SCORED_STATUSES,
-    Event,
-    Forecast,
-    ForecastStatus,
-    Manifest,
-    Outcome,
-    Question,
-    QuestionResolution,
-    Revisable,
-)
 from collector.verify import FileHistory, Finding
+from collector.verify_facts import Facts
 
 TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or question id)
 
@@ -79,21 +67,14 @@ class Timeline:
 def build_timeline(files: dict[str, FileHistory]) -> Timeline:
     timeline = Timeline()
     for entry in files.values():
-        record = entry.record
-        if entry.added is None or record is None:
+        facts = entry.facts
+        if entry.added is None or facts is None or facts.target is None:
             continue
         commit = entry.added.commit
-        match record:
-            case Event():
-                key = (record.competition_id, "match", record.id)
-                timeline.kickoffs[key].append((commit.index, record.revision, record.kickoff_utc))
-            case Question():
-                key = (record.competition_id, "question", record.id)
-                timeline.kickoffs[key].append((commit.index, record.revision, record.closes_at))
-            case Outcome() if record.status in SCORED_STATUSES:
-                _settle(timeline, (record.competition_id, "match", record.event_id), commit, entry.path)
-            case QuestionResolution():
-                _settle(timeline, (record.competition_id, "question", record.question_id), commit, entry.path)
+        if facts.kind in ("event", "question"):
+            timeline.kickoffs[facts.target].append((commit.index, facts.revision or 0, facts.moment))
+        elif facts.settles:
+            _settle(timeline, facts.target, commit, entry.path)
     return timeline
 
 
@@ -108,26 +89,26 @@ def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
     timeline = build_timeline(files)
     findings: list[Finding] = []
     for entry in files.values():
-        if isinstance(entry.record, Forecast) and entry.added is not None:
-            findings += _forecast_findings(entry, entry.record, timeline)
+        if entry.kind == "forecast" and entry.added is not None:
+            findings += _forecast_findings(entry, entry.facts, timeline)
     return findings
 
 
-def _forecast_findings(entry: FileHistory, forecast: Forecast, timeline: Timeline) -> list[Finding]:
+def _forecast_findings(entry: FileHistory, forecast: Facts, timeline: Timeline) -> list[Finding]:
     commit = entry.added.commit
-    key = (forecast.competition_id, forecast.target_kind, forecast.target_id)
+    key = forecast.target
     kickoff, source = timeline.kickoff(key, commit.index)
-    label = "kickoff" if forecast.target_kind == "match" else "question close"
-    if kickoff is None or forecast.kickoff_utc < kickoff:
-        kickoff, source = forecast.kickoff_utc, "the forecast's own kickoff_utc"
+    label = "kickoff" if key[1] == "match" else "question close"
+    if kickoff is None or forecast.moment < kickoff:
+        kickoff, source = forecast.moment, "the forecast's own kickoff_utc"
 
     def found(code: str, message: str, violation: bool = True) -> Finding:
         return Finding(code, entry.path, message, commit.sha, violation, entry.replay)
 
     out = []
     if key not in timeline.kickoffs:
-        out.append(found("no_target", f"no {forecast.target_kind} record {key[2]!r} in the history", False))
-    if forecast.status is ForecastStatus.MISSED:
+        out.append(found("no_target", f"no {key[1]} record {key[2]!r} in the history", False))
+    if forecast.status == "missed":
         return out  # a record of a missed window carries no forecast to leak
     if commit.committed_at >= kickoff:
         out.append(found("committed_after_kickoff", f"committed {stamp(commit.committed_at)} in "
@@ -148,33 +129,53 @@ def _forecast_findings(entry: FileHistory, forecast: Forecast, timeline: Timelin
 
 
 def supersession(files: dict[str, FileHistory]) -> list[Finding]:
-    """Chains at HEAD resolve (the reader's rules), and no revision predates what it supersedes."""
-    current = Archive(root=Path())
+    """Chains at HEAD resolve, and no revision was committed before the one it supersedes."""
+    chains: dict[tuple[str, ...], dict[int, tuple[str, Facts]]] = defaultdict(dict)
     for entry in files.values():
-        record = entry.head_record or entry.added_record
-        if entry.current_blob is not None and record is not None:
-            current.records[entry.path] = record
-    _resolve(current)
-    findings = [Finding("chain", p.path, p.message) for p in current.problems]
+        facts = entry.head_facts or entry.added_facts
+        if entry.current_blob is not None and facts is not None and facts.identity is not None:
+            chains[facts.identity][facts.revision] = (entry.path, facts)
+    findings = [f for revisions in chains.values() for f in _walk_chain(revisions)]
     for entry in files.values():
-        record = entry.record
-        if not isinstance(record, Revisable) or record.supersedes is None or entry.added is None:
+        facts = entry.facts
+        if facts is None or facts.supersedes is None or entry.added is None:
             continue
-        target = files.get(record.supersedes)
+        target = files.get(facts.supersedes)
         if target is None or target.added is None:
-            message = f"supersedes {record.supersedes!r}, which is not in the archive's history"
+            message = f"supersedes {facts.supersedes!r}, which is not in the archive's history"
             findings.append(Finding("chain", entry.path, message, entry.added.commit.sha))
         elif target.added.commit.index > entry.added.commit.index:
-            message = f"committed in {where(entry.added)}, before {record.supersedes} ({where(target.added)})"
+            message = f"committed in {where(entry.added)}, before {facts.supersedes} ({where(target.added)})"
             findings.append(Finding("chain", entry.path, message, entry.added.commit.sha))
+    return findings
+
+
+def _walk_chain(revisions: dict[int, tuple[str, Facts]]) -> list[Finding]:
+    """The reader's rule: revision 0, then each revision names its predecessor, with no gaps."""
+    if 0 not in revisions:
+        return [Finding("chain", path, "supersession chain has no revision 0") for path, _ in revisions.values()]
+    findings = []
+    current = revisions[0][0]
+    if revisions[0][1].supersedes is not None:
+        findings.append(Finding("chain", current, "revision 0 cannot supersede another record"))
+    rev = 1
+    while rev in revisions:
+        path, facts = revisions[rev]
+        if facts.supersedes != current:
+            message = f"supersedes {facts.supersedes!r}, expected {current!r}; chain stops here"
+            findings.append(Finding("chain", path, message))
+            break
+        current, rev = path, rev + 1
+    for later in sorted(r for r in revisions if r > rev):
+        findings.append(Finding("chain", revisions[later][0], f"revision {later} follows a gap or a broken chain"))
     return findings
 
 
 def manifest_chain(files: dict[str, FileHistory]) -> list[Finding]:
     """Each manifest names the one before it by path and SHA-256, and lists true file hashes."""
     manifests = sorted(
-        (e for e in files.values() if isinstance(e.added_record, Manifest) and e.added is not None),
-        key=lambda e: (e.added.commit.index, e.added_record.tick_at),
+        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
+        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
     )
     findings: list[Finding] = []
     previous: FileHistory | None = None
@@ -182,22 +183,22 @@ def manifest_chain(files: dict[str, FileHistory]) -> list[Finding]:
     for entry in manifests:
         findings += _link(entry, previous)
         findings += _listed_files(entry, files)
-        covered.update(entry.added_record.files)
+        covered.update(entry.added_facts.manifest[1])
         previous = entry
     return findings + _uncovered(files, covered)
 
 
 def _link(entry: FileHistory, previous: FileHistory | None) -> list[Finding]:
-    manifest: Manifest = entry.added_record
+    _, _, named, named_sha256 = entry.added_facts.manifest
     sha = entry.added.commit.sha
     expected = previous.path if previous else None
-    if manifest.previous != expected:
-        message = f"names previous manifest {manifest.previous!r}, but the one before it is {expected!r}"
+    if named != expected:
+        message = f"names previous manifest {named!r}, but the one before it is {expected!r}"
         return [Finding("manifest_chain", entry.path, message, sha)]
     wanted = previous.added_sha256 if previous else None
-    if manifest.previous_sha256 != wanted:
+    if named_sha256 != wanted:
         message = (
-            f"previous_sha256 {manifest.previous_sha256} does not match {expected} "
+            f"previous_sha256 {named_sha256} does not match {expected} "
             f"as committed (SHA-256 {wanted}): the chain is broken"
         )
         return [Finding("manifest_chain", entry.path, message, sha)]
@@ -207,7 +208,7 @@ def _link(entry: FileHistory, previous: FileHistory | None) -> list[Finding]:
 def _listed_files(entry: FileHistory, files: dict[str, FileHistory]) -> list[Finding]:
     findings = []
     sha = entry.added.commit.sha
-    for path, digest in entry.added_record.files.items():
+    for path, digest in entry.added_facts.manifest[1].items():
         target = files.get(path)
         if target is None or target.added is None:
             findings.append(Finding("manifest_missing", entry.path, f"lists {path}, never committed", sha))
@@ -224,7 +225,7 @@ def _uncovered(files: dict[str, FileHistory], covered: set[str]) -> list[Finding
     """One note per commit that added record files no manifest lists (hand commits, old history)."""
     by_commit: dict[str, list[str]] = defaultdict(list)
     for entry in files.values():
-        if entry.added is None or entry.path in covered or isinstance(entry.added_record, Manifest):
+        if entry.added is None or entry.path in covered or entry.kind == "manifest":
             continue
         by_commit[entry.added.commit.sha].append(entry.path)
     return [

@@ -27,7 +27,7 @@ def record_entry(entry: FileHistory, codes: list[str]) -> dict[str, Any]:
     return {
         "path": entry.path,
         "kind": entry.kind,
-        "clock": entry.record.clock.value if entry.record is not None else None,
+        "clock": ("replay" if entry.replay else "live") if entry.facts is not None else None,
         "added_commit": added.commit.sha if added else None,
         "added_at": stamp(added.commit.committed_at) if added else None,
         "sha256": entry.added_sha256,

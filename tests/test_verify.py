@@ -232,3 +232,22 @@ def test_replay_records_are_labelled_and_never_counted_as_prospective(tmp_path, 
 def test_not_a_repository_is_a_clear_error(tmp_path, capsys):
     assert main(["verify", "--repo", str(tmp_path)]) == 2
     assert str(tmp_path) in capsys.readouterr().err
+
+
+def test_cached_results_never_hide_a_later_edit(clean):
+    assert verify_repository(clean.root).ok  # fills the cache in .git/prematch
+    assert (clean.root / ".git/prematch/verify-cache.json").exists()
+    target = clean.archive / ELO
+    data = orjson.loads(target.read_bytes())
+    data["payload"]["draw_90"] = 0.9
+    target.write_bytes(orjson.dumps(data))
+    clean.commit(at(12, 5), "hand edit")
+    cached, fresh = verify_repository(clean.root), verify_repository(clean.root, use_cache=False)
+    assert codes(cached) == codes(fresh) == ["invalid", "modified"]
+    assert [f.message for f in cached.findings] == [f.message for f in fresh.findings]
+
+
+def test_a_damaged_cache_is_rebuilt(clean):
+    verify_repository(clean.root)
+    (clean.root / ".git/prematch/verify-cache.json").write_text("{not json")
+    assert verify_repository(clean.root).ok

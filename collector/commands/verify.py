@@ -23,12 +23,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--archive-path", default="archive", help="the archive folder inside the repository (default: archive)"
     )
     parser.add_argument("--json", action="store_true", help="print the full report (every record, every finding) as JSON")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="re-validate every blob instead of reusing results cached in .git/prematch (keyed by blob id)",
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        report = verify_repository(args.repo, args.archive_path)
+        report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache)
     except ArchiveError as exc:
         print(f"verify: {exc}", file=sys.stderr)
         return 2
