@@ -1,7 +1,10 @@
 """Operational statistics from forecast records: status rates, observed search, tokens, cost, latency.
 
 Every forecast record counts here, scorable or not (seeds/000 Table 5: "Failed calls remain in
-operational denominators"). Rates are shares of the forecaster's scheduled records.
+operational denominators"). Rates are shares of the forecaster's scheduled records. The
+observed-search rate is the share of open-book records with at least one call whose trace
+shows a search; records whose traces are all "unknown" stay in the denominator and are
+reported as the "unknown" share.
 """
 
 from __future__ import annotations
@@ -57,7 +60,12 @@ def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
     total = len(group)
     rates = {name: sum(statuses.get(s.value, 0) for s in members) / total for name, members in RATE_GROUPS.items()}
     open_book = [f for f in group if f.access is Access.OPEN_BOOK and f.attempts]
-    known = [s for s in (searched(f) for f in open_book) if s is not None]
+    observed = [searched(f) for f in open_book]
+    shares = {
+        "searched": observed.count(True) / len(observed) if observed else 0.0,
+        "not_observed": observed.count(False) / len(observed) if observed else 0.0,
+        "unknown": observed.count(None) / len(observed) if observed else 0.0,
+    }
     attempts = [a for f in group for a in f.attempts]
     latencies = np.array([a.latency_ms for a in attempts if a.latency_ms is not None], dtype=float)
     return OperationalRow(
@@ -68,7 +76,8 @@ def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
         statuses=dict(sorted(statuses.items())),
         rates=rates,
         open_book_calls=len(open_book),
-        search_observed_rate=sum(known) / len(known) if known else None,
+        search_observed_rate=shares["searched"] if observed else None,
+        search_shares=shares,
         prompt_tokens=sum(a.usage.prompt_tokens or 0 for a in attempts),
         completion_tokens=sum(a.usage.completion_tokens or 0 for a in attempts),
         cost_usd=float(sum(a.usage.cost_usd or 0.0 for a in attempts)),

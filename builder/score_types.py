@@ -223,6 +223,7 @@ class OperationalRow:
     latency_ms_mean: float | None
     latency_ms_median: float | None
     attempts: int
+    search_shares: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

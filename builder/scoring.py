@@ -39,7 +39,8 @@ def score_archive(archive: Archive, competition_id: str | None = None, *, infere
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems]
-    forecasts = [f for f in archive.forecasts if competition_id in (None, f.competition_id)]
+    # sorted by forecast key, so every sum runs in the same order whatever order files were read in
+    forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
