@@ -28,6 +28,7 @@ from collector.records import (
     Outcome,
     Question,
     QuestionResolution,
+    Score,
 )
 from collector.standings import MatchResult, TableRow, compute_table
 from collector.sync_report import SyncReport, write_or_revise
@@ -100,9 +101,9 @@ def answer_top_scorer_team(events, outcomes) -> Answer | None:
         outcome = outcomes.get(event.id)
         if outcome is None or outcome.status not in SCORED_STATUSES:
             continue
-        if outcome.goals is None:
+        if outcome.goals is None and (outcome.score_extra_time or outcome.score_90) != Score(home=0, away=0):
             raise SourceError(f"top_scorer_team: outcome of {event.id} lists no goals")
-        goals.update((g.team, g.scorer or "?") for g in outcome.goals if not g.own_goal)
+        goals.update((g.team, g.scorer or "?") for g in outcome.goals or () if not g.own_goal)
     if not goals:
         return None
     best = max(goals.values())

@@ -116,7 +116,7 @@ class OpenfootballSource:
             group=str(group).removeprefix("Group ").strip() if group else None,
             matchday=int(matchday.group(1)) if matchday and not knockout else None,
             venue=raw.get("ground") or raw.get("stadium") or None,
-            goals=_goals(raw, home, away, scores.get("score_extra_time") is not None) if status.value in ("finished", "awarded") else None,
+            goals=_goals(raw, home, away, scores) if scores else None,
             **scores,
         )
 
@@ -198,9 +198,12 @@ def _status_and_scores(raw: dict[str, Any]) -> tuple[MatchStatus, dict[str, Any]
     return status, scores
 
 
-def _goals(raw: dict[str, Any], home: str | None, away: str | None, extra_time: bool) -> tuple[Goal, ...] | None:
+def _goals(raw: dict[str, Any], home: str | None, away: str | None, scores: dict[str, Any]) -> tuple[Goal, ...] | None:
+    """Goals credited to each team; ``()`` for a goalless match, None when the source lists none."""
+    final = scores["score_extra_time"] or scores["score_90"]
     if "goals1" not in raw and "goals2" not in raw:
-        return None
+        return () if final.home == final.away == 0 else None
+    extra_time = scores["score_extra_time"] is not None
     goals: list[Goal] = []
     for key, team in (("goals1", home), ("goals2", away)):
         for index, goal in enumerate(raw.get(key) or []):
