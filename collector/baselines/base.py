@@ -1,0 +1,114 @@
+"""The shared forecaster shell of every built-in baseline: data source, per-date fit cache, task dispatch.
+
+A subclass says how to ``fit`` on a :class:`Source` as of a request date and how to
+``view`` one pairing with that fit. Match tasks become a full :class:`MatchForecast`;
+question tasks go to the Monte Carlo simulation of the remaining competition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from collector.forecasting import ForecastTask
+from collector.records import CompetitionFormat, Forecast, ForecasterType
+
+from .common import CONDITIONS, MatchView, event_edge, forecast_record, match_payload
+from .results import RESULTS_CSV, ResultTable, international_results, league_table, team_index
+
+
+@dataclass(frozen=True)
+class Source:
+    """The results a fit may use, and how competition team ids map to table indices."""
+
+    kind: str  # "international" or "league"
+    label: str
+    table: ResultTable
+    index: dict[str, int | None]
+    cache_key: tuple
+
+    def team(self, team_id: str) -> int | None:
+        return self.index.get(team_id)
+
+
+def source_for(task: ForecastTask, data_dir: Path | str | None, history_cache: dict) -> Source:
+    """Tournaments of national teams read international results; leagues their own earlier results."""
+    competition = task.competition
+    if competition.format is CompetitionFormat.TOURNAMENT:
+        key = ("international", str(data_dir), competition.id)
+        if key not in history_cache:
+            table = international_results(data_dir)
+            index = team_index(competition, table.index())
+            history_cache[key] = Source("international", RESULTS_CSV, table, index, key)
+        return history_cache[key]
+    known = tuple(task.history)
+    key = ("league", competition.id, len(known), max((k.event.id for k in known), default=""))
+    if key not in history_cache:
+        table = league_table(known)
+        names = table.index()
+        index = {team.id: names.get(team.id) for team in competition.teams}
+        history_cache[key] = Source("league", f"{competition.id} results so far", table, index, key)
+    return history_cache[key]
+
+
+class BaselineForecaster:
+    """Base of the built-in baselines (implements :class:`collector.forecasting.Forecaster`)."""
+
+    name = "baseline"
+    version = "1"
+    type = ForecasterType.BASELINE
+    conditions = CONDITIONS
+
+    def __init__(self, data_dir: Path | str | None = None, *, id: str | None = None, seed: int = 2026,
+                 simulations: int = 2000):
+        self.id = id or self.name
+        self.data_dir = data_dir
+        self.seed = seed
+        self.simulations = simulations
+        self._sources: dict = {}
+        self._fits: dict = {}
+
+    # -- what a subclass provides -------------------------------------------------------
+    def fit(self, source: Source, when: date) -> Any:
+        return None
+
+    def view(self, source: Source, fit: Any, home: str, away: str, edge: int) -> MatchView:
+        raise NotImplementedError
+
+    # -- shared machinery ---------------------------------------------------------------
+    def prepared(self, task: ForecastTask) -> tuple[Source, Any]:
+        """The source and the fit for the task's request date (cached: one fit per date)."""
+        source = source_for(task, self.data_dir, self._sources)
+        when = task.now.date()
+        key = (source.cache_key, when)
+        if key not in self._fits:
+            self._fits[key] = self.fit(source, when)
+        return source, self._fits[key]
+
+    def pair_view(self, task: ForecastTask):
+        """A function (home id, away id, edge) -> MatchView for the task's request date (for simulation)."""
+        source, fit = self.prepared(task)
+        return lambda home, away, edge: self.view(source, fit, home, away, edge)
+
+    async def forecast(self, task: ForecastTask) -> Forecast:
+        return self.forecast_now(task)
+
+    def forecast_now(self, task: ForecastTask) -> Forecast:
+        """The synchronous body of :meth:`forecast` (handy for scripts and tests)."""
+        if task.event is None:
+            from .simulate import question_forecast
+
+            payload, inputs = question_forecast(task, self.pair_view(task), self.seed, self.simulations)
+            inputs = {"simulations": self.simulations, "seed": self.seed, **inputs}
+        else:
+            event = task.event
+            source, fit = self.prepared(task)
+            view = self.view(source, fit, event.home_team, event.away_team, event_edge(task, event))
+            payload = match_payload(view, event.knockout)
+            inputs = {"request_date": task.now.date().isoformat(), **view.inputs}
+        return forecast_record(
+            task, forecaster=self.id, version=f"{self.name}-{self.version}", payload=payload, inputs=inputs,
+            forecaster_type=self.type,
+        )
