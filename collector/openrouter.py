@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +29,11 @@ from collector.config import OpenRouterSettings
 from collector.errors import ConfigError
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import Access, Attempt, AttemptRole, Citation, SearchObserved, ToolTrace, Usage
+
+try:  # httpcore tries `import sniffio` for every lock it makes; cache a missing module's absence once
+    import sniffio  # noqa: F401
+except ImportError:  # pragma: no cover - depends on the environment
+    sys.modules.setdefault("sniffio", None)
 
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 KEY_ENV, URL_ENV = "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"

@@ -37,7 +37,7 @@ def build_roster(
     if llms:
         try:
             roster.client = OpenRouterClient.from_env(
-                config.openrouter, transport=transport, clock=clock, max_connections=max(config.concurrency, 4)
+                config.openrouter, transport=transport, clock=clock, max_connections=config.concurrency
             )
         except ConfigError as exc:
             roster.problems.append(Problem(config.source_path, f"LLM forecasters skipped: {exc}"))

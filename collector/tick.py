@@ -8,6 +8,7 @@ pass a simulated ``now`` and ``Clock.REPLAY``, and commit ``TickReport.written``
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from collector.manifest import write_tick_manifest
 from collector.questions import register_questions
 from collector.reader import Archive, load_archive
 from collector.records import Clock
-from collector.roster import build_roster
+from collector.roster import Roster, build_roster
 from collector.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.scheduler import next_due_after as _next_due
 from collector.writer import ArchiveWriter
@@ -78,10 +79,13 @@ async def run_tick_async(
     archive = _register_questions(writer, root, config, now, clock, report)
     report.problems += archive.problems
     budget, timer = Budget(config.spending_cap_usd), tick_clock(now)
-    roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
-    report.problems += roster.problems
+    if forecasters is None:
+        roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
+        report.problems += roster.problems
+    else:
+        roster = Roster(forecasters=list(forecasters))
     try:
-        chosen = list(forecasters) if forecasters is not None else roster.forecasters
+        chosen = roster.forecasters
         await _forecasts(writer, archive, config, chosen, now, clock, lock_dir or root.parent / ".prematch-locks",
                          report, timer)  # fmt: skip
     finally:
@@ -89,7 +93,10 @@ async def run_tick_async(
     report.spent_usd = budget.spent
     if sync:
         _sync(writer, root, config, "sync_outcomes", now, data_dir, clock, report)
-    report.manifest = write_tick_manifest(writer, now, clock)
+    try:  # stamped when the tick ends, so two ticks at one `now` never collide
+        report.manifest = write_tick_manifest(writer, timer(), clock)
+    except RecordExistsError as exc:
+        report.problems.append(Problem("manifests", str(exc)))
     report.written = list(writer.written)
     return report
 
@@ -155,7 +162,7 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLock
             report.locked += 1
             return
         record = await forecaster.forecast(_task(archive, slot, now, clock, history))
-        if _write(writer, record, report):
+        if await asyncio.to_thread(_write, writer, record, report):  # fsync off the event loop
             report.produced += 1
     except Deferred:
         report.deferred += 1
@@ -165,13 +172,18 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLock
         locks.release(slot)
 
 
+_COUNT = threading.Lock()
+
+
 def _write(writer: ArchiveWriter, record, report: TickReport) -> bool:
     try:
         writer.write(record)
     except RecordExistsError:
-        report.locked += 1
+        with _COUNT:
+            report.locked += 1
         return False
-    report.statuses[record.status.value] += 1
+    with _COUNT:
+        report.statuses[record.status.value] += 1
     return True
 
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from collector.competitions import find_team
+from collector.competitions import normalise_name
 from collector.records import (
     Choice,
     Competition,
@@ -220,11 +220,21 @@ def _check_advancement(obj: dict, event: Event, issues: _Issues) -> None:
         issues.add("invalid_schema", "not a knockout match: home_advances_prob and away_advances_prob must be null")
 
 
-def _team(value: Any, index: Competition, candidates: set[str], where: str, issues: _Issues) -> str | None:
+def team_index(competition: Competition) -> dict[str, str]:
+    """Name, alias, code or id (normalised as the sync resolver does: accents, case) -> team id."""
+    index: dict[str, str] = {}
+    for team in competition.teams:
+        for label in (team.id, team.name, team.code, *team.aliases):
+            if label:
+                index.setdefault(normalise_name(label), team.id)
+    return index
+
+
+def _team(value: Any, index: dict[str, str], candidates: set[str], where: str, issues: _Issues) -> str | None:
     if not isinstance(value, str):
         issues.add("invalid_schema", f"{where} must be a team name string, got {type(value).__name__}")
         return None
-    team_id = find_team(index, value)
+    team_id = index.get(normalise_name(value))
     if team_id is None:
         issues.add("invalid_schema", f"{where}: unknown team {value!r}")
         return None
@@ -241,7 +251,7 @@ def validate_question(text: str | None, question: Question, competition: Competi
     except ValueError as exc:
         return Checked(ForecastStatus.INVALID_JSON, errors=[str(exc)])
     issues, out = _Issues(), Checked(ForecastStatus.VALID)
-    index, candidates = competition, set(question.candidates)
+    index, candidates = team_index(competition), set(question.candidates)
     probs: dict[str, float] = {}
     raw_choices = obj.get("choices")
     if not isinstance(raw_choices, list):
@@ -284,7 +294,7 @@ def validate_question(text: str | None, question: Question, competition: Competi
     return out
 
 
-def _picks(obj: dict, question: Question, index: Competition, candidates: set, issues: _Issues) -> list[str]:
+def _picks(obj: dict, question: Question, index: dict[str, str], candidates: set, issues: _Issues) -> list[str]:
     single = question.prediction_type is PredictionType.SINGLE_CHOICE
     key = "final_pick" if single else "final_picks"
     raw = obj.get(key)

@@ -99,12 +99,16 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # a burst of concurrent connections must not be refused
+    daemon_threads = True
+
+
 class FakeOpenRouter:
     """``with FakeOpenRouter() as server: server.base_url ...``"""
 
     def __init__(self, record: bool = True):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.seen = []
         self.httpd.record = record
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -125,3 +129,11 @@ class FakeOpenRouter:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+if __name__ == "__main__":  # a standalone server for benchmarks: prints its base URL, serves until killed
+    import sys
+
+    with FakeOpenRouter(record=False) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()

@@ -1,0 +1,194 @@
+"""The scheduler: windows, the hard kickoff guard, missed records, stage opening, overlapping ticks."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, timedelta
+
+import pytest
+
+from collector.reader import load_archive
+from collector.records import (
+    Access,
+    Competition,
+    CompetitionFormat,
+    Forecast,
+    ForecasterType,
+    ForecastStatus,
+    Horizon,
+    Stage,
+    Strategy,
+    Team,
+)
+from collector.scheduler import KeyLocks, plan
+from collector.tick import next_due_after, run_tick_async
+from collector.writer import ArchiveWriter
+from tests.collection_helpers import KICKOFF, T0, arena, make_event, world_cup
+
+CELL = ((Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST),)
+
+
+class Counting:
+    """A forecaster that answers instantly (status api_error, no payload) and counts its calls."""
+
+    type = ForecasterType.BASELINE
+    version = "counting-1"
+    conditions = CELL
+
+    def __init__(self, id: str = "counting", delay: float = 0.0):
+        self.id, self.delay, self.calls = id, delay, []
+
+    async def forecast(self, task) -> Forecast:
+        self.calls.append((task.target_id, task.horizon, task.now))
+        await asyncio.sleep(self.delay)
+        return Forecast(
+            recorded_at=task.now, clock=task.clock, competition_id=task.competition.id,
+            target_kind=task.target_kind, target_id=task.target_id, forecaster=self.id,
+            forecaster_type=self.type, model_version=self.version, access=task.access, strategy=task.strategy,
+            horizon=task.horizon, sample=task.sample, kickoff_utc=task.deadline, scheduled_at=task.scheduled_at,
+            requested_at=task.now, status=ForecastStatus.API_ERROR,
+        )  # fmt: skip
+
+
+def wc_archive(root, *events):
+    writer = ArchiveWriter(root)
+    writer.write(world_cup())
+    for event in events or (make_event(),):
+        writer.write(event)
+    return root
+
+
+def tick(root, now, forecasters, config=None, **kw):
+    config = config or arena(questions=False, horizons=["t_minus_24h", "t_minus_2h"])
+    return asyncio.run(run_tick_async(config, root, now, None, forecasters=forecasters, sync=False, **kw))
+
+
+def keys(root):
+    return {(f.target_id, f.horizon.value, f.status.value) for f in load_archive(root).forecasts}
+
+
+@pytest.mark.parametrize(
+    ("offset", "due"),
+    [
+        (timedelta(hours=-24, seconds=-1), set()),
+        (timedelta(hours=-24), {Horizon.T_MINUS_24H}),
+        (timedelta(hours=-22, minutes=-31), {Horizon.T_MINUS_24H}),
+        (timedelta(hours=-2), {Horizon.T_MINUS_2H}),
+        (timedelta(minutes=-61), {Horizon.T_MINUS_2H}),
+        (timedelta(minutes=-60), set()),
+    ],
+)
+def test_offset_windows(archive_dir, offset, due):
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h", "t_minus_2h"])
+    p = plan(load_archive(archive_dir), config, [Counting()], KICKOFF + offset)
+    assert {s.horizon for s in p.due} == due
+
+
+def test_tick_after_kickoff_requests_nothing_and_records_missed_windows(archive_dir):
+    wc_archive(archive_dir)
+    f = Counting()
+    report = tick(archive_dir, KICKOFF + timedelta(minutes=5), [f])
+    assert f.calls == []
+    assert keys(archive_dir) == {("mex-v-rsa", "t_minus_24h", "missed"), ("mex-v-rsa", "t_minus_2h", "missed")}
+    missed = load_archive(archive_dir).forecasts[0]
+    assert missed.requested_at is None and missed.attempts == () and missed.kickoff_utc == KICKOFF
+    assert report.missed == 2 and report.manifest is not None
+
+
+def test_no_missed_record_for_windows_closed_before_the_event_was_registered(archive_dir):
+    late = make_event(recorded_at=KICKOFF - timedelta(hours=3), source_retrieved_at=KICKOFF - timedelta(hours=3))
+    wc_archive(archive_dir, late)
+    f = Counting()
+    tick(archive_dir, KICKOFF - timedelta(hours=1, minutes=30), [f])
+    assert keys(archive_dir) == {("mex-v-rsa", "t_minus_2h", "api_error")}  # no missed T-24h
+
+
+def test_each_key_once_across_ticks(archive_dir):
+    wc_archive(archive_dir)
+    f = Counting()
+    first = tick(archive_dir, KICKOFF - timedelta(hours=24), [f])
+    second = tick(archive_dir, KICKOFF - timedelta(hours=23), [f])
+    assert len(f.calls) == 1 and first.produced == 1
+    assert second.written == [] and second.manifest is None
+
+
+def test_overlapping_ticks_produce_each_key_once(archive_dir):
+    events = [make_event(id=f"e{i}", home_team="mex", away_team="rsa") for i in range(12)]
+    wc_archive(archive_dir, *events)
+    f = Counting(delay=0.05)
+    config = arena(questions=False, horizons=["t_minus_24h"])
+    now = KICKOFF - timedelta(hours=24)
+
+    async def both():
+        return await asyncio.gather(
+            run_tick_async(config, archive_dir, now, forecasters=[f], sync=False),
+            run_tick_async(config, archive_dir, now + timedelta(minutes=1), forecasters=[f], sync=False),
+        )
+
+    a, b = asyncio.run(both())
+    assert sorted(t for t, *_ in f.calls) == sorted(e.id for e in events)
+    assert a.produced + b.produced == 12
+    assert len(load_archive(archive_dir).forecasts) == 12
+
+
+def test_a_held_claim_blocks_a_second_producer(archive_dir, tmp_path):
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h"])
+    now = KICKOFF - timedelta(hours=24)
+    (slot,) = plan(load_archive(archive_dir), config, [Counting()], now).due
+    locks = KeyLocks(tmp_path / "locks")
+    assert locks.claim(slot) and not locks.claim(slot)
+    f = Counting()
+    report = tick(archive_dir, now, [f], config=config, lock_dir=tmp_path / "locks")
+    assert f.calls == [] and report.locked == 1
+    locks.release(slot)
+    assert tick(archive_dir, now, [f], config=config, lock_dir=tmp_path / "locks").produced == 1
+
+
+def league(n_teams: int = 4) -> Competition:
+    teams = tuple(Team(id=f"t{i}", name=f"Team {i}") for i in range(n_teams))
+    return Competition(
+        recorded_at=T0, id="xx-1-2025-26", name="Test League", edition="2025/26", format=CompetitionFormat.LEAGUE,
+        time_zone="UTC", teams=teams, stages=(Stage(id="regular-season", name="Regular season"),),
+        stage_opening_by="matchday", source="test",
+    )  # fmt: skip
+
+
+def league_event(home, away, matchday, kickoff, recorded=T0):
+    return make_event(competition_id="xx-1-2025-26", id=f"{home}-v-{away}", stage="regular-season", group=None,
+                      matchday=matchday, home_team=home, away_team=away, kickoff_utc=kickoff,
+                      kickoff_date=kickoff.date(), recorded_at=recorded)  # fmt: skip
+
+
+def test_stage_opening_waits_for_every_pairing_of_the_matchday(archive_dir):
+    writer = ArchiveWriter(archive_dir)
+    writer.write(league())
+    k = KICKOFF
+    writer.write(league_event("t0", "t1", 1, k))
+    config = arena(competitions=["xx-1-2025-26"], questions=False, horizons=["stage_opening"])
+    now = k - timedelta(days=2)
+    assert plan(load_archive(archive_dir), config, [Counting()], now).due == []  # 1 of 2 pairings
+    writer.write(league_event("t2", "t3", 1, k + timedelta(hours=3), recorded=now - timedelta(hours=1)))
+    due = plan(load_archive(archive_dir), config, [Counting()], now).due
+    assert {s.target_id for s in due} == {"t0-v-t1", "t2-v-t3"}
+    assert all(s.opens == now - timedelta(hours=1) for s in due)  # when the last pairing became known
+    assert all(s.closes == k - timedelta(minutes=60) for s in due)  # before the matchday's first kickoff
+    # too early: more than max_lead_hours (168 h) before the first kickoff
+    assert plan(load_archive(archive_dir), config, [Counting()], k - timedelta(days=8)).due == []
+
+
+def test_next_due_after_names_the_next_window_boundary(archive_dir):
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h", "t_minus_2h"])
+    start = KICKOFF - timedelta(days=3)
+    assert next_due_after(config, archive_dir, start, [Counting()]) == KICKOFF - timedelta(hours=24)
+    later = next_due_after(config, archive_dir, KICKOFF - timedelta(hours=24), [Counting()])
+    assert later == KICKOFF - timedelta(hours=22, minutes=30)
+
+
+def test_events_without_kickoff_time_are_not_scheduled(archive_dir):
+    wc_archive(archive_dir, make_event(kickoff_utc=None, kickoff_date=date(2026, 6, 11), kickoff_source="2026-06-11"))
+    f = Counting()
+    tick(archive_dir, KICKOFF - timedelta(hours=24), [f])
+    assert f.calls == [] and keys(archive_dir) == set()
