@@ -1,7 +1,7 @@
 """A small, hand-shaped tournament archive for the site tests (built with tests/factories.py).
 
 Two groups of four, round-robin group matches, two semi-finals and a final (left unplayed),
-two LLM forecasters in eight condition cells, an Elo baseline and a market, two tournament
+two LLM forecasters in four condition cells, an Elo baseline and a market, two tournament
 questions (one resolved), one failed forecast, and one forecast whose rationale and
 citations are hostile (script tags, onerror images, javascript: links).
 """
@@ -51,8 +51,7 @@ LLMS = ("llm.alpha", "llm.beta")
 CELLS = tuple(
     (a, s, h)
     for a in (Access.CLOSED_BOOK, Access.OPEN_BOOK)
-    for s in (Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST)
-    for h in (Horizon.T_MINUS_24H, Horizon.T_MINUS_2H)
+    for s, h in ((Strategy.DIRECT_SCORE, Horizon.T_MINUS_24H), (Strategy.PROBABILISTIC_FORECAST, Horizon.T_MINUS_2H))
 )
 
 

@@ -167,8 +167,10 @@ def test_leaderboard_shows_the_matched_brier_of_every_row(built):
     archive_dir, _, files = built
     scores = score_archive(load_archive(archive_dir), inference_tests=False)
     page = files["index.html"].decode()
+    board = page[page.index('id="board"'):]
+    board = board[: board.index("</table>")]
     shown = re.findall(r'<tr data-forecaster="([^"]+)" data-horizon="([^"]+)" data-access="([^"]+)" '
-                       r'data-strategy="([^"]+)".*?data-key="brier" data-value="([^"]*)"', page, re.S)
+                       r'data-strategy="([^"]+)".*?data-key="brier" data-value="([^"]*)"', board, re.S)
     expected = {(r.forecaster, r.horizon, r.access, r.strategy): r.measures["brier"] for r in scores.matched}
     assert len(shown) == len(expected)
     for forecaster, horizon, access, strategy, value in shown:
@@ -186,30 +188,38 @@ def test_charts_are_valid_plotly_figures_and_load_the_shared_library(built):
     assert 'src="../assets/plotly.min.js"' in page
 
 
-def test_invalid_record_is_reported_with_its_path_and_left_out(tmp_path):
-    archive = write_site_archive(tmp_path / "archive", hostile=False)
-    bad = archive / "worldcup-2026/events/mex-v-rsa/forecasts/llm.alpha/closed_book.direct_score.t_minus_24h.s0.json"
-    data = orjson.loads(bad.read_bytes())
+BAD = "worldcup-2026/events/mex-v-rsa/forecasts/llm.alpha/closed_book.direct_score.t_minus_24h.s0.json"
+
+
+@pytest.fixture(scope="module")
+def replay_with_problem(tmp_path_factory):
+    """A replay archive in which one forecast file was hand-edited into an invalid record."""
+    root = tmp_path_factory.mktemp("replay")
+    archive = write_site_archive(root / "archive", clock=Clock.REPLAY, hostile=False)
+    data = orjson.loads((archive / BAD).read_bytes())
     data["payload"]["home_win_90"] = 7
-    bad.write_bytes(orjson.dumps(data))
+    (archive / BAD).write_bytes(orjson.dumps(data))
     lines: list[str] = []
-    report = build_site(archive, tmp_path / "site", progress=lines.append)
-    relative = bad.relative_to(archive).as_posix()
-    assert [p.path for p in report.problems] == [relative]
-    assert any(relative in line for line in lines)
-    assert relative in report.summary() and "1 left out" in report.summary()
-    files = read_site(tmp_path / "site")
-    assert relative.encode() in files["data/index.html"]
-    assert relative.encode() not in files["data/forecasts.csv"]
+    report = build_site(archive, root / "site", progress=lines.append)
+    return report, lines, read_site(root / "site")
 
 
-def test_replay_archive_carries_the_banner_and_live_does_not(tmp_path, built):
+def test_invalid_record_is_reported_with_its_path_and_left_out(replay_with_problem):
+    report, lines, files = replay_with_problem
+    assert [p.path for p in report.problems] == [BAD]
+    assert any(BAD in line and "home_win_90" in line for line in lines)
+    assert BAD in report.summary() and "1 left out" in report.summary()
+    assert BAD.encode() in files["data/index.html"]
+    assert BAD.encode() not in files["data/forecasts.csv"]
+    assert BAD.encode() not in files["matches/worldcup-2026/mex-v-rsa.html"]
+    assert b"llm.beta/closed_book.direct_score.t_minus_24h.s0.json" in files["matches/worldcup-2026/mex-v-rsa.html"]
+
+
+def test_replay_archive_carries_the_banner_and_live_does_not(replay_with_problem, built):
     _, _, live = built
     assert b"replay-banner" not in live["index.html"]
-    archive = write_site_archive(tmp_path / "archive", clock=Clock.REPLAY, hostile=False)
-    report = build_site(archive, tmp_path / "site", progress=_quiet)
+    report, _, files = replay_with_problem
     assert report.replay
-    files = read_site(tmp_path / "site")
     pages = [name for name in files if name.endswith(".html")]
     assert all(b"replay-banner" in files[name] for name in pages)
 

@@ -98,7 +98,7 @@ def _pct(value: float | None) -> Cell:
     return Cell(f"{100 * value:.0f}%", f"{value:.6f}")
 
 
-def board_row(row, rank: str, root: str) -> BoardRow:
+def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
     m = row.measures
     low_high = row.intervals.get("brier")
     market = (row.market or {}).get("return")
@@ -118,7 +118,7 @@ def board_row(row, rank: str, root: str) -> BoardRow:
     )
     return BoardRow(
         forecaster=row.forecaster,
-        href=root + forecaster_path(row.forecaster),
+        href=root + forecaster_path(row.forecaster) if linked else "",
         forecaster_type=row.forecaster_type,
         access=row.access,
         strategy=row.strategy,
@@ -178,6 +178,7 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores, all_slices: list[
         strategies=tuple(sorted({r.strategy for r in rows})),
         columns=COLUMNS,
         rows=rows,
+        ensemble=tuple(board_row(r, "–", root, linked=False) for r in sorted(scores.ensemble, key=_sort_key)),
         tests=_tests(scores) if with_tests else (),
         tests_note=note,
         notes=tuple(scores.notes),

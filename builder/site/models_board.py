@@ -76,6 +76,7 @@ class LeaderboardPage:
     strategies: tuple[str, ...]
     columns: tuple[BoardColumn, ...]
     rows: tuple[BoardRow, ...]
+    ensemble: tuple[BoardRow, ...]  # the equal-weight LLM ensemble, shown apart from the ranking
     tests: tuple[SignificantPair, ...]
     tests_note: str
     notes: tuple[str, ...]
