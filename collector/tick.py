@@ -166,8 +166,8 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLock
             report.produced += 1
     except Deferred:
         report.deferred += 1
-    except (PrematchError, ValueError) as exc:
-        report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
+        report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
     finally:
         locks.release(slot)
 
