@@ -31,20 +31,28 @@ def jensen_shannon_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def diversity_rows(rows: list[ScoredForecast]) -> list[DiversityRow]:
     """Every pair of LLM forecasters within each condition, on the events both forecast."""
-    vectors: dict[tuple, dict[str, dict[tuple, list]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for r in rows:
-        if r.forecaster_type == "llm":
-            vectors[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster][(r.competition_id, r.event_id)].append(
-                (r.p_home, r.p_draw, r.p_away))
+    conditions: dict[tuple, dict[str, dict[tuple, int]]] = defaultdict(lambda: defaultdict(dict))
+    llm = [r for r in rows if r.forecaster_type == "llm"]
+    slot = np.empty(len(llm), dtype=np.intp)
+    count = 0
+    for i, r in enumerate(llm):
+        events = conditions[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster]
+        key = (r.competition_id, r.event_id)
+        if key not in events:
+            events[key], count = count, count + 1
+        slot[i] = events[key]
+    sums, counts = np.zeros((count, 3)), np.zeros(count)
+    np.add.at(sums, slot, np.array([(r.p_home, r.p_draw, r.p_away) for r in llm]).reshape(-1, 3))
+    np.add.at(counts, slot, 1.0)
+    means = sums / np.maximum(counts, 1)[:, None]  # samples of one forecaster averaged first
     out = []
-    for (access, strategy, horizon, clock), by_model in sorted(vectors.items()):
-        means = {m: {e: np.mean(v, axis=0) for e, v in ev.items()} for m, ev in by_model.items()}
-        for a, b in combinations(sorted(means), 2):
-            common = sorted(means[a].keys() & means[b].keys())
+    for (access, strategy, horizon, clock), by_model in sorted(conditions.items()):
+        for a, b in combinations(sorted(by_model), 2):
+            common = sorted(by_model[a].keys() & by_model[b].keys())
             if not common:
                 continue
-            pa = np.array([means[a][e] for e in common])
-            pb = np.array([means[b][e] for e in common])
+            pa = means[[by_model[a][e] for e in common]]
+            pb = means[[by_model[b][e] for e in common]]
             out.append(DiversityRow(a, b, access, strategy, horizon, clock, len(common),
                                     float(jensen_shannon_divergence(pa, pb).mean()), _correlation(pa, pb)))
     return out

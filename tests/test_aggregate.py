@@ -119,3 +119,22 @@ def test_ensemble_averages_llm_vectors_within_a_condition():
     assert row.measures["exact"] is None  # the ensemble has no scoreline
     [pair] = scores.diversity
     assert (pair.a, pair.b, pair.n) == ("m.a", "m.b", 1)
+
+
+def test_diversity_rows_agree_with_a_per_event_loop():
+    records = synthetic_records(n_events=10, n_models=3, knockout_from=10, seed=8)
+    scores = score_archive(archive_from_records(records), inference_tests=False)
+    vectors: dict[tuple, np.ndarray] = {}
+    for f in scores.forecasts:
+        if f.forecaster_type == "llm":
+            vectors[(f.forecaster, f.access, f.strategy, f.horizon, f.event_id)] = np.array([f.p_home, f.p_draw, f.p_away])
+    assert scores.diversity
+    for row in scores.diversity:
+        cond = (row.access, row.strategy, row.horizon)
+        events = [k[4] for k in vectors if k[0] == row.a and k[1:4] == cond and (row.b, *cond, k[4]) in vectors]
+        js = [jensenshannon(vectors[(row.a, *cond, e)], vectors[(row.b, *cond, e)], base=2) ** 2 for e in events]
+        assert row.n == len(events)
+        assert row.jensen_shannon == pytest.approx(np.mean(js))
+        a = np.concatenate([vectors[(row.a, *cond, e)] for e in events])
+        b = np.concatenate([vectors[(row.b, *cond, e)] for e in events])
+        assert row.correlation == pytest.approx(np.corrcoef(a, b)[0, 1])

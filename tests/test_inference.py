@@ -155,3 +155,11 @@ def test_model_pairs_family_holm_adjusts_within_a_cell():
     ab = next(t for t in pairs if t.a == "m.a" and t.b == "m.b")
     assert ab.estimate == pytest.approx(np.mean([0.5 + 0.01 * (i % 3) - 0.52 - 0.01 * ((2 * i) % 3)
                                                  for i in range(30)]))
+
+
+def test_fast_percentiles_agree_with_numpy():
+    values = np.random.default_rng(0).normal(size=(1001, 6))
+    values[:7, 2] = np.nan
+    low, high = inference._percentiles(values, [2.5, 97.5])
+    np.testing.assert_allclose(low, np.nanpercentile(values, 2.5, axis=0))
+    np.testing.assert_allclose(high, np.nanpercentile(values, 97.5, axis=0))
