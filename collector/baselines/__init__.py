@@ -15,7 +15,14 @@ BASELINES = ("uniform", "base_rate", "elo", "dixon_coles", "ensemble")
 
 
 def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any):
-    """A configured baseline forecaster by name; options: ``id``, ``seed``, ``simulations``."""
+    """A configured baseline forecaster by name; options: ``id``, ``seed``, ``simulations``.
+
+    ``market`` takes ``quotes`` (from :func:`collector.baselines.market.load_quotes`) and ``method``.
+    """
+    if name == "market":
+        from .market import MarketForecaster
+
+        return MarketForecaster(options.pop("quotes", []), **options)
     from .base_rate import BaseRateForecaster
     from .dixon_coles import DixonColesForecaster
     from .elo import EloForecaster
@@ -30,7 +37,7 @@ def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any
         "ensemble": EnsembleForecaster,
     }
     if name not in classes:
-        raise ConfigError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES)}")
+        raise ConfigError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES)}, market")
     return classes[name](data_dir, **options)
 
 

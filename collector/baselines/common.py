@@ -8,6 +8,7 @@ the full LLM-schema :class:`MatchForecast`, and :func:`forecast_record` wraps it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -125,12 +126,17 @@ def forecast_record(
     payload: Any,
     inputs: dict[str, Any],
     forecaster_type: ForecasterType = ForecasterType.BASELINE,
+    requested_at: datetime | None = None,
 ) -> Forecast:
-    """A VALID forecast record for ``task`` (recorded at the request time, on the task's clock)."""
+    """A VALID forecast record for ``task`` on the task's clock.
+
+    ``requested_at`` defaults to the task's request time; the market passes its quote's own time.
+    """
     deadline = task.deadline
+    requested = requested_at or task.now
     return Forecast(
         clock=task.clock,
-        recorded_at=task.now,
+        recorded_at=max(task.now, requested),
         competition_id=task.competition.id,
         target_kind="match" if task.event is not None else "question",
         target_id=task.target_id,
@@ -143,8 +149,8 @@ def forecast_record(
         sample=task.sample,
         kickoff_utc=deadline,
         scheduled_at=task.scheduled_at,
-        requested_at=task.now,
-        lead_time_minutes=round((deadline - task.now).total_seconds() / 60.0, 3),
+        requested_at=requested,
+        lead_time_minutes=round((deadline - requested).total_seconds() / 60.0, 3),
         status=ForecastStatus.VALID,
         payload=payload,
         inputs=inputs,

@@ -21,8 +21,9 @@ import numpy as np
 from .results import ResultTable, day_number
 from .scoregrid import score_grid
 
-XI = 0.0019  # per day: half-life about one year (Dixon & Coles used 0.0065 per half-week)
-WINDOW_YEARS = 6.0
+XI = 0.001  # per day: half-life about 1.9 years (chosen on pre-2026 tournaments)
+WINDOW_YEARS = 10.0
+FRIENDLY_WEIGHT = 0.5  # friendlies count half (chosen on pre-2026 tournaments)
 SHRINK = 3.0
 
 
@@ -93,7 +94,7 @@ def fit_dixon_coles(
     window_years: float = WINDOW_YEARS,
     shrink: float = SHRINK,
     sweeps: int = 60,
-    friendly_weight: float = 1.0,
+    friendly_weight: float = FRIENDLY_WEIGHT,
 ) -> DixonColesFit:
     """Fit on rows dated in [when - window, when); ``edge`` per row (+1 home, 0 neutral) defaults to not neutral."""
     today = day_number(when)

@@ -24,6 +24,8 @@ from .scoregrid import score_grid
 HOME_ADVANTAGE = 100.0
 INITIAL_RATING = 1500.0
 PRIOR = (np.log(1.3), 0.9)  # a0 = log mean goals, b0 = log-rate change per 400 Elo points
+WINDOW_YEARS = 4.0  # goal-model window (chosen on pre-2026 tournaments)
+RHO = -0.1  # Dixon-Coles low-score correction on the Elo grid (chosen on pre-2026 tournaments)
 
 
 def goal_multiplier(margin: np.ndarray) -> np.ndarray:
@@ -83,7 +85,7 @@ def elo_history(table: ResultTable, home_advantage: float = HOME_ADVANTAGE, k_sc
 
 
 def fit_goal_model(
-    history: EloHistory, when: date, window_years: float = 8.0, prior_weight: float = 50.0
+    history: EloHistory, when: date, window_years: float = WINDOW_YEARS, prior_weight: float = 50.0
 ) -> tuple[float, float, int]:
     """(a, b, rows used): Poisson ML of goals on dr/400 over rows in [when - window, when), ridge prior to PRIOR.
 
@@ -127,7 +129,7 @@ class EloFit:
         return float(np.exp(self.a + self.b * dr)), float(np.exp(self.a - self.b * dr)), info
 
     def grid(self, rate_home: float, rate_away: float) -> np.ndarray:
-        return score_grid(rate_home, rate_away)
+        return score_grid(rate_home, rate_away, RHO)
 
     def fitted_through(self) -> str | None:
         table = self.history.table

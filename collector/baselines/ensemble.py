@@ -1,8 +1,9 @@
-"""``ensemble``: the equal-weight average of member baselines (default: base_rate, elo, dixon_coles).
+"""``ensemble``: the equal-weight average of member baselines (default: elo and dixon_coles).
 
 Probabilities are averaged (a linear pool); the score grid is the equal mixture of the
 members' grids, so expected goals and the most likely score come from the same mixture.
-``uniform`` is left out by default: averaging with a constant 1/3 only shrinks the others.
+``uniform`` and ``base_rate`` are left out by default: they ignore who plays, and on the
+pre-2026 tuning tournaments (benchmarks/tune_international.py) mixing them in only hurt.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collector.forecasting import ForecastTask
 from .base import BaselineForecaster, Source, source_for
 from .common import MatchView
 
-DEFAULT_MEMBERS = ("base_rate", "elo", "dixon_coles")
+DEFAULT_MEMBERS = ("elo", "dixon_coles")
 
 
 class EnsembleForecaster(BaselineForecaster):
