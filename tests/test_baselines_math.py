@@ -144,7 +144,7 @@ def test_dixon_coles_fit_reaches_the_scipy_maximum_likelihood():
     from scipy.optimize import minimize
 
     table, end = _synthetic_league(7)
-    fit = fit_dixon_coles(table, end, xi=0.0, window_years=5, shrink=0.0, sweeps=300)
+    fit = fit_dixon_coles(table, end, xi=0.0, window_years=5, shrink=0.0, sweeps=300, friendly_weight=1.0)
     n = len(table.teams)
     h, a = table.home, table.away
     hg, ag = table.home_goals.astype(float), table.away_goals.astype(float)

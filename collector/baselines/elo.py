@@ -140,7 +140,7 @@ class EloFit:
 
 
 CLUB_HOME_ADVANTAGE = 70.0
-CLUB_K_SCALE = 1.5  # league rows carry K = 20; a single season needs faster movement
+CLUB_K_SCALE = 1.0  # league rows carry K = results.LEAGUE_K
 _HISTORIES: dict[tuple, EloHistory] = {}
 
 

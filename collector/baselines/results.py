@@ -31,6 +31,7 @@ from collector.records import Competition
 
 RESULTS_CSV = "international-results/results.csv"
 EPOCH = date(1970, 1, 1)
+LEAGUE_K = 30.0  # Elo K for league matches (a single season needs faster movement than ClubElo's 20)
 
 # Names of the same country in openfootball and martj42/international_results.
 NAME_QUIRKS = {
@@ -202,5 +203,5 @@ def league_table(history: Sequence[KnownResult]) -> ResultTable:
             continue
         event = known.event
         when = event.kickoff_utc.date() if event.kickoff_utc is not None else event.kickoff_date
-        rows.append((when, event.home_team, event.away_team, score.home, score.away, False, 20.0))
+        rows.append((when, event.home_team, event.away_team, score.home, score.away, False, LEAGUE_K))
     return build_table(rows)
