@@ -192,3 +192,22 @@ def test_events_without_kickoff_time_are_not_scheduled(archive_dir):
     f = Counting()
     tick(archive_dir, KICKOFF - timedelta(hours=24), [f])
     assert f.calls == [] and keys(archive_dir) == set()
+
+
+def test_spending_cap_defers_the_rest_to_a_later_tick(archive_dir, monkeypatch):
+    from tests.collection_helpers import FAKE_KEY
+    from tests.fake_openrouter import FakeOpenRouter
+
+    wc_archive(archive_dir, *[make_event(id=f"e{i}") for i in range(3)])
+    now = KICKOFF - timedelta(hours=24)
+    with FakeOpenRouter() as server:
+        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
+        monkeypatch.setenv("OPENROUTER_BASE_URL", server.base_url)
+        tight = arena(questions=False, horizons=["t_minus_24h"], concurrency=1, spending_cap_usd=0.003)
+        first = asyncio.run(run_tick_async(tight, archive_dir, now, sync=False))
+        assert (first.due, first.produced, first.deferred) == (12, 3, 9)  # each call costs 0.00123 USD
+        assert first.spent_usd == pytest.approx(3 * 0.00123)
+        assert len(server.seen) == 3 and len(load_archive(archive_dir).forecasts) == 3
+        loose = arena(questions=False, horizons=["t_minus_24h"])
+        second = asyncio.run(run_tick_async(loose, archive_dir, now + timedelta(minutes=15), sync=False))
+        assert (second.due, second.produced) == (9, 9) and len(server.seen) == 12
