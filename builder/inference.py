@@ -27,6 +27,7 @@ from itertools import combinations
 
 import numpy as np
 
+from builder.market import market_events
 from builder.score_types import ScoredForecast, TestResult
 
 SEED = 20260715
@@ -38,7 +39,8 @@ NOTES = [
     "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout, "
     "percentile 95% (builder/inference.py).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
-    "within each declared family; master seed 20260715.",
+    "within each declared family (model pairs and market per condition; access, strategy, horizon "
+    "per measure); master seed 20260715.",
 ]
 
 
@@ -250,13 +252,25 @@ def factor_specs(rows: list[ScoredForecast], factor: str, a_level: str, b_level:
     return specs
 
 
+def market_specs(rows: list[ScoredForecast]) -> list[tuple]:
+    """Forecaster Brier - market Brier on the events with a market price (seeds/000 App. D,
+    seeds/002); one Holm family per condition."""
+    specs = []
+    for cell, events in sorted(market_events(rows).items(), key=lambda kv: tuple(vars(kv[0]).values())):
+        family = f"market/{cell.access}/{cell.strategy}/{cell.horizon}" + ("/replay" if cell.clock == "replay" else "")
+        diffs = {e: v[1] for e, v in events.items()}
+        specs.append((family, f"{cell.forecaster} - market", cell.forecaster, "market", "brier", cell.clock, diffs))
+    return specs
+
+
 def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
-    """Model pairs and the factorial contrasts of seeds/000: closed - open, score-first -
-    probabilistic, and every pair of horizons (earlier - later), for Brier score and log loss."""
+    """Model pairs, forecasters against the market, and the factorial contrasts of seeds/000:
+    closed - open, score-first - probabilistic, and every pair of horizons (earlier - later),
+    for Brier score and log loss."""
     if not rows:
         return []
     resampler = resampler or resampler_for(rows)
-    specs = model_pair_specs(rows, "brier")
+    specs = model_pair_specs(rows, "brier") + market_specs(rows)
     for measure in ("brier", "log_loss"):
         specs += factor_specs(rows, "access", "closed_book", "open_book", measure)
         specs += factor_specs(rows, "strategy", "direct_score", "probabilistic_forecast", measure)

@@ -98,6 +98,8 @@ def test_market_comparison_appears_on_rows_with_market_prices():
     assert row["return"] == pytest.approx(sum(per_event) / 4)
     market_brier = [0.38, 0.25 + 0.49 + 0.04, 0.25 + 0.09 + 0.64, 0.38]
     assert row["brier_difference"] == pytest.approx(2 / 3 - sum(market_brier) / 4)
+    test = next(t for t in scores.tests if t.a == "uniform" and t.family.startswith("market/"))
+    assert test.n == 4 and test.estimate == pytest.approx(row["brier_difference"])
 
 
 def test_replay_records_are_scored_but_stay_labelled():
@@ -145,7 +147,7 @@ def test_question_forecasts_single_choice_and_fixed_k():
 def test_synthetic_panel_has_every_part_of_the_analysis():
     scores = score_archive(synthetic_archive(n_events=24, n_models=3, knockout_from=16))
     assert {r.view for r in scores.leaderboard} == {"all"} and scores.matched and scores.ensemble
-    assert {t.family.split("/")[0] for t in scores.tests} == {"model_pairs", "access", "strategy", "horizon"}
+    assert {t.family.split("/")[0] for t in scores.tests} == {"model_pairs", "market", "access", "strategy", "horizon"}
     assert all(t.p_holm is None or t.p_holm >= t.p_value for t in scores.tests)
     assert scores.calibration and scores.confidence_groups and scores.diversity
     ops = {o.forecaster: o for o in scores.operations}
