@@ -48,7 +48,7 @@ from builder.site.build import build_site
 marks = []
 start = time.perf_counter()
 report = build_site(Path(sys.argv[1]), Path(sys.argv[2]), commit="benchmark",
-                    progress=lambda line: marks.append((time.perf_counter() - start, line.strip())))
+                    progress=lambda line: marks.append((time.perf_counter() - start, line)))
 total = time.perf_counter() - start
 print(json.dumps({"seconds": total, "marks": marks, "pages": report.pages, "files": report.files,
                   "heavy": report.heavy_pages, "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
