@@ -19,7 +19,7 @@ from collections import defaultdict
 import numpy as np
 
 from builder.metrics import LOG_LOSS_FLOOR
-from builder.score_types import QuestionScore
+from builder.score_types import QuestionScore, QuestionSummary
 from collector.records import Forecast, QuestionForecast
 
 
@@ -114,3 +114,19 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
         )
         for i, f in enumerate(group)
     ]
+
+
+def summarise_questions(scores: list[QuestionScore]) -> list[QuestionSummary]:
+    """Means per forecaster, condition and question type (questions are the unit, seeds/000 B.5)."""
+    groups: dict[tuple, list[QuestionScore]] = defaultdict(list)
+    for q in scores:
+        groups[(q.forecaster, q.access, q.strategy, q.horizon, q.clock, q.prediction_type)].append(q)
+    out = []
+    for key, group in sorted(groups.items()):
+        names = sorted({n for q in group for n in q.measures})
+        means = {}
+        for name in names:
+            values = [q.measures[name] for q in group if q.measures.get(name) is not None]
+            means[name] = float(np.mean(values)) if values else None
+        out.append(QuestionSummary(*key, n=len(group), measures=means))
+    return out

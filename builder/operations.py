@@ -45,6 +45,25 @@ def searched(forecast: Forecast) -> bool | None:
     return False
 
 
+SUM_TARGETS = {"90": 1.0, "full": 1.0, "advances": 1.0}
+"""Probability groups of a match answer whose stated sums the validator records (target 1)."""
+
+
+def sum_audit(group: list[Forecast]) -> dict[str, float]:
+    """Deviations of the probability sums the model *stated* (before any normalisation) from 1:
+    per group, the number of records, the mean |sum - 1| and the share off by more than 1e-9
+    (seeds/000 Table 5, "sum audits")."""
+    audit: dict[str, float] = {}
+    for name, target in SUM_TARGETS.items():
+        sums = [f.validation.original_sums[name] for f in group if name in f.validation.original_sums]
+        if sums:
+            deviation = np.abs(np.array(sums) - target)
+            audit[f"{name}_records"] = len(sums)
+            audit[f"{name}_mean_abs_deviation"] = float(deviation.mean())
+            audit[f"{name}_share_off"] = float(np.mean(deviation > 1e-9))
+    return audit
+
+
 def operational_rows(forecasts: list[Forecast]) -> list[OperationalRow]:
     """One row per forecaster and clock over all of its forecast records."""
     groups: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
@@ -78,6 +97,7 @@ def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
         open_book_calls=len(open_book),
         search_observed_rate=shares["searched"] if observed else None,
         search_shares=shares,
+        sum_audit=sum_audit(group),
         prompt_tokens=sum(a.usage.prompt_tokens or 0 for a in attempts),
         completion_tokens=sum(a.usage.completion_tokens or 0 for a in attempts),
         cost_usd=float(sum(a.usage.cost_usd or 0.0 for a in attempts)),

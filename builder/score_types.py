@@ -206,6 +206,20 @@ class QuestionScore:
 
 
 @dataclass(frozen=True)
+class QuestionSummary:
+    """Mean question measures of one forecaster x condition over its scored questions of one type."""
+
+    forecaster: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    prediction_type: str
+    n: int
+    measures: dict[str, float | None]
+
+
+@dataclass(frozen=True)
 class OperationalRow:
     """Record statuses and resource use of one forecaster (all its forecast records)."""
 
@@ -224,6 +238,7 @@ class OperationalRow:
     latency_ms_median: float | None
     attempts: int
     search_shares: dict[str, float] = field(default_factory=dict)
+    sum_audit: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -255,6 +270,7 @@ class Scores:
     calibration: list[CalibrationRow] = field(default_factory=list)
     confidence_groups: list[ConfidenceGroup] = field(default_factory=list)
     questions: list[QuestionScore] = field(default_factory=list)
+    question_summary: list[QuestionSummary] = field(default_factory=list)
     operations: list[OperationalRow] = field(default_factory=list)
     diversity: list[DiversityRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

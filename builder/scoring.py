@@ -51,6 +51,7 @@ def score_archive(archive: Archive, competition_id: str | None = None, *, infere
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
+    scores.question_summary = metrics_questions.summarise_questions(scores.questions)
     scores.operations = operations.operational_rows(forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts)
     if inference_tests and resampler is not None:

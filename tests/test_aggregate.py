@@ -86,6 +86,23 @@ def test_operational_rates_and_resources():
     assert row.latency_ms_median == pytest.approx(1200.0)
 
 
+def test_sum_audit_reports_stated_probability_sums():
+    from collector.records import Validation
+
+    event = make_event()
+    forecasts = [
+        make_forecast(event, "m.x", sample=0, validation=Validation(original_sums={"90": 1.0})),
+        make_forecast(event, "m.x", sample=1, status=ForecastStatus.NORMALIZED,
+                      validation=Validation(original_sums={"90": 1.04}, normalized=True)),
+        make_forecast(event, "m.x", None, sample=2, status=ForecastStatus.INVALID_SUM,
+                      validation=Validation(original_sums={"90": 1.3})),
+    ]
+    audit = operations.operational_rows(forecasts)[0].sum_audit
+    assert audit["90_records"] == 3
+    assert audit["90_mean_abs_deviation"] == pytest.approx((0 + 0.04 + 0.3) / 3)
+    assert audit["90_share_off"] == pytest.approx(2 / 3)
+
+
 def test_every_status_belongs_to_exactly_one_rate():
     grouped = [s for members in operations.RATE_GROUPS.values() for s in members]
     assert sorted(grouped) == sorted(ForecastStatus)

@@ -142,6 +142,9 @@ def test_question_forecasts_single_choice_and_fixed_k():
     assert fixed["exact_set"] == 0.0 and fixed["correct"] == 1.0  # picks esp, mex
     assert fixed["marginal_brier"] == pytest.approx((0.01 + 0.36 + 0.36 + 0.01 + 0) / 5)
     assert fixed["probability_sum_audit"] == pytest.approx(2.0 - 2)
+    summary = {q.prediction_type: q for q in scores.question_summary}
+    assert summary["single_choice"].n == 1 and summary["single_choice"].measures["brier"] == pytest.approx(0.38)
+    assert summary["multi_choice_fixed_k"].measures["correct"] == 1.0
 
 
 def test_synthetic_panel_has_every_part_of_the_analysis():
