@@ -62,6 +62,10 @@ def _records(match: SourceMatch, competition: Competition, retrieved: datetime) 
         score_extra_time=match.score_extra_time, score_penalties=match.score_penalties,
         source_payload=match.payload, **common,
     )
+    if event.knockout:
+        from .simulate import advancing_team
+
+        outcome = outcome.model_copy(update={"advancing_team": advancing_team(event, outcome)})
     return Played(event, outcome)
 
 

@@ -69,6 +69,7 @@ class BaselineForecaster:
         self.simulations = simulations
         self._sources: dict = {}
         self._fits: dict = {}
+        self._sims: dict = {}
 
     # -- what a subclass provides -------------------------------------------------------
     def fit(self, source: Source, when: date) -> Any:
@@ -100,7 +101,7 @@ class BaselineForecaster:
         if task.event is None:
             from .simulate import question_forecast
 
-            payload, inputs = question_forecast(task, self.pair_view(task), self.seed, self.simulations)
+            payload, inputs = question_forecast(task, self.pair_view(task), self.seed, self.simulations, self._sims)
             inputs = {"simulations": self.simulations, "seed": self.seed, **inputs}
         else:
             event = task.event

@@ -1,0 +1,106 @@
+"""Monte Carlo of the remaining competition: real format, known results kept, seeded and reproducible."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from collector.baselines import build_baseline
+from collector.baselines.backtest import played_matches
+from collector.baselines.simulate import assign_thirds
+from collector.forecasting import ForecastTask, KnownResult
+from collector.questions import league_questions, tournament_questions
+from collector.records import Access, Clock, Horizon, Strategy
+from collector.standings import MatchResult, compute_table
+from collector.writer import record_bytes
+
+
+@pytest.fixture(scope="module")
+def world_cup(data_dir):
+    competition, played = played_matches("worldcup-2026", data_dir)
+    first = played[0].event.kickoff_utc
+    questions = {q.id: q for q in tournament_questions(competition, first, first - timedelta(days=9), Clock.REPLAY)}
+    return competition, played, questions
+
+
+def _task(competition, question, now, fixtures, history=()):
+    # questions close at the first kickoff; mid-competition tasks here exercise the simulation itself
+    deadline = max(question.closes_at, now + timedelta(days=1))
+    return ForecastTask(
+        competition=competition, access=Access.CLOSED_BOOK, strategy=Strategy.PROBABILISTIC_FORECAST,
+        horizon=Horizon.STAGE_OPENING, sample=0, scheduled_at=now, now=now, deadline=deadline,
+        clock=Clock.REPLAY, question=question, fixtures=tuple(fixtures), history=tuple(history),
+    )
+
+
+def test_assign_thirds_respects_every_slot_rule():
+    slots = [(74, "away", {"A", "B", "C", "D", "F"}), (77, "away", {"C", "D", "F", "G", "H"}),
+             (79, "away", {"C", "E", "F", "H", "I"}), (80, "away", {"E", "H", "I", "J", "K"})]
+    assigned = assign_thirds(slots, ["A", "F", "H", "K"])
+    assert sorted(assigned.values()) == ["A", "F", "H", "K"]
+    for match, side, allowed in slots:
+        assert assigned[(match, side)] in allowed
+    assert assigned[(80, "away")] == "K"  # the only slot that takes K
+
+
+def test_world_cup_questions_before_kickoff_are_seeded_and_coherent(world_cup, data_dir):
+    competition, played, questions = world_cup
+    fixtures = [p.event for p in played if not p.event.knockout]
+    now = played[0].event.kickoff_utc - timedelta(days=1)
+    forecaster = build_baseline("elo", data_dir, simulations=300, seed=11)
+    champion = forecaster.forecast_now(_task(competition, questions["world_champion"], now, fixtures))
+    semis = forecaster.forecast_now(_task(competition, questions["semifinalists"], now, fixtures))
+    assert sum(c.probability for c in champion.payload.choices) == pytest.approx(1.0, abs=1e-6)
+    assert sum(c.probability for c in semis.payload.choices) == pytest.approx(4.0, abs=1e-6)
+    assert len(semis.payload.final_picks) == 4
+    favourite = champion.payload.final_picks[0]
+    assert favourite in semis.payload.final_picks  # the champion favourite is a semifinal favourite too
+    probs = {c.team: c.probability for c in semis.payload.choices}
+    assert probs["esp"] > probs["cpv"]
+    # same seed, same record; another seed, other draws
+    again = build_baseline("elo", data_dir, simulations=300, seed=11)
+    assert record_bytes(again.forecast_now(_task(competition, questions["world_champion"], now, fixtures))) == \
+        record_bytes(champion)
+    other = build_baseline("elo", data_dir, simulations=300, seed=12)
+    assert other.forecast_now(_task(competition, questions["world_champion"], now, fixtures)).payload != \
+        champion.payload
+
+
+def test_known_results_are_kept(world_cup, data_dir):
+    """With every group and quarter-final result known, the simulation reproduces what happened."""
+    competition, played, questions = world_cup
+    quarter_finals = [p for p in played if p.event.stage == "quarter-final"]
+    now = max(p.ends for p in quarter_finals) + timedelta(hours=1)
+    history = [KnownResult(p.event, p.outcome) for p in played if p.ends < now]
+    fixtures = [p.event for p in played]
+    forecaster = build_baseline("dixon_coles", data_dir, simulations=100)
+    semis = forecaster.forecast_now(_task(competition, questions["semifinalists"], now, fixtures, history))
+    real = {t for p in played if p.event.stage == "semi-final" for t in (p.event.home_team, p.event.away_team)}
+    assert set(semis.payload.final_picks) == real
+    assert all(c.probability == 1.0 for c in semis.payload.choices if c.team in real)
+    group_a = [p for p in played if p.event.group == "A"]
+    table = compute_table(
+        competition.groups[0].teams,
+        [MatchResult(p.event.home_team, p.event.away_team, p.outcome.score_90.home, p.outcome.score_90.away)
+         for p in group_a],
+        competition.tie_breakers,
+    )
+    winner = forecaster.forecast_now(_task(competition, questions["group_winner_a"], now, fixtures, history))
+    assert winner.payload.final_picks == (table[0].team,)
+    assert winner.payload.choices[0].probability == 1.0
+
+
+def test_league_questions_mid_season(data_dir):
+    competition, played = played_matches("en-1-2025-26", data_dir)
+    now = played[200].ends + timedelta(hours=1)
+    history = [KnownResult(p.event, p.outcome) for p in played if p.ends < now]
+    # remaining fixtures: the played part after `now` stands in for the registered schedule
+    fixtures = [p.event for p in played]
+    questions = {q.id: q for q in league_questions(competition, played[0].event.kickoff_utc, now - timedelta(days=300),
+                                                   Clock.REPLAY)}
+    forecaster = build_baseline("elo", data_dir, simulations=200)
+    for qid, total in (("champion", 1), ("top_four", 4), ("relegation", 3)):
+        record = forecaster.forecast_now(_task(competition, questions[qid], now, fixtures, history))
+        assert sum(c.probability for c in record.payload.choices) == pytest.approx(total, abs=1e-6), qid
+        assert record.payload.choices[0].rank == 1 and record.payload.choices[0].is_final_pick
