@@ -204,3 +204,8 @@ def test_open_book_forecasts_form_their_own_cell():
     scores = score_archive(archive_from_records(records))
     cell = find(scores.leaderboard, "openai.gpt-5.5", access="open_book")
     assert cell.n == 1 and cell.strategy == "direct_score"
+
+
+def test_score_command_refuses_a_missing_archive_folder(tmp_path, capsys):
+    assert builder_main(["score", "--archive", str(tmp_path / "nowhere"), "--json"]) == 2
+    assert "nowhere" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import orjson
 
@@ -50,6 +51,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not Path(args.archive).is_dir():
+        print(f"error: archive folder {args.archive!r} does not exist", file=sys.stderr)
+        return 2
     archive = load_archive(args.archive)
     for problem in archive.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
