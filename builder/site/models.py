@@ -229,6 +229,8 @@ class QuestionsPage:
     path: str
     meta: Meta
     questions: tuple[QuestionSummary, ...]
+    score_headers: tuple[str, ...]  # mean scores per forecaster x condition x question type
+    score_rows: tuple[tuple[str, ...], ...]
 
 
 @declare

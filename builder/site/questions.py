@@ -59,7 +59,20 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
                 forecasts=len(forecasts),
             )
         )
-    pages.append(
-        QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"), questions=tuple(summaries))
-    )
+    headers, rows = score_summary(ctx.scores)
+    pages.append(QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"),
+                               questions=tuple(summaries), score_headers=headers, score_rows=rows))
     return pages
+
+
+def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """Mean question scores per forecaster, condition and question type (from builder.scoring)."""
+    summary = getattr(scores, "question_summary", [])
+    names = sorted({m for row in summary for m in row.measures})
+    headers = ("forecaster", "cell", "clock", "question type", "N") + tuple(n.replace("_", " ") for n in names)
+    rows = []
+    for row in sorted(summary, key=lambda r: (r.prediction_type, r.forecaster, r.access, r.strategy, r.horizon, r.clock)):
+        values = tuple("–" if row.measures.get(n) is None else f"{row.measures[n]:.3f}" for n in names)
+        rows.append((row.forecaster, f"{row.access}/{row.strategy}/{row.horizon}", row.clock, row.prediction_type,
+                     str(row.n)) + values)
+    return headers, tuple(rows)

@@ -124,9 +124,12 @@ def score_table(scores) -> Table:
     return Table("scores", columns, rows, "every scored match forecast with every per-forecast measure")
 
 
+EMPTY_LEADERBOARD_KEYS = ("forecaster", "forecaster_type", "access", "strategy", "horizon", "clock", "view", "n")
+
+
 def leaderboard_table(scores) -> Table:
     flat = [row.flat() for row in list(scores.leaderboard) + list(scores.matched)]
-    keys: list[str] = []
+    keys: list[str] = [] if flat else list(EMPTY_LEADERBOARD_KEYS)
     for row in flat:
         keys += [k for k in row if k not in keys]
     columns = tuple((k, _sqlite_type(flat, k)) for k in keys)

@@ -1,0 +1,64 @@
+"""The site built from the real 2026 World Cup data (shared data folder, read at run time).
+
+The archive is a replay slice written by the collector itself (``sync --now`` on a simulated
+clock); when the replay command exists, a short replay with forecasts is built as well.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+from builder.site.build import PAGE_LIMIT, build_site
+from collector.cli import main as collector
+
+
+def _read(out, name: str) -> str:
+    return (out / name).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def worldcup_site(data_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("wc")
+    archive = root / "archive"
+    code = collector(["sync", "--competition", "worldcup-2026", "--now", "2026-06-14T00:00:00Z",
+                      "--archive", str(archive), "--data-dir", str(data_dir)])
+    assert code == 0
+    report = build_site(archive, root / "site", commit="test", progress=lambda _l: None)
+    return report, root / "site"
+
+
+def test_real_fixtures_outcomes_and_groups_render(worldcup_site):
+    report, out = worldcup_site
+    assert report.problems == [] and report.replay
+    listing = _read(out, "matches/worldcup-2026/index.html")
+    assert listing.count('<tr data-stage="group"') == 72  # the group stage is registered before it starts
+    assert "Mexico" in listing and "South Africa" in listing
+    opener = _read(out, "matches/worldcup-2026/mex-v-rsa.html")
+    assert '<td class="score">2–0</td>' in opener  # the opening match, as the source gives it
+    assert "2026-06-11 13:00 UTC-6" in opener  # the source's own kickoff string on hover
+    bracket = _read(out, "bracket/worldcup-2026.html")
+    assert len(re.findall(r"<caption>Group [A-L]</caption>", bracket)) == 12
+    assert "No scored forecasts yet" in _read(out, "index.html")
+    for page in out.rglob("*.html"):
+        assert "replay-banner" in page.read_text(encoding="utf-8")
+        assert page.stat().st_size <= PAGE_LIMIT
+
+
+def _replay_available() -> bool:
+    return importlib.util.find_spec("collector.commands.replay") is not None
+
+
+@pytest.mark.skipif(not _replay_available(), reason="python -m collector replay is not in this checkout yet")
+def test_short_replay_builds(data_dir, tmp_path):
+    archive = tmp_path / "archive"
+    code = collector(["replay", "worldcup-2026", "--out", str(archive), "--data-dir", str(data_dir),
+                      "--until", "2026-06-14T00:00:00Z"])
+    assert code == 0
+    report = build_site(archive, tmp_path / "site", commit="test", progress=lambda _l: None)
+    assert report.problems == [] and report.replay
+    home = _read(tmp_path / "site", "index.html")
+    assert 'id="board"' in home  # forecasts were made and scored
+    assert all(p.stat().st_size <= PAGE_LIMIT for p in (tmp_path / "site").rglob("*.html"))
