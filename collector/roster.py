@@ -14,6 +14,7 @@ from collector.config import ArenaConfig
 from collector.errors import ConfigError, PrematchError, Problem
 from collector.llm import Budget, LLMForecaster
 from collector.openrouter import OpenRouterClient
+from collector.records import ForecasterType
 
 
 @dataclass
@@ -53,3 +54,31 @@ def build_roster(
         except (ImportError, PrematchError, TypeError) as exc:
             roster.problems.append(Problem(config.source_path, f"forecaster {f.id}: {exc}"))
     return roster
+
+
+@dataclass(frozen=True)
+class ForecasterSpec:
+    """What the scheduler needs to know about a forecaster, without a client or a fitted model."""
+
+    id: str
+    type: ForecasterType
+    version: str
+    conditions: tuple
+    model: str | None = None
+
+
+def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) -> list[ForecasterSpec]:
+    """Scheduling view of every enabled forecaster (for ``next_due_after``; no API key needed)."""
+    specs = []
+    for f in config.enabled_forecasters():
+        if f.type == "llm":
+            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model))
+            continue
+        try:
+            from collector.baselines import build_baseline
+
+            built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)
+        except (ImportError, PrematchError, TypeError):
+            continue
+        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions)))
+    return specs

@@ -18,6 +18,7 @@ append-only writer refuses a second record for a key anyway.
 from __future__ import annotations
 
 import os
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -237,10 +238,15 @@ def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Foreca
 
 
 class KeyLocks:
-    """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``."""
+    """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``.
 
-    def __init__(self, folder: Path):
+    A lock older than ``stale_after`` seconds (wall clock) was left by a tick that died; it is
+    broken once. A live request never holds a key that long: it cannot run past its window.
+    """
+
+    def __init__(self, folder: Path, stale_after: float = 3600.0):
         self.folder = Path(folder)
+        self.stale_after = stale_after
 
     def _lock(self, slot: Slot) -> Path:
         return self.folder / (slot.path + ".lock")
@@ -251,10 +257,22 @@ class KeyLocks:
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            return False
+            if not self._stale(lock):
+                return False
+            lock.unlink(missing_ok=True)
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                return False
         os.write(fd, f"{os.getpid()}\n".encode())
         os.close(fd)
         return True
+
+    def _stale(self, lock: Path) -> bool:
+        try:
+            return time.time() - lock.stat().st_mtime > self.stale_after
+        except FileNotFoundError:
+            return True
 
     def release(self, slot: Slot) -> None:
         self._lock(slot).unlink(missing_ok=True)

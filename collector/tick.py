@@ -26,7 +26,7 @@ from collector.manifest import write_tick_manifest
 from collector.questions import register_questions
 from collector.reader import Archive, load_archive
 from collector.records import Clock
-from collector.roster import Roster, build_roster
+from collector.roster import Roster, build_roster, forecaster_specs
 from collector.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.scheduler import next_due_after as _next_due
 from collector.writer import ArchiveWriter
@@ -218,8 +218,5 @@ def next_due_after(
 ) -> datetime | None:
     """The next time after ``after`` at which a forecast window opens or closes (None: nothing left)."""
     archive = load_archive(archive_root)
-    if forecasters is None:
-        roster = build_roster(config, budget=Budget(0.0), clock=lambda: after)
-        forecasters = roster.forecasters
-        asyncio.run(roster.aclose()) if roster.client is not None else None
-    return _next_due(archive, config, forecasters, after, _since(config, forecasters))
+    chosen = forecasters if forecasters is not None else forecaster_specs(config)
+    return _next_due(archive, config, chosen, after, _since(config, chosen))

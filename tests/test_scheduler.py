@@ -211,3 +211,23 @@ def test_spending_cap_defers_the_rest_to_a_later_tick(archive_dir, monkeypatch):
         loose = arena(questions=False, horizons=["t_minus_24h"])
         second = asyncio.run(run_tick_async(loose, archive_dir, now + timedelta(minutes=15), sync=False))
         assert (second.due, second.produced) == (9, 9) and len(server.seen) == 12
+
+
+def test_next_due_after_from_the_config_alone_needs_no_api_key(archive_dir, monkeypatch):
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_2h"])
+    assert next_due_after(config, archive_dir, KICKOFF - timedelta(days=1)) == KICKOFF - timedelta(hours=2)
+
+
+def test_a_stale_lock_left_by_a_dead_tick_is_broken(archive_dir, tmp_path):
+    import os
+
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h"])
+    (slot,) = plan(load_archive(archive_dir), config, [Counting()], KICKOFF - timedelta(hours=24)).due
+    locks = KeyLocks(tmp_path / "locks", stale_after=60)
+    assert locks.claim(slot)
+    lock = tmp_path / "locks" / (slot.path + ".lock")
+    os.utime(lock, (lock.stat().st_mtime - 120, lock.stat().st_mtime - 120))
+    assert locks.claim(slot) and not locks.claim(slot)
