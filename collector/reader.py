@@ -103,9 +103,11 @@ def load_archive(root: Path | str) -> Archive:
     archive = Archive(root=Path(root))
     if not archive.root.exists():
         return archive
+    root = str(archive.root)
     for relative in iter_record_files(archive.root):
-        try:
-            data = (archive.root / relative).read_bytes()
+        try:  # plain string paths: pathlib costs more than reading a small file
+            with open(os.path.join(root, relative), "rb") as handle:
+                data = handle.read()
         except OSError as exc:
             archive.problems.append(Problem(relative, f"cannot read: {exc}"))
             continue
