@@ -1,7 +1,7 @@
 """Time ``verify`` on a history of 10,000 forecast files over 500 commits.
 
-Builds a throwaway repository (one tick per commit: 20 forecasts plus the tick's manifest,
-with the 500 events registered in the first tick), then prints the time of a bare
+Builds a throwaway repository with ``git fast-import`` (one tick per commit: 20 forecasts,
+the events they are for, and the tick's manifest chained to the previous one), then prints the time of a bare
 ``git log --name-status`` over the same history, of ``verify`` in-process, and of
 ``python -m collector verify`` as a user runs it, with their ratios to the bare log.
 
@@ -11,6 +11,7 @@ with the 500 events registered in the first tick), then prints the time of a bar
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 import tempfile
@@ -20,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from collector.manifest import write_tick_manifest  # noqa: E402
-from collector.records import Attempt, AttemptRole, Usage  # noqa: E402
+from collector.layout import path_for  # noqa: E402
+from collector.records import Attempt, AttemptRole, Manifest, Usage  # noqa: E402
 from collector.verify import verify_repository  # noqa: E402
-from collector.writer import ArchiveWriter  # noqa: E402
-from tests.gitrepo import KICKOFF, GitRepo, event, forecast  # noqa: E402
+from collector.writer import record_bytes  # noqa: E402
+from tests.gitrepo import KICKOFF, event, forecast  # noqa: E402
 
 FORECASTERS = ("elo", "dixon_coles", "uniform", "base_rate", "ensemble")
 
@@ -51,20 +52,42 @@ def tick_records(commit: int, per_commit: int, start):
         )
 
 
-def build(root: Path, commits: int, per_commit: int) -> GitRepo:
-    repo = GitRepo(root)
+def build(root: Path, commits: int, per_commit: int) -> None:
+    """Write the history with one ``git fast-import`` stream: same commits, blobs and dates as ticks."""
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     start = KICKOFF - timedelta(days=30)
+    stream = bytearray()
+    previous: tuple[str, str] | None = None  # path and SHA-256 of the last manifest
     for commit in range(commits):
-        writer = ArchiveWriter(repo.archive)
         when = start + timedelta(hours=commit)
+        files: dict[str, bytes] = {}
         for event_id, record in tick_records(commit, per_commit, start):
-            if not writer.exists(made := event(id=event_id, recorded_at=when, kickoff_utc=record.kickoff_utc)):
-                writer.write(made)
-            writer.write(record)
-        write_tick_manifest(writer, when)
-        repo.git("add", "--", *(f"archive/{p}" for p in writer.written))
-        repo.git("commit", "-q", "-m", "tick", when=when)
-    return repo
+            made = event(id=event_id, recorded_at=when, kickoff_utc=record.kickoff_utc)
+            files.setdefault(path_for(made), record_bytes(made))
+            files[path_for(record)] = record_bytes(record)
+        manifest = Manifest(
+            recorded_at=when,
+            tick_at=when,
+            files={p: hashlib.sha256(b).hexdigest() for p, b in sorted(files.items())},
+            previous=previous[0] if previous else None,
+            previous_sha256=previous[1] if previous else None,
+        )
+        data = record_bytes(manifest)
+        files[path_for(manifest)] = data
+        previous = (path_for(manifest), hashlib.sha256(data).hexdigest())
+        stream += _commit(files, when, f"archive: tick {when:%Y-%m-%dT%H:%M:%SZ}")
+    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=bytes(stream), check=True)
+
+
+def _commit(files: dict[str, bytes], when, message: str) -> bytes:
+    epoch = int(when.timestamp())
+    out = bytearray(b"commit refs/heads/main\n")
+    out += f"committer prematch-bot <bot@example.invalid> {epoch} +0000\n".encode()
+    out += f"data {len(message)}\n{message}\n".encode()
+    for path, data in files.items():
+        out += f"M 100644 inline archive/{path}\ndata {len(data)}\n".encode() + data + b"\n"
+    return bytes(out)
 
 
 def timed(action) -> float:
