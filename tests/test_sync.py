@@ -225,3 +225,36 @@ def test_cli_sync_and_status(data_dir, en_archive, tmp_path, capsys):
     assert status["competitions"] == 1 and status["events"] == 380 and status["outcomes"] == 291
     assert status["by_competition"]["en-1-2025-26"]["events"] == {"total": 380, "postponed": 1, "scheduled": 379}
     assert status["by_competition"]["en-1-2025-26"]["outcomes"] == {"total": 291, "finished": 291}
+
+
+def test_corrected_score_becomes_an_outcome_revision(data_dir, tmp_path):
+    root = tmp_path / "archive"
+    original = _copy_data(data_dir, tmp_path, EN_FILE, _unchanged, folder="original")
+    sync_competition(root, "en-1-2025-26", now=AFTER_FINAL, data_dir=original)
+
+    def correct(doc):
+        _find(doc, "Liverpool FC", "AFC Bournemouth")["score"] = {"ft": [4, 3], "ht": [1, 0]}
+
+    corrected = _copy_data(data_dir, tmp_path, EN_FILE, correct)
+    report = sync_competition(root, "en-1-2025-26", now=AFTER_FINAL, data_dir=corrected)
+    path = "en-1-2025-26/events/liverpool-fc-v-afc-bournemouth/outcome.r001.json"
+    assert report.written == [path] and report.problems == []
+    outcome = load_archive(root).outcomes[("en-1-2025-26", "liverpool-fc-v-afc-bournemouth")]
+    assert outcome.score_90.as_tuple() == (4, 3) and outcome.revision == 1
+    assert "score_90: 4-2 -> 4-3" in outcome.change_reason
+
+
+def test_scheduler_api_fixtures_then_outcomes_on_one_archive(data_dir, tmp_path):
+    from collector.sync import sync_fixtures, sync_outcomes
+    from collector.writer import ArchiveWriter
+
+    root = tmp_path / "archive"
+    data = _copy_data(data_dir, tmp_path, EN_FILE, _unchanged)
+    writer, archive = ArchiveWriter(root), load_archive(root)
+    fixtures = sync_fixtures(writer, archive, "en-1-2025-26", now=AFTER_FINAL, data_dir=data, clock=Clock.LIVE)
+    assert fixtures.counts == {"competitions_new": 1, "events_new": 20} and fixtures.problems == []
+    outcomes = sync_outcomes(writer, archive, "en-1-2025-26", now=AFTER_FINAL, data_dir=data, clock=Clock.LIVE)
+    assert outcomes.counts == {"outcomes_new": 10} and sorted(writer.written) == sorted(fixtures.written + outcomes.written)
+    reloaded = load_archive(root)
+    assert len(reloaded.events) == 20 and len(reloaded.outcomes) == 10
+    assert all(e.clock is Clock.LIVE for e in reloaded.events.values())
