@@ -204,15 +204,15 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
     existing = set(archive.records)
     out = Plan([], [], [])
     for slot in slots_for(archive, arena, forecasters, since or {}):
-        if slot.path in existing or (archive.root / slot.path).exists():
+        if slot.path in existing:
             continue
         if now >= slot.closes or now >= slot.deadline:
-            if slot.closes > slot.owed_from:
-                out.missed.append(slot)
-        elif now >= slot.opens:
-            out.due.append(slot)
+            target = out.missed if slot.closes > slot.owed_from else None
         else:
-            out.upcoming.append(slot)
+            target = out.due if now >= slot.opens else out.upcoming
+        # a file the reader rejected still occupies its key (the writer never overwrites it)
+        if target is not None and (target is out.upcoming or not (archive.root / slot.path).exists()):
+            target.append(slot)
     return out
 
 

@@ -231,3 +231,17 @@ def test_a_stale_lock_left_by_a_dead_tick_is_broken(archive_dir, tmp_path):
     lock = tmp_path / "locks" / (slot.path + ".lock")
     os.utime(lock, (lock.stat().st_mtime - 120, lock.stat().st_mtime - 120))
     assert locks.claim(slot) and not locks.claim(slot)
+
+
+def test_a_broken_file_at_a_key_is_reported_and_never_overwritten(archive_dir):
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h"])
+    now = KICKOFF - timedelta(hours=24)
+    (slot,) = plan(load_archive(archive_dir), config, [Counting()], now).due
+    broken = archive_dir / slot.path
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"kind": "forecast", "status": "valid"')
+    f = Counting()
+    report = tick(archive_dir, now, [f], config=config)
+    assert f.calls == [] and broken.read_text() == '{"kind": "forecast", "status": "valid"'
+    assert any(p.path == slot.path for p in report.problems)
