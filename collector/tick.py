@@ -72,13 +72,14 @@ async def run_tick_async(
 ) -> TickReport:  # fmt: skip
     """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest."""
     now = now or datetime.now(UTC)
+    timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     writer, report = ArchiveWriter(root), TickReport(now)
     if sync:
         _sync(writer, root, config, "sync_fixtures", now, data_dir, clock, report)
     archive = _register_questions(writer, root, config, now, clock, report)
     report.problems += archive.problems
-    budget, timer = Budget(config.spending_cap_usd), tick_clock(now)
+    budget = Budget(config.spending_cap_usd)
     if forecasters is None:
         roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
         report.problems += roster.problems
