@@ -68,11 +68,14 @@ def stage_label(competition: Competition, event: Event) -> str:
     except KeyError:
         name = event.stage
     if event.group:
-        group = event.group if event.group.lower().startswith("group") else f"Group {event.group}"
-        return f"{name}, {group}"
+        return f"{name}, {_group_label(event.group)}"
     if event.matchday is not None and competition.stage_opening_by == "matchday":
         return f"{name}, Matchday {event.matchday}"
     return name
+
+
+def _group_label(group: str) -> str:
+    return group if group.lower().startswith("group") else f"Group {group}"
 
 
 def utc_label(event: Event) -> str:
@@ -165,7 +168,11 @@ def context_block(t: Template, competition: Competition, fixtures: Sequence[Even
     dated = sorted((e for e in fixtures if e.kickoff_utc is not None), key=lambda e: (e.kickoff_utc, e.id))
     rows = []
     for e in dated:
-        cells = [utc_label(e), stage_label(competition, e)]
+        if e.group:  # Appendix F: <UTC_DATE> | <STAGE> | <OPTIONAL_GROUP> | <HOME> vs <AWAY> | <OPTIONAL_VENUE>
+            label = stage_label(competition, e.model_copy(update={"group": None}))
+            cells = [utc_label(e), label, _group_label(e.group)]
+        else:
+            cells = [utc_label(e), stage_label(competition, e)]
         cells.append(f"{team_name(competition, e.home_team)} vs {team_name(competition, e.away_team)}")
         if e.venue:
             cells.append(e.venue)

@@ -73,7 +73,7 @@ def test_question_prompt_lists_exact_candidates_groups_and_fixtures():
     assert p.template_id == "wc2026_special_v1"
     assert "Valid candidates:\n- Mexico\n- South Africa\n- South Korea\n- Czech Republic" in p.text
     assert "Group A: Mexico, South Africa, South Korea, Czech Republic" in p.text
-    assert "2026-06-11 19:00 UTC | Group stage, Group A | Mexico vs South Africa | Mexico City" in p.text
+    assert "2026-06-11 19:00 UTC | Group stage | Group A | Mexico vs South Africa | Mexico City" in p.text
     assert "question_id: group_winner_a" in p.text and '"final_pick"' in p.text
     assert "You are forecasting 2026 FIFA World Cup" not in p.text  # edition not doubled
     assert "You are forecasting FIFA World Cup 2026 tournament outcomes" in p.text
