@@ -16,6 +16,7 @@ from collector.forecasting import ForecastTask
 from collector.openrouter import ChatResult, OpenRouterClient, build_body
 from collector.prompting import match_prompt, match_repair_prompt, question_prompt, question_repair_prompt
 from collector.records import (
+    Access,
     Attempt,
     AttemptRole,
     Forecast,
@@ -139,6 +140,12 @@ class LLMForecaster:
 
     def _record(self, task, prompt, attempts, status, validation, checked: Checked | None = None) -> Forecast:
         requested = attempts[0].started_at if attempts else None
+        observed = sorted({a.tool_trace.search_observed.value for a in attempts if a.http_status == 200})
+        if observed:  # searched vs only cited, per call; a search under closed book is flagged for audit
+            extra = {"search_observed": observed}
+            if task.access is Access.CLOSED_BOOK and "searched" in observed:
+                extra["closed_book_search"] = True
+            validation = validation.model_copy(update={"diagnostics": {**validation.diagnostics, **extra}})
         if requested is not None and requested >= task.deadline:  # the hard guard, once more
             raise Deferred(f"{self.id}: request for {task.target_id} would start at or after kickoff")
         return Forecast(

@@ -123,7 +123,7 @@ def parse_usage(usage: Any) -> Usage:
     )
 
 
-def parse_tool_trace(data: dict, message: dict, searched_allowed: bool) -> ToolTrace:
+def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
     """Search calls, search results and url_citation annotations; searched vs only cited told apart."""
     calls: list[dict] = []
     for call in message.get("tool_calls") or []:
@@ -227,7 +227,7 @@ class OpenRouterClient:
                 "provider": _str(data.get("provider")),
                 "finish_reason": _str(first.get("finish_reason")),
                 "usage": parse_usage(data.get("usage")),
-                "tool_trace": parse_tool_trace(data, message, "tools" in body) if first else ToolTrace(),
+                "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
             }
         return Attempt(
             role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,

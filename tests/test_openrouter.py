@@ -253,3 +253,12 @@ def test_build_body_has_no_credentials_and_closed_book_has_no_tools():
     assert "tools" not in closed and "plugins" not in closed
     assert all("key" not in k.lower() and "auth" not in k.lower() for k in closed)
     assert Strategy.DIRECT_SCORE.value not in json.dumps(closed)
+
+
+def test_a_search_under_closed_book_is_flagged_for_audit():
+    record, _, _ = forecast_with([ok(good(), open_book=True)])  # the provider searched anyway
+    assert record.status is ForecastStatus.VALID
+    assert record.validation.diagnostics["closed_book_search"] is True
+    open_record, _, _ = forecast_with([ok(good(), open_book=True)], task=make_task(access=Access.OPEN_BOOK))
+    assert "closed_book_search" not in open_record.validation.diagnostics
+    assert open_record.validation.diagnostics["search_observed"] == ["searched"]

@@ -179,3 +179,20 @@ def test_parser_never_raises_on_arbitrary_text(text):
     checked = validate_match(text, make_event())
     assert checked.status in set(ForecastStatus)
     assert (checked.payload is None) != (checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(probability, min_size=4, max_size=4))
+def test_question_sum_rule_and_ranks(probs):
+    """Invariant: the sum rule holds for choices too, and ranks order the stored probabilities."""
+    choices = list(zip(["Mexico", "South Africa", "South Korea", "Czech Republic"], probs, strict=True))
+    checked = validate_question(question_answer(choices), make_question(), world_cup())
+    total = sum(probs)
+    if abs(total - 1) > 0.02 or total == 0:
+        assert checked.status is ForecastStatus.INVALID_SUM
+        return
+    assert checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED}
+    stored = sorted(checked.payload.choices, key=lambda c: c.rank)
+    assert [c.rank for c in stored] == [1, 2, 3, 4]
+    assert all(a.probability >= b.probability for a, b in zip(stored, stored[1:]))
+    assert sum(c.probability for c in stored) == pytest.approx(1.0, abs=1e-9)
