@@ -8,6 +8,9 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+
 import numpy as np
 
 from builder import aggregate, calibration, diversity, inference, market, metrics_questions, operations
@@ -37,6 +40,24 @@ from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, O
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
+    with paused_garbage_collector():
+        return _score_archive(archive, competition_id, inference_tests)
+
+
+@contextmanager
+def paused_garbage_collector():
+    """Pause the cyclic garbage collector: scoring allocates many small, acyclic objects next to
+    a large archive, and collector passes over that heap would otherwise dominate the run time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems]
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
