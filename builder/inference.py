@@ -224,29 +224,39 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
     return specs
 
 
-def factor_specs(rows: list[ScoredForecast], factor: str, a_level: str, b_level: str,
+CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
+
+
+def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, float]:
+    """Per LLM cell and match, the measure averaged over samples:
+    (forecaster, access, strategy, horizon, clock, (competition, event)) -> mean."""
+    values: dict[tuple, list[float]] = defaultdict(list)
+    for r in rows:
+        if r.forecaster_type == "llm":
+            values[(r.forecaster, r.access, r.strategy, r.horizon, r.clock, (r.competition_id, r.event_id))].append(
+                r.measures[measure])
+    return {k: _avg(v) for k, v in values.items()}
+
+
+def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a_level: str, b_level: str,
                  measure: str = "brier") -> list[tuple]:
     """Factorial contrast a_level - b_level of one factor (access, strategy or horizon), per level
     of the horizon (or, for the horizon factor, pooled). Per match, the difference is averaged over
-    every LLM forecaster and other condition for which both levels were scored (paired design)."""
-    groups: dict[tuple, dict[tuple, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for row in rows:
-        if row.forecaster_type != "llm":
+    every LLM forecaster and other condition for which both levels were scored (paired design).
+    ``rows`` may be the scored rows or their :func:`llm_cell_means` for ``measure``."""
+    means = llm_cell_means(rows, measure) if isinstance(rows, list) else rows
+    at = CELL_FIELDS.index(factor)
+    per_match: dict[tuple, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for key, value in means.items():
+        if key[at] != a_level:
             continue
-        level = getattr(row, factor)
-        if level not in (a_level, b_level):
-            continue
-        stratum = "all horizons" if factor == "horizon" else row.horizon
-        partner = tuple(getattr(row, f) for f in ("forecaster", "access", "strategy", "horizon") if f != factor)
-        event = (row.competition_id, row.event_id)
-        groups[(stratum, row.clock)][(event, partner)][level].append(row.measures[measure])
+        partner = means.get(key[:at] + (b_level,) + key[at + 1 :])
+        if partner is not None:
+            stratum = "all horizons" if factor == "horizon" else key[3]
+            per_match[(stratum, key[4])][key[5]].append(value - partner)
     specs = []
-    for (stratum, clock), pairs in sorted(groups.items()):
-        per_match: dict[tuple, list[float]] = defaultdict(list)
-        for (event, _), levels in pairs.items():
-            if a_level in levels and b_level in levels:
-                per_match[event].append(_avg(levels[a_level]) - _avg(levels[b_level]))
-        diffs = {e: _avg(v) for e, v in per_match.items()}
+    for (stratum, clock), events in sorted(per_match.items()):
+        diffs = {e: _avg(v) for e, v in events.items()}
         family = f"{factor}/{measure}" + ("/replay" if clock == "replay" else "")
         specs.append((family, f"{a_level} - {b_level} ({stratum})", a_level, b_level, measure, clock, diffs))
     return specs
@@ -271,12 +281,13 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
         return []
     resampler = resampler or resampler_for(rows)
     specs = model_pair_specs(rows, "brier") + market_specs(rows)
+    present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
     for measure in ("brier", "log_loss"):
-        specs += factor_specs(rows, "access", "closed_book", "open_book", measure)
-        specs += factor_specs(rows, "strategy", "direct_score", "probabilistic_forecast", measure)
-        present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
+        means = llm_cell_means(rows, measure)
+        specs += factor_specs(means, "access", "closed_book", "open_book", measure)
+        specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
-            specs += factor_specs(rows, "horizon", early, late, measure)
+            specs += factor_specs(means, "horizon", early, late, measure)
     return run_tests(resampler, [s for s in specs if s[6]])
 
 

@@ -84,7 +84,7 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
         per_cell[r.cell()][(r.competition_id, r.event_id)].append((ret, diff))
-    return {cell: {e: tuple(np.mean(v, axis=0).tolist()) for e, v in events.items()}
+    return {cell: {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
             for cell, events in per_cell.items()}
 
 
