@@ -6,7 +6,7 @@ A cell is (forecaster, access, strategy, horizon, clock). Each event counts once
 Choices (documented here, tested in tests/test_aggregate.py):
 - ``eligible_events`` of a cell: resolved events (scored outcome) that any forecaster was
   scheduled for under the same access, strategy, horizon and clock; ``coverage = n / eligible``.
-- Ranked (WorldCupArena §5, coverage rule): coverage at least half that of the most complete
+- Ranked (WorldCupArena §4.4, coverage rule): coverage at least half that of the most complete
   forecaster of the same condition.
 - Matched view: only events that every *ranked* forecaster of the condition scored.
 - Equal-weight ensemble ``llm-ensemble``: per event and condition, the mean probability vector
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -163,14 +164,16 @@ def cell_intervals(per_cell: dict, names: tuple[str, ...], resampler) -> dict[Ce
 
 
 def rank_by_coverage(rows: list[LeaderboardRow]) -> list[LeaderboardRow]:
-    """WorldCupArena coverage rule: ranked if coverage >= 0.5 x the best coverage of the condition."""
+    """WorldCupArena coverage rule (seeds/001 §4.4): ranked if the row covers at least half as many
+    matches as the most complete forecaster of its condition (same eligible events, so coverage)."""
     best: dict[Condition, float] = defaultdict(float)
     for r in rows:
-        best[(r.access, r.strategy, r.horizon, r.clock)] = max(best[(r.access, r.strategy, r.horizon, r.clock)],
-                                                               r.coverage or 0.0)
-    from dataclasses import replace
-    return [replace(r, ranked=r.n > 0 and (r.coverage or 0.0) >= 0.5 * best[(r.access, r.strategy, r.horizon,
-                                                                              r.clock)]) for r in rows]
+        key = (r.access, r.strategy, r.horizon, r.clock)
+        best[key] = max(best[key], r.coverage or 0.0)
+    return [
+        replace(r, ranked=r.n > 0 and (r.coverage or 0.0) >= 0.5 * best[(r.access, r.strategy, r.horizon, r.clock)])
+        for r in rows
+    ]
 
 
 def matched_view(board: list[LeaderboardRow], rows: list[ScoredForecast], market_rows: dict,
