@@ -7,9 +7,11 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from collector.competitions import list_competitions
+from collector.competitions import list_competitions, load_definition
+from collector.datasource import DataSource
+from collector.errors import PrematchError
 from collector.records import Clock
-from collector.sources import ADAPTERS
+from collector.sources import ADAPTERS, source_for
 from collector.sync import sync_competition
 
 
@@ -45,13 +47,12 @@ def run(args: argparse.Namespace) -> int:
     ids = list_competitions() if "all" in args.competition else args.competition
     failed = False
     for competition_id in ids:
-        source = None
-        if args.source:
-            from collector.competitions import load_definition
-            from collector.datasource import DataSource
-            from collector.sources import source_for
-
+        try:
             source = source_for(load_definition(competition_id), DataSource(args.data_dir), args.source)
+        except PrematchError as exc:
+            print(f"problem: {competition_id}: {exc}", file=sys.stderr)
+            failed = True
+            continue
         report = sync_competition(args.archive, competition_id, now=now, data_dir=args.data_dir,
                                   clock=clock, source=source)
         counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items())) or "nothing new"
