@@ -20,7 +20,6 @@ Choices (the papers leave these open or differ):
 from __future__ import annotations
 
 import warnings
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -191,8 +190,8 @@ def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, s
     for j, (family, comparison, a, b, measure, clock, _) in enumerate(specs):
         results.append(TestResult(
             family=family, comparison=comparison, a=a, b=b, measure=measure, n=int(n[j]),
-            estimate=float(estimates[j]) if n[j] else float("nan"), low=_num(low[j]), high=_num(high[j]), p_value=_num(p_values[j]),
-            clock=clock,
+            estimate=float(estimates[j]) if n[j] else float("nan"), low=_num(low[j]), high=_num(high[j]),
+            p_value=_num(p_values[j]), clock=clock,
         ))
     return apply_holm(results)
 
@@ -293,8 +292,3 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
 
 def resampler_for(rows: list[ScoredForecast]) -> Resampler:
     return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows})
-
-
-def seed_for(*key: str) -> int:
-    """A reproducible seed derived from the master seed and a label (for auxiliary draws)."""
-    return SEED ^ zlib.crc32("/".join(key).encode())

@@ -19,6 +19,7 @@ import numpy as np
 from collector.layout import path_for
 from collector.reader import Archive, _resolve
 from collector.records import (
+    SCORED_STATUSES,
     Access, Attempt, AttemptRole, Choice, Clock, Competition, CompetitionFormat, Event, Forecast,
     ForecasterType, ForecastStatus, Horizon, MatchForecast, Outcome, OutcomeStatus, PredictionType, Question,
     QuestionForecast, QuestionResolution, Record, ResolutionRule, Score, SearchObserved, Stage, Strategy,
@@ -52,7 +53,9 @@ ALL_CELLS = tuple(
 """The 12 condition cells of LLM-SoccerArena: access x strategy x horizon."""
 
 
-def make_competition(cid: str = COMPETITION, teams: Sequence[str] = ("mex", "rsa", "esp", "usa"), **changes: Any) -> Competition:
+def make_competition(
+    cid: str = COMPETITION, teams: Sequence[str] = ("mex", "rsa", "esp", "usa"), **changes: Any
+) -> Competition:
     fields: dict[str, Any] = dict(
         recorded_at=T0,
         id=cid,
@@ -102,7 +105,7 @@ def make_outcome(
         competition_id=event.competition_id,
         event_id=event.id,
         status=status,
-        score_90=Score(home=home_goals, away=away_goals) if status in (OutcomeStatus.FINISHED, OutcomeStatus.AWARDED) else None,
+        score_90=Score(home=home_goals, away=away_goals) if status in SCORED_STATUSES else None,
         source="tests.factories",
         source_retrieved_at=(event.kickoff_utc or T0) + timedelta(hours=3),
         source_payload={"score": {"ft": [home_goals, away_goals]}},

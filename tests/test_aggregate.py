@@ -144,7 +144,8 @@ def test_diversity_rows_agree_with_a_per_event_loop():
     vectors: dict[tuple, np.ndarray] = {}
     for f in scores.forecasts:
         if f.forecaster_type == "llm":
-            vectors[(f.forecaster, f.access, f.strategy, f.horizon, f.event_id)] = np.array([f.p_home, f.p_draw, f.p_away])
+            key = (f.forecaster, f.access, f.strategy, f.horizon, f.event_id)
+            vectors[key] = np.array([f.p_home, f.p_draw, f.p_away])
     assert scores.diversity
     for row in scores.diversity:
         cond = (row.access, row.strategy, row.horizon)
