@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 from collector.layout import event_path
 from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
-from builder.site.forecast_view import MeasuresFor, match_forecast_view, most_likely_score
+from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
-from builder.site.models import CompetitionSummary, Consensus, MatchesIndexPage, Goal, Link, MatchListPage, MatchPage, MatchRow, Meta, OutcomeView
+from builder.site.models import CompetitionSummary, Consensus, MatchesIndexPage, Goal, Link, MatchListPage, MatchPage, MatchRow, OutcomeView
 from builder.site.sitectx import SiteContext
 
 
