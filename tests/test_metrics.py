@@ -218,3 +218,14 @@ def test_display_calibration_is_monotone_and_bounded(r1, r2):
     assert -1e-9 <= c1 <= 100 + 1e-9
     if r1 < r2:
         assert c1 <= c2
+
+
+@settings(max_examples=60, deadline=None)
+@given(truth=st.floats(0.001, 0.999), other=st.floats(0.0, 1.0))
+def test_advancement_scores_are_proper(truth, other):
+    # (the 1e-6 log-loss floor makes forecasts below 1e-6 as cheap as 1e-6, so truths stay above it)
+    def expected(score, p):
+        return truth * score(np.array([p]), np.array([True]))[0] + (1 - truth) * score(np.array([p]), np.array([False]))[0]
+
+    for score in (m.brier_score_advancement, m.log_loss_advancement):
+        assert expected(score, truth) <= expected(score, other) + 1e-12

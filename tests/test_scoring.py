@@ -209,3 +209,12 @@ def test_open_book_forecasts_form_their_own_cell():
 def test_score_command_refuses_a_missing_archive_folder(tmp_path, capsys):
     assert builder_main(["score", "--archive", str(tmp_path / "nowhere"), "--json"]) == 2
     assert "nowhere" in capsys.readouterr().err
+
+
+def test_score_command_all_prints_the_whole_analysis(archive_dir, capsys):
+    write_records(archive_dir, small_records())
+    assert builder_main(["score", "--archive", str(archive_dir), "--json", "--all"]) == 0
+    document = orjson.loads(capsys.readouterr().out)
+    assert {"forecasts", "leaderboard", "matched", "tests", "calibration", "operations", "notes"} <= document.keys()
+    assert len(document["forecasts"]) == 4 + 4 + 2  # uniform, market, two valid LLM forecasts
+    assert any(t["family"].startswith("market/") for t in document["tests"])
