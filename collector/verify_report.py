@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -105,5 +106,5 @@ def summary_text(report: Report, max_lines: int = 40) -> str:
     if c["notes"]:
         lines.append("notes: " + ", ".join(f"{k} {n}" for k, n in c["notes"].items()) + " (details with --json)")
     lines.append("")
-    lines.append(LIMITS)
+    lines.append(textwrap.fill(LIMITS, width=92))
     return "\n".join(lines)
