@@ -84,22 +84,22 @@ def accuracy_hda(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     return hit / modal.sum(axis=1)
 
 
-def exact_score(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+def exact_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1 if the predicted 90-minute score equals the real one, else 0. Source: seeds/000 Table 5."""
     return ((np.asarray(ph) == h) & (np.asarray(pa) == a)).astype(float)
 
 
-def goal_difference_score(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+def goal_difference_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1 if the predicted signed goal difference is right (h - a), else 0. Source: seeds/000 Table 5."""
     return ((np.asarray(ph) - pa) == (np.asarray(h) - a)).astype(float)
 
 
-def tendency_score(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+def tendency_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1 if the scoreline's H/D/A tendency matches the result, else 0. Source: seeds/000 Table 5."""
     return (result_class(ph, pa) == result_class(h, a)).astype(float)
 
 
-def absolute_errors_score(
+def absolute_errors_scoreline(
     ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Absolute errors of home goals, away goals, total goals and goal difference.
@@ -115,19 +115,19 @@ def absolute_errors_score(
     }
 
 
-def points_score(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+def points_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Game-style points: 5 exact score, else 2 correct goal difference, else 1 tendency, else 0.
 
     The categories are mutually exclusive (a correct goal difference that is not exact scores 2).
     Source: seeds/000 Table 5 ("Scoring System points").
     """
-    exact = exact_score(ph, pa, h, a)
-    diff = goal_difference_score(ph, pa, h, a)
-    tend = tendency_score(ph, pa, h, a)
+    exact = exact_scoreline(ph, pa, h, a)
+    diff = goal_difference_scoreline(ph, pa, h, a)
+    tend = tendency_scoreline(ph, pa, h, a)
     return np.where(exact == 1, 5.0, np.where(diff == 1, 2.0, np.where(tend == 1, 1.0, 0.0)))
 
 
-def scoreline_partial_credit(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+def partial_credit_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """WorldCupArena scoreline score in [0, 100]: 100 if exact, otherwise
 
     S = 45 I_r + 25 [1 - e_d/5]_+ + 20 [1 - e_t/6]_+ + 10 [1 - e_team/8]_+
@@ -136,15 +136,15 @@ def scoreline_partial_credit(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: n
     error. Source: seeds/001 §4.1 eq. (1). Choice: the paper names e_team "team-wise goals"
     error without a formula; we use |ph - h| + |pa - a| (summed over both teams).
     """
-    err = absolute_errors_score(ph, pa, h, a)
+    err = absolute_errors_scoreline(ph, pa, h, a)
     e_team = err["abs_home_goals"] + err["abs_away_goals"]
     partial = (
-        45.0 * tendency_score(ph, pa, h, a)
+        45.0 * tendency_scoreline(ph, pa, h, a)
         + 25.0 * np.clip(1.0 - err["abs_goal_difference"] / 5.0, 0.0, None)
         + 20.0 * np.clip(1.0 - err["abs_total_goals"] / 6.0, 0.0, None)
         + 10.0 * np.clip(1.0 - e_team / 8.0, 0.0, None)
     )
-    return np.where(exact_score(ph, pa, h, a) == 1, 100.0, partial)
+    return np.where(exact_scoreline(ph, pa, h, a) == 1, 100.0, partial)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -197,7 +197,7 @@ def accuracy_advancement(p_home: np.ndarray, home_advanced: np.ndarray) -> np.nd
     return np.where(tie, 0.5, right.astype(float))
 
 
-def agreement_score_probability(p: np.ndarray, ph: np.ndarray, pa: np.ndarray) -> np.ndarray:
+def agreement_scoreline(p: np.ndarray, ph: np.ndarray, pa: np.ndarray) -> np.ndarray:
     """Score-probability agreement: 1 if the most likely scoreline's H/D/A tendency is one of the
     classes with the highest stated probability, else 0 (seeds/000 Table 5, App. C Figure 9).
 
@@ -207,6 +207,6 @@ def agreement_score_probability(p: np.ndarray, ph: np.ndarray, pa: np.ndarray) -
     return modal_set(p)[np.arange(len(implied)), implied].astype(float)
 
 
-def mean_goal_distance_score(eh: np.ndarray, ea: np.ndarray, ph: np.ndarray, pa: np.ndarray) -> np.ndarray:
+def mean_goal_distance_scoreline(eh: np.ndarray, ea: np.ndarray, ph: np.ndarray, pa: np.ndarray) -> np.ndarray:
     """Distance between predicted mean goals and the scoreline: |E[h] - ph| + |E[a] - pa| (seeds/000 Table 5)."""
     return np.abs(np.asarray(eh, dtype=float) - ph) + np.abs(np.asarray(ea, dtype=float) - pa)

@@ -16,22 +16,22 @@ import numpy as np
 from builder import aggregate, calibration, diversity, inference, market, metrics_questions, operations
 from builder.metrics import (
     CLASSES,
-    absolute_errors_score,
+    absolute_errors_scoreline,
     accuracy_advancement,
     accuracy_hda,
-    agreement_score_probability,
+    agreement_scoreline,
     brier_score_advancement,
     brier_score_hda,
-    exact_score,
-    goal_difference_score,
+    exact_scoreline,
+    goal_difference_scoreline,
     log_loss_advancement,
     log_loss_hda,
-    mean_goal_distance_score,
-    points_score,
+    mean_goal_distance_scoreline,
+    points_scoreline,
     result_class,
     rps_hda,
-    scoreline_partial_credit,
-    tendency_score,
+    partial_credit_scoreline,
+    tendency_scoreline,
 )
 from builder.score_types import MEASURES, Scores, ScoredForecast
 from collector.reader import Archive
@@ -153,15 +153,15 @@ def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
         "log_loss": log_loss_hda(p, y),
         "rps": rps_hda(p, y),
         "accuracy": accuracy_hda(p, y),
-        "exact": exact_score(ph, pa, h, a),
-        "goal_difference": goal_difference_score(ph, pa, h, a),
-        "tendency": tendency_score(ph, pa, h, a),
-        "points": points_score(ph, pa, h, a),
-        "scoreline": scoreline_partial_credit(ph, pa, h, a),
-        "agreement": agreement_score_probability(p, ph, pa),
-        "mean_goal_distance": mean_goal_distance_score(eh, ea, ph, pa),
+        "exact": exact_scoreline(ph, pa, h, a),
+        "goal_difference": goal_difference_scoreline(ph, pa, h, a),
+        "tendency": tendency_scoreline(ph, pa, h, a),
+        "points": points_scoreline(ph, pa, h, a),
+        "scoreline": partial_credit_scoreline(ph, pa, h, a),
+        "agreement": agreement_scoreline(p, ph, pa),
+        "mean_goal_distance": mean_goal_distance_scoreline(eh, ea, ph, pa),
     }
-    columns.update(absolute_errors_score(ph, pa, h, a))
+    columns.update(absolute_errors_scoreline(ph, pa, h, a))
     return columns
 
 

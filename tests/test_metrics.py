@@ -50,11 +50,11 @@ def test_modal_accuracy_gives_one_over_k_for_ties():
 def test_scoreline_measures_hand_worked():
     ph, pa = np.array([2, 2, 1, 0, 3]), np.array([1, 1, 1, 2, 0])
     h, a = np.array([2, 3, 0, 1, 0]), np.array([1, 2, 0, 0, 1])
-    assert m.exact_score(ph, pa, h, a).tolist() == [1, 0, 0, 0, 0]
-    assert m.goal_difference_score(ph, pa, h, a).tolist() == [1, 1, 1, 0, 0]
-    assert m.tendency_score(ph, pa, h, a).tolist() == [1, 1, 1, 0, 0]
-    assert m.points_score(ph, pa, h, a).tolist() == [5, 2, 2, 0, 0]
-    err = m.absolute_errors_score(ph, pa, h, a)
+    assert m.exact_scoreline(ph, pa, h, a).tolist() == [1, 0, 0, 0, 0]
+    assert m.goal_difference_scoreline(ph, pa, h, a).tolist() == [1, 1, 1, 0, 0]
+    assert m.tendency_scoreline(ph, pa, h, a).tolist() == [1, 1, 1, 0, 0]
+    assert m.points_scoreline(ph, pa, h, a).tolist() == [5, 2, 2, 0, 0]
+    err = m.absolute_errors_scoreline(ph, pa, h, a)
     assert err["abs_home_goals"].tolist() == [0, 1, 1, 1, 3]
     assert err["abs_away_goals"].tolist() == [0, 1, 1, 2, 1]
     assert err["abs_total_goals"].tolist() == [0, 2, 2, 1, 2]
@@ -62,17 +62,17 @@ def test_scoreline_measures_hand_worked():
 
 
 def test_points_one_for_tendency_only():
-    assert m.points_score(np.array([3]), np.array([0]), np.array([1]), np.array([0]))[0] == 1
+    assert m.points_scoreline(np.array([3]), np.array([0]), np.array([1]), np.array([0]))[0] == 1
 
 
 def test_scoreline_partial_credit_hand_worked():
     # exact -> 100
-    assert m.scoreline_partial_credit([2], [1], [2], [1])[0] == 100
+    assert m.partial_credit_scoreline([2], [1], [2], [1])[0] == 100
     # 2-1 predicted, 3-1 real: right result, e_d = 1, e_t = 1, e_team = 1
     expected = 45 + 25 * (1 - 1 / 5) + 20 * (1 - 1 / 6) + 10 * (1 - 1 / 8)
-    assert m.scoreline_partial_credit([2], [1], [3], [1])[0] == pytest.approx(expected)
+    assert m.partial_credit_scoreline([2], [1], [3], [1])[0] == pytest.approx(expected)
     # 0-5 predicted, 5-0 real: wrong result, e_d = 10, e_t = 0, e_team = 10 -> only total goals
-    assert m.scoreline_partial_credit([0], [5], [5], [0])[0] == pytest.approx(20.0)
+    assert m.partial_credit_scoreline([0], [5], [5], [0])[0] == pytest.approx(20.0)
 
 
 def test_display_calibration_matches_worldcuparena():
@@ -98,8 +98,8 @@ def test_advancement_measures():
 def test_score_probability_agreement_and_goal_distance():
     p = np.array([[0.5, 0.3, 0.2], [0.5, 0.3, 0.2], [0.4, 0.4, 0.2]])
     ph, pa = np.array([2, 1, 1]), np.array([1, 1, 1])
-    assert m.agreement_score_probability(p, ph, pa).tolist() == [1.0, 0.0, 1.0]
-    assert m.mean_goal_distance_score([1.6, 1.0], [0.9, 1.0], [2, 1], [1, 1]).tolist() == pytest.approx([0.5, 0.0])
+    assert m.agreement_scoreline(p, ph, pa).tolist() == [1.0, 0.0, 1.0]
+    assert m.mean_goal_distance_scoreline([1.6, 1.0], [0.9, 1.0], [2, 1], [1, 1]).tolist() == pytest.approx([0.5, 0.0])
 
 
 # ---------- an independent route: a plain loop, one forecast at a time ----------
@@ -141,7 +141,7 @@ def test_vectorised_measures_agree_with_a_plain_loop():
     expected = loop_scores(p, y, score, real)
     got = np.column_stack([
         m.brier_score_hda(p, y), m.log_loss_hda(p, y), m.rps_hda(p, y), m.accuracy_hda(p, y),
-        m.points_score(score[:, 0], score[:, 1], real[:, 0], real[:, 1]),
+        m.points_scoreline(score[:, 0], score[:, 1], real[:, 0], real[:, 1]),
     ])
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
@@ -182,9 +182,9 @@ def test_a_perfect_forecast_scores_zero_loss_and_full_credit(y, h, a):
     assert m.rps_hda(p, np.array([y]))[0] == 0
     assert m.accuracy_hda(p, np.array([y]))[0] == 1
     args = [np.array([v]) for v in (h, a, h, a)]
-    assert m.points_score(*args)[0] == 5
-    assert m.scoreline_partial_credit(*args)[0] == 100
-    assert all(v[0] == 0 for v in m.absolute_errors_score(*args).values())
+    assert m.points_scoreline(*args)[0] == 5
+    assert m.partial_credit_scoreline(*args)[0] == 100
+    assert all(v[0] == 0 for v in m.absolute_errors_scoreline(*args).values())
 
 
 @settings(max_examples=40, deadline=None)
@@ -202,13 +202,13 @@ def test_permuting_forecasts_does_not_change_mean_scores(items, random):
 @given(ph=st.integers(0, 9), pa=st.integers(0, 9), h=st.integers(0, 9), a=st.integers(0, 9))
 def test_scoreline_bounds_and_consistency(ph, pa, h, a):
     args = [np.array([v]) for v in (ph, pa, h, a)]
-    s = m.scoreline_partial_credit(*args)[0]
+    s = m.partial_credit_scoreline(*args)[0]
     assert 0 <= s <= 100
     assert (s == 100) == ((ph, pa) == (h, a))
-    assert m.points_score(*args)[0] in (0, 1, 2, 5)
+    assert m.points_scoreline(*args)[0] in (0, 1, 2, 5)
     # points never reward more than the tendency when the tendency is wrong
-    if m.tendency_score(*args)[0] == 0:
-        assert m.points_score(*args)[0] == 0 and s <= 55
+    if m.tendency_scoreline(*args)[0] == 0:
+        assert m.points_scoreline(*args)[0] == 0 and s <= 55
 
 
 @settings(max_examples=60, deadline=None)
