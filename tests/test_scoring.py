@@ -218,3 +218,15 @@ def test_score_command_all_prints_the_whole_analysis(archive_dir, capsys):
     assert {"forecasts", "leaderboard", "matched", "tests", "calibration", "operations", "notes"} <= document.keys()
     assert len(document["forecasts"]) == 4 + 4 + 2  # uniform, market, two valid LLM forecasts
     assert any(t["family"].startswith("market/") for t in document["tests"])
+
+
+def test_market_price_at_the_same_horizon_is_preferred_to_closing():
+    records = small_records()
+    event = records[1]
+    records.append(make_forecast(event, "market", make_payload(UNIFORM, (1, 1)), horizon=Horizon.T_MINUS_24H))
+    scores = score_archive(archive_from_records(records))
+    uniform = find(scores.leaderboard, "uniform").market
+    # on the first event the uniform forecast now meets a uniform t-24h price: no edge, every market
+    # abstains (return 1); against the closing price it lost its whole stake on this home win (0)
+    assert uniform["n"] == 4
+    assert uniform["return"] == pytest.approx((1.0 + (2 + 1 / 0.3) / 3 + 7 / 3 + 0) / 4)
