@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from collector.errors import PrematchError
@@ -35,7 +36,23 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=os.environ.get("PREMATCH_DATA_DIR"),
         help="local copy of the public data (default: $PREMATCH_DATA_DIR, else download from the public URLs)",
     )
+    parser.add_argument(
+        "--until",
+        type=_utc,
+        default=None,
+        help="stop the replay at this simulated UTC time, e.g. 2026-06-14T00:00Z (default: the whole tournament)",
+    )
     return parser
+
+
+def _utc(value: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--until {value!r} is not an ISO 8601 timestamp") from None
+    if parsed.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"--until {value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z")
+    return parsed.astimezone(UTC)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out.resolve()
     try:
         _step(1, f"replaying {COMPETITION} on a simulated clock into {out} (one commit per tick)")
-        replayed = replay(COMPETITION, out, args.data_dir, progress=print)
+        replayed = replay(COMPETITION, out, args.data_dir, until=args.until, progress=print)
         print("\n".join(summary_lines(replayed)))
         _step(2, f"building the site into {out / 'site'}")
         built = build_site(out / "archive", out / "site", progress=lambda line: None)

@@ -1,0 +1,27 @@
+"""The README's demo, shortened to the opening days of the 2026 World Cup (the full run is minutes)."""
+
+from __future__ import annotations
+
+from collector.cli import main
+from collector.verify import verify_repository
+
+
+def test_demo_replays_builds_and_verifies(tmp_path, data_dir, capsys):
+    out = tmp_path / "prematch-demo"
+    code = main(["demo", "--out", str(out), "--data-dir", str(data_dir), "--until", "2026-06-12T00:00Z"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert (out / "site" / "index.html").exists()
+    assert "OK: no violations" in printed and "0 live (prospective)" in printed
+    assert f"python -m http.server --directory {out / 'site'} 8000" in printed
+    report = verify_repository(out)
+    forecasts = [f for f in report.files.values() if f.kind == "forecast"]
+    assert forecasts and all(f.replay for f in forecasts)
+    assert any(f.kind == "outcome" for f in report.files.values())  # the opening match was played and recorded
+
+
+def test_demo_refuses_a_folder_that_is_not_empty(tmp_path, data_dir, capsys):
+    (tmp_path / "keep.txt").write_text("mine\n")
+    assert main(["demo", "--out", str(tmp_path), "--data-dir", str(data_dir)]) == 1
+    assert "not empty" in capsys.readouterr().err
+    assert (tmp_path / "keep.txt").read_text() == "mine\n"
