@@ -123,8 +123,8 @@ def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, 
                keep: Callable[[Cell, tuple[str, str]], bool] = lambda c, e: True) -> list[LeaderboardRow]:
     names = MEASURES + ADVANCEMENT_MEASURES
     all_rows = [r for cell_rows in by_cell.values() for r in cell_rows]
-    means = per_cell_events(all_rows, names, cell_of=ScoredForecast.cell)
-    per_cell = {cell: {k: v for k, v in means.get(cell, {}).items() if keep(cell, k)} for cell in by_cell}
+    event_means = per_cell_events(all_rows, names, cell_of=ScoredForecast.cell)
+    per_cell = {cell: {k: v for k, v in event_means.get(cell, {}).items() if keep(cell, k)} for cell in by_cell}
     intervals = cell_intervals(per_cell, names, resampler)
     out = []
     for cell, events in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):
