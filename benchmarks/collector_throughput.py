@@ -101,17 +101,24 @@ def main() -> int:
         t1, c1 = time.perf_counter(), cpu_seconds()
         report = run_tick(config(args.forecasters, args.concurrency), root, now, args.data_dir)
         t2, c2 = time.perf_counter(), cpu_seconds()
+        c3 = cpu_seconds()
         ceiling = raw_rate(base_url, report.produced, args.concurrency)
+        bare_cpu_ms = 1000 * (cpu_seconds() - c3) / report.produced
     rate = report.produced / (t2 - t1)
+    phase_rate = report.produced / report.seconds["forecasts"]
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"registration tick: {t1 - t0:.2f} s")
     print(f"forecast tick: {report.produced} forecasts ({dict(report.statuses)}) in {t2 - t1:.2f} s "
           f"at concurrency {args.concurrency}")
-    print(f"forecasts per second: {rate:.0f} ({rate / AIM:.2f} x the aim of {AIM:.0f}/s)")
+    print("phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in report.seconds.items()))
+    print(f"forecasts per second, whole tick: {rate:.0f} ({rate / AIM:.2f} x the aim of {AIM:.0f}/s)")
+    print(f"forecasts per second, forecast phase: {phase_rate:.0f} ({phase_rate / AIM:.2f} x the aim)")
     print(f"CPU time of this process per forecast: {1000 * (c2 - c1) / report.produced:.2f} ms "
           f"(forecasts per CPU-second: {report.produced / (c2 - c1):.0f})")
+    print(f"CPU time per bare httpx POST: {bare_cpu_ms:.2f} ms, so Prematch's own share per forecast is "
+          f"{1000 * (c2 - c1) / report.produced - bare_cpu_ms:.2f} ms")
     print(f"bare httpx POSTs to the same server, same concurrency: {ceiling:.0f}/s; "
-          f"tick / bare = {rate / ceiling:.2f}")
+          f"forecast phase / bare = {phase_rate / ceiling:.2f}")
     print(f"peak resident memory: {peak_mb:.0f} MB")
     return 0
 

@@ -158,22 +158,20 @@ def candidate_block(t: Template, competition: Competition, question: Question) -
 
 
 def context_block(t: Template, competition: Competition, fixtures: Sequence[Event]) -> str:
-    groups = "\n".join(
-        f"Group {g.name}: " + ", ".join(team_name(competition, tid) for tid in g.teams) for g in competition.groups
-    )
-    if groups:
-        groups = "Groups:\n" + groups
-    else:
-        groups = "Teams: " + ", ".join(team.name for team in competition.teams)
+    names = {team.id: team.name for team in competition.teams}
+    stages = {stage.id: stage.name for stage in competition.stages}
+    groups = "\n".join(f"Group {g.name}: " + ", ".join(names[tid] for tid in g.teams) for g in competition.groups)
+    groups = "Groups:\n" + groups if groups else "Teams: " + ", ".join(names.values())
     dated = sorted((e for e in fixtures if e.kickoff_utc is not None), key=lambda e: (e.kickoff_utc, e.id))
     rows = []
     for e in dated:
-        if e.group:  # Appendix F: <UTC_DATE> | <STAGE> | <OPTIONAL_GROUP> | <HOME> vs <AWAY> | <OPTIONAL_VENUE>
-            label = stage_label(competition, e.model_copy(update={"group": None}))
-            cells = [utc_label(e), label, _group_label(e.group)]
-        else:
-            cells = [utc_label(e), stage_label(competition, e)]
-        cells.append(f"{team_name(competition, e.home_team)} vs {team_name(competition, e.away_team)}")
+        # Appendix F: <UTC_DATE> | <STAGE> | <OPTIONAL_GROUP> | <HOME_TEAM> vs <AWAY_TEAM> | <OPTIONAL_VENUE>
+        cells = [utc_label(e), stages.get(e.stage, e.stage)]
+        if e.group:
+            cells.append(_group_label(e.group))
+        elif e.matchday is not None and competition.stage_opening_by == "matchday":
+            cells.append(f"Matchday {e.matchday}")
+        cells.append(f"{names[e.home_team]} vs {names[e.away_team]}")
         if e.venue:
             cells.append(e.venue)
         rows.append(" | ".join(cells))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,9 +48,19 @@ class TickReport:
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
 
+    seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
+
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @contextmanager
+    def phase(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = time.perf_counter() - start
 
 
 def tick_clock(now: datetime):
@@ -75,25 +87,28 @@ async def run_tick_async(
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     writer, report = ArchiveWriter(root), TickReport(now)
-    if sync:
-        _sync(writer, root, config, "sync_fixtures", now, data_dir, clock, report)
-    archive = _register_questions(writer, root, config, now, clock, report)
-    report.problems += archive.problems
+    with report.phase("sync_fixtures"):
+        if sync:
+            _sync(writer, root, config, "sync_fixtures", now, data_dir, clock, report)
+    with report.phase("questions"):
+        archive = _register_questions(writer, root, config, now, clock, report)
+        report.problems += archive.problems
     budget = Budget(config.spending_cap_usd)
     if forecasters is None:
         roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
         report.problems += roster.problems
     else:
         roster = Roster(forecasters=list(forecasters))
+    locks = lock_dir or root.parent / ".prematch-locks"
     try:
-        chosen = roster.forecasters
-        await _forecasts(writer, archive, config, chosen, now, clock, lock_dir or root.parent / ".prematch-locks",
-                         report, timer)  # fmt: skip
+        with report.phase("forecasts"):
+            await _forecasts(writer, archive, config, roster.forecasters, now, clock, locks, report, timer)
     finally:
         await roster.aclose()
     report.spent_usd = budget.spent
-    if sync:
-        _sync(writer, root, config, "sync_outcomes", now, data_dir, clock, report)
+    with report.phase("sync_outcomes"):
+        if sync:
+            _sync(writer, root, config, "sync_outcomes", now, data_dir, clock, report)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
         report.manifest = write_tick_manifest(writer, timer(), clock)
     except RecordExistsError as exc:
@@ -144,17 +159,13 @@ async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir,
     history = _history(archive, now)
 
     async def one(slot: Slot) -> None:
-        async with gate:
-            await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report, timer)
+        await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report, timer, gate)
 
     await asyncio.gather(*(one(s) for s in todo.due))
 
 
-async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLocks, history, report, timer) -> None:
-    """Claim the key, ask the forecaster, write its record; a deferral releases the key."""
-    if timer() >= slot.deadline or timer() >= slot.closes:
-        report.deferred += 1
-        return
+async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLocks, history, report, timer, gate) -> None:
+    """Claim the key, ask the forecaster (``gate`` bounds the calls in flight), write its record."""
     if not locks.claim(slot):
         report.locked += 1
         return
@@ -162,8 +173,12 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLock
         if (writer.root / slot.path).exists():
             report.locked += 1
             return
-        record = await forecaster.forecast(_task(archive, slot, now, clock, history))
-        if await asyncio.to_thread(_write, writer, record, report):  # fsync off the event loop
+        async with gate:
+            if timer() >= slot.deadline or timer() >= slot.closes:  # the window closed while waiting
+                report.deferred += 1
+                return
+            record = await forecaster.forecast(_task(archive, slot, now, clock, history))
+        if await asyncio.to_thread(_write, writer, record, report):  # fsync off the loop and outside the gate
             report.produced += 1
     except Deferred:
         report.deferred += 1

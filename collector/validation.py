@@ -220,8 +220,18 @@ def _check_advancement(obj: dict, event: Event, issues: _Issues) -> None:
         issues.add("invalid_schema", "not a knockout match: home_advances_prob and away_advances_prob must be null")
 
 
+_INDEXES: dict[tuple[str, int, str], dict[str, str]] = {}
+
+
 def team_index(competition: Competition) -> dict[str, str]:
     """Name, alias, code or id (normalised as the sync resolver does: accents, case) -> team id."""
+    key = (competition.id, competition.revision, str(competition.recorded_at))
+    if key not in _INDEXES:
+        _INDEXES[key] = _build_index(competition)
+    return _INDEXES[key]
+
+
+def _build_index(competition: Competition) -> dict[str, str]:
     index: dict[str, str] = {}
     for team in competition.teams:
         for label in (team.id, team.name, team.code, *team.aliases):
