@@ -146,17 +146,21 @@ def load_facts(repo: Path, files: dict[str, FileHistory], cache: FactsCache) -> 
             result = Checked(digest, problem.message if problem else None, facts_of(record) if record else None)
             cache.put(blob, entry.path, result)
             checked[(blob, entry.path)] = result
-    return [finding for blob, users in wanted.items() for entry, as_added in users
-            if (finding := _apply(entry, checked[(blob, entry.path)], as_added)) is not None]
+    invalid = []
+    for blob, users in wanted.items():
+        for entry, as_added in users:
+            result = checked[(blob, entry.path)]
+            if as_added:
+                entry.added_sha256, entry.added_facts = result.sha256, result.facts
+            else:
+                entry.head_facts = result.facts
+            if result.problem is not None:
+                invalid.append((entry, result.problem, as_added))
+    return [_invalid(entry, problem, as_added) for entry, problem, as_added in invalid]
 
 
-def _apply(entry: FileHistory, checked: Checked, as_added: bool) -> Finding | None:
-    if as_added:
-        entry.added_sha256, entry.added_facts = checked.sha256, checked.facts
-    else:
-        entry.head_facts = checked.facts
-    if checked.problem is None:
-        return None
+def _invalid(entry: FileHistory, problem: str, as_added: bool) -> Finding:
     change = entry.added if as_added else entry.later[-1]
     when = f"as committed in {change.commit.sha[:12]}" if as_added else "as it stands at HEAD"
-    return Finding("invalid", entry.path, f"does not validate {when}: {checked.problem}", change.commit.sha)
+    message = f"does not validate {when}: {problem}"
+    return Finding("invalid", entry.path, message, change.commit.sha, replay=entry.replay)
