@@ -100,6 +100,7 @@ class ArenaConfig(_Model):
     samples: Annotated[int, Field(ge=1, le=20)] = 1
     concurrency: Annotated[int, Field(ge=1, le=256)] = 16
     spending_cap_usd: Annotated[float, Field(ge=0)] = 10.0
+    max_tick_minutes: Annotated[float, Field(gt=0)] = 25.0
     questions: bool = True
     collect_from: UtcDatetime | None = None
     windows: Horizons = Horizons()

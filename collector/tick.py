@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -157,14 +157,17 @@ async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir,
     report.due = len(todo.due)
     locks, gate = KeyLocks(lock_dir), asyncio.Semaphore(config.concurrency)
     history = _history(archive, now)
+    stop = now + timedelta(minutes=config.max_tick_minutes)  # no new forecast starts after this
 
     async def one(slot: Slot) -> None:
-        await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report, timer, gate)
+        await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report,
+                       timer, gate, stop)  # fmt: skip
 
-    await asyncio.gather(*(one(s) for s in todo.due))
+    # the windows that close first are served first (gather starts coroutines in this order)
+    await asyncio.gather(*(one(s) for s in sorted(todo.due, key=lambda s: (s.closes, s.path))))
 
 
-async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLocks, history, report, timer, gate) -> None:
+async def _produce(writer, archive, slot, forecaster, now, clock, locks, history, report, timer, gate, stop) -> None:
     """Claim the key, ask the forecaster (``gate`` bounds the calls in flight), write its record."""
     if not locks.claim(slot):
         report.locked += 1
@@ -174,7 +177,7 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks: KeyLock
             report.locked += 1
             return
         async with gate:
-            if timer() >= slot.deadline or timer() >= slot.closes:  # the window closed while waiting
+            if timer() >= min(slot.deadline, slot.closes, stop):  # window closed, or the tick's time is up
                 report.deferred += 1
                 return
             record = await forecaster.forecast(_task(archive, slot, now, clock, history))

@@ -245,3 +245,18 @@ def test_a_broken_file_at_a_key_is_reported_and_never_overwritten(archive_dir):
     report = tick(archive_dir, now, [f], config=config)
     assert f.calls == [] and broken.read_text() == '{"kind": "forecast", "status": "valid"'
     assert any(p.path == slot.path for p in report.problems)
+
+
+def test_urgent_windows_go_first_and_the_tick_time_budget_defers(archive_dir):
+    soon = make_event(id="soon", kickoff_utc=KICKOFF - timedelta(hours=22))  # its T-2h window is open
+    wc_archive(archive_dir, make_event(), soon)
+    now = KICKOFF - timedelta(hours=24)
+    horizons = ["t_minus_24h", "t_minus_2h"]
+    f = Counting()
+    out_of_time = arena(questions=False, horizons=horizons, concurrency=1, max_tick_minutes=1e-6)
+    report = tick(archive_dir, now, [f], config=out_of_time)
+    assert f.calls == [] and report.deferred == 2
+    assert keys(archive_dir) == {("soon", "t_minus_24h", "missed")}  # closed before `now`, owed
+    report = tick(archive_dir, now, [f], config=arena(questions=False, horizons=horizons, concurrency=1))
+    assert [c[:2] for c in f.calls] == [("soon", Horizon.T_MINUS_2H), ("mex-v-rsa", Horizon.T_MINUS_24H)]
+    assert report.produced == 2
