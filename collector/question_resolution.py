@@ -57,7 +57,7 @@ def _table(competition: Competition, teams: Sequence[str], events: Sequence[Even
 
 def _decided(rows: list[TableRow], cut: int, what: str) -> None:
     """The positions around ``cut`` must not be an unresolved tie."""
-    if 0 < cut < len(rows) and rows[cut - 1].tied and rows[cut].tied:
+    if 0 < cut < len(rows) and rows[cut - 1].rank == rows[cut].rank:
         raise SourceError(f"{what}: {rows[cut - 1].team} and {rows[cut].team} are level on every criterion the sources allow")
 
 

@@ -43,6 +43,7 @@ class TableRow:
     goals_for: int = 0
     goals_against: int = 0
     tied: bool = False  # level with a neighbour on every criterion that could be applied
+    rank: int = 0  # 1-based position; teams level on every criterion share the rank
 
     @property
     def points(self) -> int:
@@ -106,7 +107,8 @@ def compute_table(
     rows = tally(teams, results)
     ordered: list[TableRow] = []
     for block in _order(list(rows), list(tie_breakers), rows, results):
-        ordered += [replace(rows[t], tied=len(block) > 1) for t in block]
+        rank = len(ordered) + 1
+        ordered += [replace(rows[t], tied=len(block) > 1, rank=rank) for t in block]
     return ordered
 
 

@@ -46,12 +46,24 @@ def test_three_way_tie_is_broken_by_the_mini_league_then_overall():
                MatchResult("a", "d", 3, 0), MatchResult("b", "d", 1, 0), MatchResult("c", "d", 2, 0)]
     table = compute_table("abcd", results, [P, H2H, GD, GF])
     assert [r.team for r in table] == ["a", "c", "b", "d"]  # mini-league level; overall GD 3, 2, 1
-    assert not any(r.tied for r in table)
+    assert not any(r.tied for r in table) and [r.rank for r in table] == [1, 2, 3, 4]
 
 
 def test_teams_level_on_everything_are_marked_tied():
     table = compute_table(["p", "q"], [MatchResult("p", "q", 1, 1)], [P, H2H, GD, GF, TieBreakers.FAIR_PLAY])
     assert [r.team for r in table] == ["p", "q"] and all(r.tied for r in table)
+    assert [r.rank for r in table] == [1, 1]
+
+
+def test_an_undecidable_cut_is_a_problem_not_a_guess():
+    from collector.errors import SourceError
+    from collector.question_resolution import _decided
+
+    rows = compute_table("abcd", [MatchResult("a", "b", 1, 1), MatchResult("c", "d", 2, 0)], [P, GD, GF])
+    assert [(r.team, r.rank) for r in rows] == [("c", 1), ("a", 2), ("b", 2), ("d", 4)]
+    _decided(rows, 1, "champion")  # c is clear
+    with pytest.raises(SourceError, match="a and b are level"):
+        _decided(rows, 2, "top_two")
 
 
 def test_rank_third_placed():
