@@ -16,14 +16,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from collector.errors import ArchiveError
 
 NULL_BLOB = "0" * 40
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     """A commit that touched the archive: its position in first-parent order and its dates."""
 
     index: int
@@ -32,8 +32,7 @@ class Commit:
     authored_at: datetime
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One file changed by one commit. ``status`` is git's letter: A, M, D or T."""
 
     commit: Commit

@@ -53,7 +53,7 @@ class Timeline:
 
     def kickoff(self, key: TargetKey, commit_index: int) -> tuple[datetime | None, str]:
         """The earliest of: the kickoff in effect at that commit, and the latest revision's."""
-        revisions = sorted(self.kickoffs.get(key, []), key=lambda r: r[1])
+        revisions = self.kickoffs.get(key)  # sorted by revision in build_timeline
         if not revisions:
             return None, ""
         known = [r for r in revisions if r[0] <= commit_index]
@@ -75,6 +75,8 @@ def build_timeline(files: dict[str, FileHistory]) -> Timeline:
             timeline.kickoffs[facts.target].append((commit.index, facts.revision or 0, facts.moment))
         elif facts.settles:
             _settle(timeline, facts.target, commit, entry.path)
+    for revisions in timeline.kickoffs.values():
+        revisions.sort(key=lambda r: r[1])
     return timeline
 
 

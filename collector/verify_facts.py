@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -33,9 +32,8 @@ from collector.records import (
 FACTS_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
-    """The fields of a record that the audit checks read."""
+class Facts(NamedTuple):
+    """The fields of a record that the audit checks read (a tuple: cheap to build from the cache)."""
 
     kind: str
     replay: bool
@@ -74,14 +72,14 @@ def facts_of(record: Record) -> Facts:
     return Facts(**base)
 
 
-_TIMES = (Facts.__slots__.index("moment"), Facts.__slots__.index("requested_at"))
-_TUPLES = (Facts.__slots__.index("target"), Facts.__slots__.index("identity"))
-_MANIFEST = Facts.__slots__.index("manifest")
+_TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
+_TUPLES = (Facts._fields.index("target"), Facts._fields.index("identity"))
+_MANIFEST = Facts._fields.index("manifest")
 
 
 def _dump(facts: Facts) -> list[Any]:
     """Facts as a compact JSON list, in slot order (the cache's storage form)."""
-    values: list[Any] = [getattr(facts, name) for name in Facts.__slots__]
+    values: list[Any] = [getattr(facts, name) for name in Facts._fields]
     for i in _TIMES:
         if values[i] is not None:
             values[i] = values[i].isoformat()
@@ -110,8 +108,7 @@ def contract_fingerprint() -> str:
     return hashlib.sha256(schema + str(FACTS_VERSION).encode()).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Checked:
+class Checked(NamedTuple):
     """One blob at one path, checked: its SHA-256, the validation problem or its facts."""
 
     sha256: str
