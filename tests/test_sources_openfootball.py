@@ -141,3 +141,22 @@ def test_knockout_slot_placeholders_leave_teams_open(tmp_path):
     (match,) = fetch("worldcup-2026", write_data(tmp_path, WC_FILE, doc)).matches
     assert (match.home_team, match.away_team, match.home_slot, match.away_slot) == (None, None, "1E", "3A/B/C/D/F")
     assert match.event_id == "m074" and match.knockout
+
+
+def test_rounds_shape_with_time_zone_goals_and_extra_time(tmp_path):
+    doc = {"name": "World Cup", "rounds": [{"name": "Round of 32", "matches": [
+        {"num": 74, "date": "2026-06-29", "time": "16:30", "timezone": "UTC-4",
+         "team1": {"name": "Germany", "code": "GER"}, "team2": {"name": "Paraguay", "code": "PAR"},
+         "score1": 1, "score2": 1, "score1i": 0, "score2i": 1, "score1et": 1, "score2et": 1,
+         "score1p": 3, "score2p": 4,
+         "goals1": [{"name": "Kai Havertz", "minute": 54}],
+         "goals2": [{"name": "Joshua Kimmich", "minute": 90, "offset": 3, "owngoal": True}],
+         "stadium": {"key": "boston", "name": "Gillette Stadium"}},
+    ]}]}
+    (match,) = fetch("worldcup-2026", write_data(tmp_path, WC_FILE, doc)).matches
+    assert match.event_id == "m074" and match.kickoff_utc == datetime(2026, 6, 29, 20, 30, tzinfo=UTC)
+    assert match.kickoff_source == "2026-06-29 16:30 UTC-4" and match.venue == "Gillette Stadium"
+    assert match.score_90.as_tuple() == (1, 1) and match.score_penalties.as_tuple() == (3, 4)
+    assert match.score_half_time.as_tuple() == (0, 1) and match.score_extra_time.as_tuple() == (1, 1)
+    own = match.goals[-1]  # an own goal is listed with (and credited to) the team it benefits
+    assert (own.team, own.minute, own.stoppage, own.own_goal, own.period) == ("par", 90, 3, True, "regulation")
