@@ -14,7 +14,6 @@ from collector.records import (
     OutcomeStatus,
     ResolutionRule,
     Revisable,
-    Score,
 )
 from collector.sources.base import MatchStatus, SourceMatch
 
@@ -108,6 +107,3 @@ def _show(value: object) -> str:
         return value.isoformat()
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-__all__ = ["Score", "build_event", "build_outcome", "changes", "advancing_team"]

@@ -17,12 +17,11 @@ from pathlib import Path
 from collector.competitions import Definition, competition_from_definition, load_definition
 from collector.datasource import DataSource
 from collector.errors import PrematchError, Problem
-from collector.question_resolution import resolve_questions
 from collector.knowable import RESULT_STATUSES, Knowledge
-from collector.match_records import OUTCOME_STATUS, build_event, build_outcome, changes
+from collector.match_records import OUTCOME_STATUS, build_event, build_outcome
+from collector.question_resolution import resolve_questions
 from collector.reader import Archive, load_archive
 from collector.records import Clock, Competition
-from collector.revise import next_revision
 from collector.sources import Source, SourceBatch, SourceMatch, source_for
 from collector.sync_report import SyncReport, write_or_revise
 from collector.writer import ArchiveWriter
