@@ -51,14 +51,20 @@ def _replay_available() -> bool:
     return importlib.util.find_spec("collector.commands.replay") is not None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _replay_available(), reason="python -m collector replay is not in this checkout yet")
 def test_short_replay_builds(data_dir, tmp_path):
-    archive = tmp_path / "archive"
-    code = collector(["replay", "worldcup-2026", "--out", str(archive), "--data-dir", str(data_dir),
-                      "--until", "2026-06-14T00:00:00Z"])
+    """Replay the World Cup up to the night after the opening match, then build its site."""
+    repo = tmp_path / "replay"
+    code = collector(["replay", "worldcup-2026", "--out", str(repo), "--data-dir", str(data_dir),
+                      "--until", "2026-06-12T00:00:00Z"])
     assert code == 0
-    report = build_site(archive, tmp_path / "site", commit="test", progress=lambda _l: None)
+    report = build_site(repo / "archive", tmp_path / "site", progress=lambda _l: None)
     assert report.problems == [] and report.replay
-    home = _read(tmp_path / "site", "index.html")
-    assert 'id="board"' in home  # forecasts were made and scored
-    assert all(p.stat().st_size <= PAGE_LIMIT for p in (tmp_path / "site").rglob("*.html"))
+    out = tmp_path / "site"
+    home = _read(out, "index.html")
+    assert 'id="board"' in home and "elo" in home  # the opening match was forecast and scored
+    opener = _read(out, "matches/worldcup-2026/mex-v-rsa.html")
+    assert "Forecasts (0)" not in opener and "measures" in opener
+    assert re.search(r"Built from archive commit <code>[0-9a-f]{40}</code>", home)  # the replay is a git repo
+    assert all(p.stat().st_size <= PAGE_LIMIT for p in out.rglob("*.html"))

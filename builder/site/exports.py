@@ -22,11 +22,18 @@ from builder.site.tables import Table
 DATA_DIR = "data"
 
 
+_PLAIN = (str, int, bool, type(None))
+
+
 def _clean(value):
+    """A JSON/SQLite-safe scalar: numpy scalars become Python numbers, NaN and infinities None."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is not float and hasattr(value, "item"):
+        value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        return value.item()
     return value
 
 
