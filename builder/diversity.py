@@ -23,7 +23,8 @@ def jensen_shannon_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
     def kl(a: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(a > 0, a * np.log2(a / m), 0.0)
+            ratio = np.minimum(a / m, 2.0)  # a <= 2m always; the cap only guards an underflowed m
+            terms = np.where(a > 0, a * np.log2(ratio), 0.0)
         return terms.sum(axis=-1)
 
     return 0.5 * kl(p) + 0.5 * kl(q)

@@ -108,7 +108,7 @@ def test_every_status_belongs_to_exactly_one_rate():
     assert sorted(grouped) == sorted(ForecastStatus)
 
 
-probability_vectors = st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3).filter(lambda v: sum(v) > 0.01).map(
+probability_vectors = st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=3, max_size=3).filter(lambda v: sum(v) > 0.01).map(
     lambda v: np.array(v) / sum(v)
 )
 
@@ -120,6 +120,12 @@ def test_jensen_shannon_agrees_with_scipy_and_is_bounded(p, q):
     assert ours == pytest.approx(jensenshannon(p, q, base=2) ** 2, abs=1e-9)
     assert -1e-12 <= ours <= 1 + 1e-12
     assert diversity.jensen_shannon_divergence(p[None], p[None])[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_jensen_shannon_survives_subnormal_probabilities():
+    # scipy returns inf here; the divergence of (0, 0, 1) and (0, 5e-324, 1) is 0 to double precision
+    value = diversity.jensen_shannon_divergence(np.array([[0.0, 0.0, 1.0]]), np.array([[0.0, 5e-324, 1.0]]))[0]
+    assert value == pytest.approx(0.0, abs=1e-300)
 
 
 def test_ensemble_averages_llm_vectors_within_a_condition():
