@@ -39,7 +39,7 @@ NOTES = [
     "percentile 95% (builder/inference.py).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
     "within each declared family (model pairs and market per condition; access, strategy, horizon "
-    "per measure); master seed 20260715.",
+    "and per-forecaster access effects per measure); master seed 20260715.",
 ]
 
 
@@ -238,10 +238,11 @@ def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, floa
 
 
 def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a_level: str, b_level: str,
-                 measure: str = "brier") -> list[tuple]:
+                 measure: str = "brier", *, by_forecaster: bool = False) -> list[tuple]:
     """Factorial contrast a_level - b_level of one factor (access, strategy or horizon), per level
     of the horizon (or, for the horizon factor, pooled). Per match, the difference is averaged over
     every LLM forecaster and other condition for which both levels were scored (paired design).
+    With ``by_forecaster`` each LLM gets its own contrast (family ``<factor>_by_forecaster``).
     ``rows`` may be the scored rows or their :func:`llm_cell_means` for ``measure``."""
     means = llm_cell_means(rows, measure) if isinstance(rows, list) else rows
     at = CELL_FIELDS.index(factor)
@@ -252,11 +253,14 @@ def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a
         partner = means.get(key[:at] + (b_level,) + key[at + 1 :])
         if partner is not None:
             stratum = "all horizons" if factor == "horizon" else key[3]
+            if by_forecaster:
+                stratum = f"{key[0]}, {stratum}"
             per_match[(stratum, key[4])][key[5]].append(value - partner)
     specs = []
+    name = f"{factor}_by_forecaster" if by_forecaster else factor
     for (stratum, clock), events in sorted(per_match.items()):
         diffs = {e: _avg(v) for e, v in events.items()}
-        family = f"{factor}/{measure}" + ("/replay" if clock == "replay" else "")
+        family = f"{name}/{measure}" + ("/replay" if clock == "replay" else "")
         specs.append((family, f"{a_level} - {b_level} ({stratum})", a_level, b_level, measure, clock, diffs))
     return specs
 
@@ -275,7 +279,7 @@ def market_specs(rows: list[ScoredForecast]) -> list[tuple]:
 def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
     """Model pairs, forecasters against the market, and the factorial contrasts of seeds/000:
     closed - open, score-first - probabilistic, and every pair of horizons (earlier - later),
-    for Brier score and log loss."""
+    for Brier score and log loss; plus the model-specific access effect (Brier) of each LLM."""
     if not rows:
         return []
     resampler = resampler or resampler_for(rows)
@@ -287,6 +291,7 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
         specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
             specs += factor_specs(means, "horizon", early, late, measure)
+    specs += factor_specs(rows, "access", "closed_book", "open_book", "brier", by_forecaster=True)
     return run_tests(resampler, [s for s in specs if s[6]])
 
 

@@ -141,6 +141,10 @@ def test_access_contrast_estimate_interval_and_test():
     assert t.estimate == pytest.approx(0.05, abs=0.005)
     assert t.low < t.estimate < t.high and t.low > 0
     assert t.p_value < 0.001 and t.p_holm == t.p_value  # alone in its family
+    by_model = [t for t in inference.all_tests(rows) if t.family == "access_by_forecaster/brier"]
+    assert [t.comparison for t in by_model] == ["closed_book - open_book (m.a, t_minus_24h)",
+                                                "closed_book - open_book (m.b, t_minus_24h)"]
+    assert all(t.estimate == pytest.approx(0.05, abs=0.01) and t.n == 40 for t in by_model)
 
 
 def test_model_pairs_family_holm_adjusts_within_a_cell():
