@@ -34,6 +34,9 @@ MEASURES = (
 
 ADVANCEMENT_MEASURES = ("advancement_brier", "advancement_log_loss", "advancement_accuracy")
 
+MARKET_FIELDS = ("n", "return", "sharpe", "brier_difference")
+"""Keys of ``LeaderboardRow.market`` (flattened as ``market_<key>``, null without market prices)."""
+
 INTERVAL_MEASURES = ("brier", "log_loss", "rps", "accuracy", "exact", "points", "scoreline")
 """Measures that get a bootstrap 95% interval (``<measure>_low`` / ``<measure>_high``)."""
 
@@ -128,8 +131,8 @@ class LeaderboardRow:
             if name in INTERVAL_MEASURES:
                 row[f"{name}_low"] = bounds[0] if bounds else None
                 row[f"{name}_high"] = bounds[1] if bounds else None
-        for name, value in (self.market or {}).items():
-            row[f"market_{name}"] = value
+        for name in MARKET_FIELDS:
+            row[f"market_{name}"] = (self.market or {}).get(name)
         return row
 
 

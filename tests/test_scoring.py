@@ -178,6 +178,7 @@ def test_score_command_json_matches_score_archive_and_leaves_the_archive_alone(a
     uniform = next(r for r in printed if r["forecaster"] == "uniform")
     assert uniform["brier"] == pytest.approx(2 / 3) and uniform["n"] == 4
     assert {"brier_low", "brier_high", "log_loss", "rps", "accuracy", "exact", "points", "clock"} <= uniform.keys()
+    assert len({frozenset(r) for r in printed}) == 1  # every row has the same keys (market ones null if absent)
     assert sorted(p.relative_to(archive_dir) for p in archive_dir.rglob("*")) == before
 
 
