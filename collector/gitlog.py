@@ -80,7 +80,12 @@ def head_commit(repo: Path) -> str | None:
 def read_history(repo: Path, archive_path: str = "archive") -> History:
     """Every commit that touched ``archive_path``, oldest first, with its file changes."""
     repo = Path(repo)
-    git(repo, "rev-parse", "--git-dir")  # raises, naming the folder, when it is not a repository
+    shallow = git(repo, "rev-parse", "--is-shallow-repository").strip()  # raises when not a repository
+    if shallow == b"true":
+        raise ArchiveError(
+            f"{repo} is a shallow clone: its oldest commit would seem to add every file. "
+            "Fetch the whole history first: git fetch --unshallow"
+        )
     head = head_commit(repo)
     if head is None:
         return History([], [], None)

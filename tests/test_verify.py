@@ -251,3 +251,21 @@ def test_a_damaged_cache_is_rebuilt(clean):
     verify_repository(clean.root)
     (clean.root / ".git/prematch/verify-cache.json").write_text("{not json")
     assert verify_repository(clean.root).ok
+
+
+def test_a_merged_pull_request_counts_from_its_merge_into_main(before_match):
+    repo = before_match
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.tick(at(9), forecast("market", model_version="m-1", requested_at=at(9)))  # written early on a branch
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge", "pr", when=KICKOFF + timedelta(hours=3))
+    report = verify_repository(repo.root)
+    [late] = findings_for(report, "committed_after_kickoff")  # it reached main after kickoff
+    assert "market" in late.path and "2026-06-11T22:00:00Z" in late.message
+
+
+def test_a_shallow_clone_is_refused_with_a_clear_message(clean, tmp_path, capsys):
+    shallow = tmp_path / "shallow"
+    clean.git("clone", "-q", "--depth", "1", f"file://{clean.root}", str(shallow))
+    assert main(["verify", "--repo", str(shallow)]) == 2
+    assert "git fetch --unshallow" in capsys.readouterr().err
