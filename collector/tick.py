@@ -23,6 +23,7 @@ import httpx
 from collector.config import ArenaConfig
 from collector.errors import PrematchError, Problem, RecordExistsError
 from collector.forecasting import KnownResult
+from collector.layout import path_for
 from collector.llm import Budget, Deferred, ScheduledTask
 from collector.manifest import write_tick_manifest
 from collector.questions import register_questions
@@ -125,8 +126,8 @@ def _sync(writer, root, config, step: str, now, data_dir, clock, report: TickRep
     for cid in config.competitions:
         try:
             result = run(writer, archive, cid, now=now, data_dir=data_dir, clock=clock)
-        except PrematchError as exc:
-            report.problems.append(Problem(cid, f"{step}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - a failed sync must not stop forecasts for known events
+            report.problems.append(Problem(cid, f"{step}: {type(exc).__name__}: {exc}"))
             continue
         report.problems += list(getattr(result, "problems", []))
 
@@ -152,8 +153,8 @@ async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir,
     todo = plan(archive, config, forecasters, now, _since(config, forecasters))
     by_id = {f.id: f for f in forecasters}
     for slot in todo.missed:
-        _write(writer, missed_record(slot, by_id[slot.forecaster], now, clock), report)
-        report.missed += 1
+        if _write(writer, missed_record(slot, by_id[slot.forecaster], now, clock), report):
+            report.missed += 1
     report.due = len(todo.due)
     locks, gate = KeyLocks(lock_dir), asyncio.Semaphore(config.concurrency)
     history = _history(archive, now)
@@ -181,6 +182,8 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks, history
                 report.deferred += 1
                 return
             record = await forecaster.forecast(_task(archive, slot, now, clock, history))
+        if path_for(record) != slot.path:
+            raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
         if await asyncio.to_thread(_write, writer, record, report):  # fsync off the loop and outside the gate
             report.produced += 1
     except Deferred:

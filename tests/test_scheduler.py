@@ -260,3 +260,17 @@ def test_urgent_windows_go_first_and_the_tick_time_budget_defers(archive_dir):
     report = tick(archive_dir, now, [f], config=arena(questions=False, horizons=horizons, concurrency=1))
     assert [c[:2] for c in f.calls] == [("soon", Horizon.T_MINUS_2H), ("mex-v-rsa", Horizon.T_MINUS_24H)]
     assert report.produced == 2
+
+
+class WrongKey(Counting):
+    async def forecast(self, task):
+        record = await super().forecast(task)
+        return record.model_copy(update={"sample": 7})
+
+
+def test_a_record_for_another_key_is_refused_and_reported(archive_dir):
+    wc_archive(archive_dir)
+    report = tick(archive_dir, KICKOFF - timedelta(hours=24), [WrongKey()],
+                  config=arena(questions=False, horizons=["t_minus_24h"]))  # fmt: skip
+    assert report.produced == 0 and load_archive(archive_dir).forecasts == []
+    assert any("not at the key asked for" in p.message for p in report.problems)
