@@ -133,6 +133,7 @@ def test_tick_commits_only_archive_and_rebases_when_main_moved(clones, tmp_path)
     remote, runner, other = clones
     (runner / "archive/b.json").write_text("{}\n")
     (runner / "stray.txt").write_text("must not be committed\n")
+    (runner / "archive/.b.json.123.abcd.tmp").write_text("{")  # left behind by a crashed write
     (other / "archive/c.json").write_text("{}\n")  # someone else pushes first
     git(other, "add", "archive")
     git(other, "commit", "-q", "-m", "other")
