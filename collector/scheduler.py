@@ -116,8 +116,8 @@ def stage_openings(archive: Archive, competition: Competition, events: Sequence[
     for event in events:
         members[stage_key(competition, event)].append(event)
     out = {}
-    for key, group in members.items():
-        kickoffs = [e.kickoff_utc for e in group if e.kickoff_utc is not None]
+    for key, group in members.items():  # every registered pairing counts; only scheduled ones set the kickoff
+        kickoffs = [e.kickoff_utc for e in group if e.kickoff_utc is not None and e.status is EventStatus.SCHEDULED]
         if not kickoffs:
             continue
         expected = expected_pairings(competition, key)
@@ -172,12 +172,11 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
         competition = archive.competitions.get(cid)
         if competition is None:
             continue
-        events = [
-            e for (c, _), e in archive.events.items()
-            if c == cid and e.status is EventStatus.SCHEDULED and e.kickoff_utc is not None
-        ]  # fmt: skip
-        openings = stage_openings(archive, competition, events)
-        for event in events:
+        registered = [e for (c, _), e in archive.events.items() if c == cid]
+        openings = stage_openings(archive, competition, registered)
+        for event in registered:
+            if event.status is not EventStatus.SCHEDULED or event.kickoff_utc is None:
+                continue  # postponed, cancelled or kickoff time not yet known: nothing to ask
             known = registered_at(archive, event)
             for w in event_windows(arena, event, openings.get(stage_key(competition, event))):
                 yield from _cells(arena, forecasters, since, cid, "match", event.id, w, event.kickoff_utc, known)

@@ -274,3 +274,16 @@ def test_a_record_for_another_key_is_refused_and_reported(archive_dir):
                   config=arena(questions=False, horizons=["t_minus_24h"]))  # fmt: skip
     assert report.produced == 0 and load_archive(archive_dir).forecasts == []
     assert any("not at the key asked for" in p.message for p in report.problems)
+
+
+def test_a_matchday_with_a_postponed_or_undated_match_still_opens(archive_dir):
+    from collector.records import EventStatus
+
+    writer = ArchiveWriter(archive_dir)
+    writer.write(league(6))  # three pairings per matchday
+    writer.write(league_event("t0", "t1", 1, KICKOFF))
+    writer.write(league_event("t2", "t3", 1, KICKOFF).model_copy(update={"kickoff_utc": None}))
+    writer.write(league_event("t4", "t5", 1, KICKOFF).model_copy(update={"status": EventStatus.POSTPONED}))
+    config = arena(competitions=["xx-1-2025-26"], questions=False, horizons=["stage_opening"])
+    due = plan(load_archive(archive_dir), config, [Counting()], KICKOFF - timedelta(days=2)).due
+    assert [s.target_id for s in due] == ["t0-v-t1"]  # every pairing is known; only the playable one is asked
