@@ -86,9 +86,9 @@ def summary_text(report: Report, max_lines: int = 40) -> str:
     c = counts(report)
     head = report.head[:12] if report.head else "(no commits)"
     lines = [
-        f"verify {report.repo} ({report.archive_path}/ at {head}): {c['commits']} commits, "
-        f"{c['records']} record files",
-        "  " + ", ".join(f"{n} {kind}" for kind, n in c["by_kind"].items()),
+        f"verify {report.repo} ({report.archive_path}/ at {head}): {c['commits']} commit(s), "
+        f"{c['records']} record file(s)",
+        "  " + (", ".join(f"{n} {kind}" for kind, n in c["by_kind"].items()) or "no record files yet"),
         f"  forecasts: {c['forecasts_live']} live (prospective), {c['forecasts_replay']} replay (simulated clock)",
     ]
     if c["forecasts_replay"]:
