@@ -89,6 +89,8 @@ def body_error(response: httpx.Response) -> str | None:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return "HTTP 200 body has no choices"
     first = choices[0]
+    if not isinstance(first.get("message"), dict):
+        return "HTTP 200 choice has no message object"
     if first.get("error"):
         return f"error inside HTTP 200 choice: {first['error']}"
     if first.get("finish_reason") == "error":
@@ -203,7 +205,7 @@ class OpenRouterClient:
             return result
         result = ChatResult(attempts=self._attempts(exchanges, body, role))
         data = orjson.loads(response.content)
-        message = data["choices"][0].get("message") or {}
+        message = data["choices"][0]["message"]
         result.content = self.redact(_content(message))
         result.finish_reason = result.attempts[-1].finish_reason
         return result

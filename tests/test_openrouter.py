@@ -262,3 +262,14 @@ def test_a_search_under_closed_book_is_flagged_for_audit():
     open_record, _, _ = forecast_with([ok(good(), open_book=True)], task=make_task(access=Access.OPEN_BOOK))
     assert "closed_book_search" not in open_record.validation.diagnostics
     assert open_record.validation.diagnostics["search_observed"] == ["searched"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"<html>Bad gateway</html>", b'{"choices": []}', b'{"choices": [{"message": "text"}]}', b"[1, 2]"],
+)
+def test_malformed_200_bodies_are_retried_then_recorded_verbatim(body):
+    bad = httpx.Response(200, content=body, headers={"content-type": "application/json"})
+    record, route, _ = forecast_with([bad, bad, bad])
+    assert record.status is ForecastStatus.API_ERROR and len(route.calls) == 3
+    assert all(a.response_text == body.decode() and a.http_status == 200 for a in record.attempts)
