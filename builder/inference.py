@@ -8,9 +8,12 @@ of an analysis uses the *same* resampled tournaments. Events are ordered by (com
 event id), which makes every number reproducible from the archive alone.
 
 Choices (the papers leave these open or differ):
-- Intervals are bootstrap *percentile* 95% intervals (2.5 and 97.5 percentiles of 10,000
-  replicate means). seeds/000 uses studentized intervals; the percentile interval avoids
-  undefined t-statistics for 0/1 measures (exact score) whose resamples can have zero spread.
+- Intervals of leaderboard means are bootstrap *percentile* 95% intervals (2.5 and 97.5
+  percentiles of 10,000 replicate means): studentizing would leave the t-statistic undefined
+  for 0/1 measures (exact score) whose resamples can have zero spread. Intervals of paired
+  differences (tests, contrasts) are studentized (bootstrap-t) as in seeds/000 App. B.5 and
+  Figure 16, with the plug-in standard error sd/sqrt(n) in each replicate; replicates with
+  zero spread are dropped.
 - A cell that lacks some matches is resampled with the whole tournament: its replicate mean
   averages the cell's matches as they occur in the resample (matches drawn within the
   group-stage and knockout strata, seeds/000 App. B.5).
@@ -35,8 +38,8 @@ PERMUTATIONS = 10_000
 LEVEL = 0.95
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 NOTES = [
-    "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout, "
-    "percentile 95% (builder/inference.py).",
+    "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
+    "percentile 95% for means, studentized (bootstrap-t) 95% for paired differences (builder/inference.py).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
     "within each declared family (model pairs and market per condition; access, strategy, horizon "
     "and per-forecaster access effects per measure); master seed 20260715.",
@@ -94,6 +97,32 @@ class Resampler:
                                                                                      [tail, 100 - tail])
         too_few = (~np.isnan(values)).sum(axis=0) < 2
         return np.where(too_few, np.nan, low), np.where(too_few, np.nan, high)
+
+    def studentized_intervals(self, values: np.ndarray, level: float = LEVEL,
+                              chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
+        """Bootstrap-t intervals of the mean of each column (NaN = absent):
+        [m - t*_(1-a/2) se, m - t*_(a/2) se] with t* = (m* - m) / se* over the replicates."""
+        present = ~np.isnan(values)
+        n = present.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(present, values, 0.0).sum(axis=0) / n
+            centred = np.where(present, values - mean, 0.0)  # centring avoids cancellation in the variance
+            se = np.sqrt((centred**2).sum(axis=0) / n / n)
+        tail = (1 - level) / 2 * 100
+        t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
+        for start in range(0, values.shape[1], chunk):
+            cols = slice(start, start + chunk)
+            counts = self.weights @ present[:, cols].astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                shift = (self.weights @ centred[:, cols]) / counts  # m* - m
+                spread = np.maximum((self.weights @ centred[:, cols] ** 2) / counts - shift**2, 0.0)
+                t = shift / np.sqrt(spread / counts)
+                t[~np.isfinite(t)] = np.nan
+                t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
+        low, high = mean - t_high * se, mean - t_low * se
+        unusable = (n < 2) | (se == 0)
+        return np.where(unusable, np.nan, low), np.where(unusable, np.nan, high)
 
     def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
         """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent)."""
@@ -181,7 +210,7 @@ def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, s
     for j, spec in enumerate(specs):
         for key, diff in spec[6].items():
             matrix[idx[key], j] = diff
-    low, high = resampler.intervals(matrix)
+    low, high = resampler.studentized_intervals(matrix)
     p_values = resampler.sign_flip_p(matrix)
     n = (~np.isnan(matrix)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -167,3 +167,17 @@ def test_fast_percentiles_agree_with_numpy():
     low, high = inference._percentiles(values, [2.5, 97.5])
     np.testing.assert_allclose(low, np.nanpercentile(values, 2.5, axis=0))
     np.testing.assert_allclose(high, np.nanpercentile(values, 97.5, axis=0))
+
+
+def test_studentized_interval_agrees_with_the_classical_t_interval_for_normal_data():
+    values = np.random.default_rng(12).normal(0.02, 0.1, size=150)
+    low, high = resampler(150).studentized_intervals(values[:, None])
+    ref_low, ref_high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+    width = ref_high - ref_low
+    assert low[0] == pytest.approx(ref_low, abs=0.05 * width)
+    assert high[0] == pytest.approx(ref_high, abs=0.05 * width)
+
+
+def test_studentized_interval_is_undefined_without_spread():
+    low, high = resampler(10).studentized_intervals(np.full((10, 1), 0.3))
+    assert np.isnan(low[0]) and np.isnan(high[0])
