@@ -7,6 +7,7 @@ path and left out; the rest of the archive still loads.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -103,6 +104,23 @@ def load_archive(root: Path | str) -> Archive:
     archive = Archive(root=Path(root))
     if not archive.root.exists():
         return archive
+    # Loading creates millions of long-lived objects; the cyclic garbage collector would rescan
+    # them over and over (more than half the load time at 100,000 records), so it is paused.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _load_files(archive)
+        _resolve(archive)
+        # Records hold no reference cycles (refcounting still frees them); moving them out of
+        # the collector's generations spares every later collection a rescan of the archive.
+        gc.freeze()
+    finally:
+        if collecting:
+            gc.enable()
+    return archive
+
+
+def _load_files(archive: Archive) -> None:
     root = str(archive.root)
     for relative in iter_record_files(archive.root):
         try:  # plain string paths: pathlib costs more than reading a small file
@@ -116,8 +134,6 @@ def load_archive(root: Path | str) -> Archive:
             archive.problems.append(problem)
         else:
             archive.records[relative] = record
-    _resolve(archive)
-    return archive
 
 
 def _resolve(archive: Archive) -> None:
