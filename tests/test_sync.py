@@ -258,3 +258,19 @@ def test_scheduler_api_fixtures_then_outcomes_on_one_archive(data_dir, tmp_path)
     reloaded = load_archive(root)
     assert len(reloaded.events) == 20 and len(reloaded.outcomes) == 10
     assert all(e.clock is Clock.LIVE for e in reloaded.events.values())
+
+
+def test_missing_time_registers_a_date_only_event_and_a_later_time_revises_it(data_dir, tmp_path):
+    def drop_time(doc):
+        del _find(doc, "West Ham United FC", "Leeds United FC")["time"]
+
+    root = tmp_path / "archive"
+    tba = _copy_data(data_dir, tmp_path, EN_FILE, drop_time, folder="tba")
+    assert sync_competition(root, "en-1-2025-26", now=datetime(2026, 3, 20, tzinfo=UTC), data_dir=tba).problems == []
+    event = load_archive(root).events[("en-1-2025-26", "west-ham-united-fc-v-leeds-united-fc")]
+    assert event.kickoff_utc is None and event.kickoff_source == "2026-05-24"
+    timed = _copy_data(data_dir, tmp_path, EN_FILE, _unchanged)
+    report = sync_competition(root, "en-1-2025-26", now=datetime(2026, 4, 1, tzinfo=UTC), data_dir=timed)
+    assert report.written == ["en-1-2025-26/events/west-ham-united-fc-v-leeds-united-fc/event.r001.json"]
+    event = load_archive(root).events[("en-1-2025-26", "west-ham-united-fc-v-leeds-united-fc")]
+    assert event.kickoff_utc == datetime(2026, 5, 24, 15, tzinfo=UTC)  # 16:00 BST
