@@ -13,7 +13,7 @@ import respx
 from collector.errors import ConfigError
 from collector.llm import Budget, Deferred, LLMForecaster
 from collector.openrouter import OpenRouterClient, build_body
-from collector.records import Access, AttemptRole, ForecastStatus, Horizon, SearchObserved, Strategy
+from collector.records import Access, AttemptRole, ForecastStatus, Horizon, SearchObserved
 from collector.tick import tick_clock
 from collector.writer import record_bytes
 from tests.collection_helpers import FAKE_KEY, arena, knockout_event, make_question, make_task
@@ -252,7 +252,6 @@ def test_build_body_has_no_credentials_and_closed_book_has_no_tools():
     closed = build_body("m/x", [{"role": "user", "content": "hi"}], Access.CLOSED_BOOK, config.openrouter)
     assert "tools" not in closed and "plugins" not in closed
     assert all("key" not in k.lower() and "auth" not in k.lower() for k in closed)
-    assert Strategy.DIRECT_SCORE.value not in json.dumps(closed)
 
 
 def test_a_search_under_closed_book_is_flagged_for_audit():
