@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["schema", "define_competition", "sync", "status", "verify", "guard", "tick", "demo"]
+COMMANDS = ["schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo"]
 
 
 def build_parser() -> argparse.ArgumentParser:

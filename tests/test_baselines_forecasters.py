@@ -57,8 +57,8 @@ def test_every_baseline_writes_a_full_valid_match_record(name, data_dir, world_c
         else:
             assert payload.home_advances is None
         through = record.inputs.get("fitted_through")
-        if through is not None:
-            assert through < task.now.date().isoformat()  # only results strictly before the request date
+        if through is not None:  # a local date D ends by D+1 14:30 UTC at the latest
+            assert through <= (task.now - timedelta(hours=39)).date().isoformat()
 
 
 def test_stronger_team_is_favoured_and_rationale_states_inputs(data_dir, world_cup):
@@ -70,6 +70,9 @@ def test_stronger_team_is_favoured_and_rationale_states_inputs(data_dir, world_c
     assert "international-results/results.csv" in elo.payload.reason
     assert "home advantage" in elo.payload.reason  # Mexico plays in Mexico City
     assert elo.inputs["fitted_through"] == "2026-06-09"  # T-24h is 2026-06-10 19:00 UTC: same day excluded
+    late = by_task["usa-v-par"]  # kicks off 2026-06-13 01:00 UTC: T-24h is 01:00 UTC on the 12th
+    record = build_baseline("elo", data_dir).forecast_now(late)
+    assert record.inputs["fitted_through"] <= "2026-06-10"  # 11 June local evening games may not have ended
 
 
 @pytest.mark.parametrize("name", ["elo", "dixon_coles", "base_rate", "ensemble"])
@@ -77,13 +80,14 @@ def test_changing_any_later_result_leaves_the_forecast_unchanged(name, data_dir,
     """Leakage: rewrite every results.csv row dated on/after the request date (incl. the World Cup itself)."""
     _, _, by_task = world_cup
     task = by_task["m073"]  # the first round-of-32 match, mid-tournament
-    cutoff = task.now.date().isoformat()
+    # results.csv dates are local: a row dated the day before the request may not have ended yet
+    cutoff = (task.now - timedelta(hours=39)).date().isoformat()
     altered = _copy_data(data_dir, tmp_path)
     lines = (altered / RESULTS).read_text(encoding="utf-8").splitlines()
     changed = 0
     for i, line in enumerate(lines[1:], start=1):
         parts = line.split(",")
-        if parts[0] >= cutoff and parts[3].isdigit():
+        if parts[0] > cutoff and parts[3].isdigit():
             parts[3], parts[4] = str(int(parts[4]) + 3), parts[3]
             lines[i] = ",".join(parts)
             changed += 1

@@ -104,3 +104,28 @@ def test_league_questions_mid_season(data_dir):
         record = forecaster.forecast_now(_task(competition, questions[qid], now, fixtures, history))
         assert sum(c.probability for c in record.payload.choices) == pytest.approx(total, abs=1e-6), qid
         assert record.payload.choices[0].rank == 1 and record.payload.choices[0].is_final_pick
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from collector.baselines.simulate import rank_table  # noqa: E402
+from collector.records import TieBreakers  # noqa: E402
+
+FIFA_2026 = (TieBreakers.POINTS, TieBreakers.HEAD_TO_HEAD, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR,
+             TieBreakers.FAIR_PLAY, TieBreakers.DRAWING_OF_LOTS)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=6, max_size=6),
+       st.sampled_from([FIFA_2026, (TieBreakers.POINTS, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR)]))
+def test_fast_group_ranking_agrees_with_collector_standings(goals, tie_breakers):
+    """The simulation's tuple-based ranking is an independent implementation of compute_table's rule."""
+    teams = ("bra", "hai", "mar", "sco")
+    pairs = [(0, 1), (2, 3), (0, 2), (3, 1), (3, 0), (1, 2)]
+    results = [(h, a, hg, ag) for (h, a), (hg, ag) in zip(pairs, goals, strict=True)]
+    names = dict(enumerate(teams))
+    fast = [names[i] for i in rank_table(4, results, tie_breakers, names)]
+    slow = [row.team for row in compute_table(
+        teams, [MatchResult(names[h], names[a], hg, ag) for h, a, hg, ag in results], tie_breakers)]
+    assert fast == slow

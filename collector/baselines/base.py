@@ -8,7 +8,7 @@ question tasks go to the Monte Carlo simulation of the remaining competition.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,25 @@ def source_for(task: ForecastTask, data_dir: Path | str | None, history_cache: d
     return history_cache[key]
 
 
+LOCAL_DATE_SLACK = timedelta(hours=39)
+_FITS: dict = {}  # (class, source key, date) -> fit, shared by every instance (the ensemble's members too)
+_FITS_MAX = 2048
+
+
+def knowledge_date(source: Source, now: datetime) -> date:
+    """Fits use rows dated strictly before this date.
+
+    League rows carry the UTC kickoff date: rows before the request's UTC date. Rows of
+    ``results.csv`` carry the *local* date of the match; a match dated D may end as late as
+    D+1 14:30 UTC (kickoff 23:59 at UTC-12, extra time and penalties), so a row is usable
+    only when D <= (now - 39 h).date(). This is conservative: recent results are left out
+    rather than risk using one that had not ended at ``now``.
+    """
+    if source.kind == "league":
+        return now.date()
+    return (now - LOCAL_DATE_SLACK).date() + timedelta(days=1)
+
+
 class BaselineForecaster:
     """Base of the built-in baselines (implements :class:`collector.forecasting.Forecaster`)."""
 
@@ -62,13 +81,12 @@ class BaselineForecaster:
     conditions = CONDITIONS
 
     def __init__(self, data_dir: Path | str | None = None, *, id: str | None = None, seed: int = 2026,
-                 simulations: int = 2000):
+                 simulations: int = 1000):
         self.id = id or self.name
         self.data_dir = data_dir
         self.seed = seed
         self.simulations = simulations
         self._sources: dict = {}
-        self._fits: dict = {}
         self._sims: dict = {}
 
     # -- what a subclass provides -------------------------------------------------------
@@ -80,13 +98,15 @@ class BaselineForecaster:
 
     # -- shared machinery ---------------------------------------------------------------
     def prepared(self, task: ForecastTask) -> tuple[Source, Any]:
-        """The source and the fit for the task's request date (cached: one fit per date)."""
+        """The source and the fit for the task's request time (cached: one fit per knowledge date)."""
         source = source_for(task, self.data_dir, self._sources)
-        when = task.now.date()
-        key = (source.cache_key, when)
-        if key not in self._fits:
-            self._fits[key] = self.fit(source, when)
-        return source, self._fits[key]
+        when = knowledge_date(source, task.now)
+        key = (type(self), source.cache_key, when)
+        if key not in _FITS:
+            if len(_FITS) >= _FITS_MAX:
+                _FITS.clear()
+            _FITS[key] = self.fit(source, when)
+        return source, _FITS[key]
 
     def pair_view(self, task: ForecastTask):
         """A function (home id, away id, edge) -> MatchView for the task's request date (for simulation)."""
@@ -108,7 +128,9 @@ class BaselineForecaster:
             source, fit = self.prepared(task)
             view = self.view(source, fit, event.home_team, event.away_team, event_edge(task, event))
             payload = match_payload(view, event.knockout)
-            inputs = {"request_date": task.now.date().isoformat(), **view.inputs}
+            inputs = dict(view.inputs)
+            if source is not None:
+                inputs["results_dated_before"] = knowledge_date(source, task.now).isoformat()
         return forecast_record(
             task, forecaster=self.id, version=f"{self.name}-{self.version}", payload=payload, inputs=inputs,
             forecaster_type=self.type,

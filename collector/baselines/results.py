@@ -2,8 +2,10 @@
 
 A :class:`ResultTable` holds one row per match, sorted by date: date (days since epoch),
 team indices, goals, a neutral-venue flag and a tournament weight class. Baselines fit
-only on rows dated strictly before the request *date* (``before``): same-day matches are
-excluded, which is conservative (results.csv has no kickoff times).
+only on rows dated strictly before a knowledge date (``before``; see
+``base.knowledge_date``): results.csv gives local dates and no kickoff times, so a row
+dated D is used only from 39 hours after D began in UTC (conservative: same-day and
+previous-evening results are left out).
 
 Known limits, documented for users:
 - ``international-results/results.csv`` scores include extra time (not 90-minute scores);

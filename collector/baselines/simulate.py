@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 
 from collector.forecasting import ForecastTask
-from collector.records import Choice, CompetitionFormat, Event, QuestionForecast
-from collector.standings import MatchResult, compute_table
+from collector.records import Choice, CompetitionFormat, Event, QuestionForecast, TieBreakers
 
 from .common import MatchView, venue_edge
 from .scoregrid import EXTRA_TIME_SHARE, score_grid
@@ -108,8 +107,10 @@ def _rank_group(teams, scores, tie_breakers, n):
     pts = np.zeros((n, len(teams)), dtype=int)
     gd = np.zeros_like(pts)
     gf = np.zeros_like(pts)
+    pairs = []
     for home, away, hg, ag in scores:
         h, a = index[home], index[away]
+        pairs.append((h, a))
         pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
         pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
         gd[:, h] += hg - ag
@@ -120,14 +121,55 @@ def _rank_group(teams, scores, tie_breakers, n):
     sorted_pts = np.take_along_axis(pts, order, axis=1)
     tied = np.any(sorted_pts[:, 1:] == sorted_pts[:, :-1], axis=1)
     ranked = [[teams[j] for j in order[s]] for s in range(n)]
-    memo: dict[tuple, list[str]] = {}
+    goals = np.stack([np.stack([hg, ag], axis=1) for *_, hg, ag in scores], axis=1) if scores else None
+    names = {i: t for t, i in index.items()}
     for s in np.flatnonzero(tied):
-        results = tuple(MatchResult(h, a, int(hg[s]), int(ag[s])) for h, a, hg, ag in scores)
-        if results not in memo:  # the tie-breakers of collector.standings, once per distinct set of scores
-            memo[results] = [row.team for row in compute_table(teams, results, tie_breakers)]
-        ranked[s] = memo[results]
+        results = [(h, a, int(goals[s, k, 0]), int(goals[s, k, 1])) for k, (h, a) in enumerate(pairs)]
+        ranked[s] = [names[i] for i in rank_table(len(teams), results, tie_breakers, names)]
     stats = np.stack([pts, gd, gf], axis=2)  # (n, teams, 3), in the group's team order
     return ranked, (index, stats)
+
+
+def _tally(level: frozenset, results) -> dict[int, tuple[int, int, int]]:
+    """(points, goal difference, goals) per team index, counting only matches among ``level``."""
+    rows = {t: [0, 0, 0] for t in level}
+    for h, a, hg, ag in results:
+        if h in level and a in level:
+            rows[h][0] += 3 if hg > ag else 1 if hg == ag else 0
+            rows[a][0] += 3 if ag > hg else 1 if hg == ag else 0
+            rows[h][1] += hg - ag
+            rows[a][1] += ag - hg
+            rows[h][2] += hg
+            rows[a][2] += ag
+    return {t: tuple(v) for t, v in rows.items()}
+
+
+def rank_table(size: int, results, tie_breakers, names: dict[int, str]) -> list[int]:
+    """Team indices best first: the same rule as ``collector.standings.compute_table``, on plain tuples.
+
+    Criteria in the competition's order; head to head = points, goal difference, goals among
+    the teams still level; fair play and lots (no data) leave ties in team-id order.
+    """
+    full = _tally(frozenset(range(size)), results)
+    column = {TieBreakers.POINTS: 0, TieBreakers.GOAL_DIFFERENCE: 1, TieBreakers.GOALS_FOR: 2}
+
+    def split(level: list[int], criteria) -> list[int]:
+        if len(level) <= 1 or not criteria:
+            return sorted(level, key=lambda t: names[t])
+        first = criteria[0]
+        if first is TieBreakers.HEAD_TO_HEAD:
+            mini = _tally(frozenset(level), results)
+            key = {t: mini[t] for t in level}
+        elif first in column:
+            key = {t: (full[t][column[first]],) for t in level}
+        else:
+            key = {t: () for t in level}
+        out: list[int] = []
+        for value in sorted(set(key.values()), reverse=True):
+            out += split([t for t in level if key[t] == value], criteria[1:])
+        return out
+
+    return split(list(range(size)), list(tie_breakers))
 
 
 def assign_thirds(slots: list[tuple[int, str, set[str]]], qualified: list[str]) -> dict[tuple[int, str], str]:
@@ -165,7 +207,7 @@ def _thirds(task: ForecastTask, ranked, rows, n: int) -> list[dict[tuple[int, st
     slots = [(k.match_number, side, set(rule[1:].split("/")))
              for k in sorted(comp.knockout_slots, key=lambda k: k.match_number)
              for side, rule in (("home", k.home_rule), ("away", k.away_rule)) if rule.startswith("3")]
-    out = []
+    out, memo = [], {}
     for s in range(n):
         thirds = []
         for group in comp.groups:
@@ -176,7 +218,10 @@ def _thirds(task: ForecastTask, ranked, rows, n: int) -> list[dict[tuple[int, st
                 thirds.append((-pts, -gd, -gf, team, group.name))
         qualified = sorted(thirds)[: comp.best_third_placed]
         by_group = {g: t for *_, t, g in qualified}
-        assigned = assign_thirds(slots, list(by_group))
+        combo = frozenset(by_group)
+        if combo not in memo:
+            memo[combo] = assign_thirds(slots, list(combo))
+        assigned = memo[combo]
         out.append({slot: by_group[g] for slot, g in assigned.items()})
     return out
 
@@ -202,15 +247,18 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
             home = _rule_teams(slot.home_rule, n, ranked, thirds_at, winners, losers, m, "home")
             away = _rule_teams(slot.away_rule, n, ranked, thirds_at, winners, losers, m, "away")
             win = np.zeros(n, dtype=bool)
-            for pair in sorted(set(zip(home.tolist(), away.tolist(), strict=True))):
+            by_pair: dict[tuple[str, str], list[int]] = {}
+            for i, pair in enumerate(zip(home.tolist(), away.tolist(), strict=True)):
+                by_pair.setdefault(pair, []).append(i)
+            for pair in sorted(by_pair):
                 if not pair[0] or not pair[1]:
                     continue
-                mask = (home == pair[0]) & (away == pair[1])
+                sims = np.asarray(by_pair[pair])
                 edge = venue_edge(comp, pair[0], pair[1], event.venue if event else None)
-                hg, ag, adv = sampler.knockout(pair[0], pair[1], edge, int(mask.sum()))
-                win[mask] = adv
-                _add_goals(goals, pair[0], mask, hg)
-                _add_goals(goals, pair[1], mask, ag)
+                hg, ag, adv = sampler.knockout(pair[0], pair[1], edge, sims.size)
+                win[sims] = adv
+                _add_goals(goals, pair[0], sims, hg)
+                _add_goals(goals, pair[1], sims, ag)
         winners[m] = np.where(win, home, away)
         losers[m] = np.where(win, away, home)
         teams[m] = (home, away)
@@ -227,9 +275,9 @@ def advancing_team(event: Event, outcome: Any) -> str | None:
     return None
 
 
-def _add_goals(goals: dict[str, np.ndarray], team: str, mask: np.ndarray, scored: np.ndarray) -> None:
+def _add_goals(goals: dict[str, np.ndarray], team: str, sims: np.ndarray, scored: np.ndarray) -> None:
     if team in goals:
-        goals[team][mask] += scored
+        goals[team][sims] += scored
 
 
 def tournament_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, list[tuple[str, ...]]]:
