@@ -23,7 +23,7 @@ from collector.records import (
 from collector.scheduler import KeyLocks, plan
 from collector.tick import next_due_after, run_tick_async
 from collector.writer import ArchiveWriter
-from tests.collection_helpers import KICKOFF, T0, arena, make_event, world_cup
+from tests.collection_helpers import KICKOFF, T0, arena, knockout_event, make_event, world_cup
 
 CELL = ((Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST),)
 
@@ -287,3 +287,28 @@ def test_a_matchday_with_a_postponed_or_undated_match_still_opens(archive_dir):
     config = arena(competitions=["xx-1-2025-26"], questions=False, horizons=["stage_opening"])
     due = plan(load_archive(archive_dir), config, [Counting()], KICKOFF - timedelta(days=2)).due
     assert [s.target_id for s in due] == ["t0-v-t1"]  # every pairing is known; only the playable one is asked
+
+
+def test_plan_invariants_over_random_times(tmp_path_factory):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    root = tmp_path_factory.mktemp("inv") / "archive"
+    wc_archive(root, make_event(), knockout_event(kickoff_utc=KICKOFF + timedelta(hours=5)))
+    archive = load_archive(root)
+    config = arena(questions=False)
+    forecasters = [Counting("a"), Counting("b")]
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(min_value=-10 * 24 * 60, max_value=12 * 60))
+    def check(minutes):
+        now = KICKOFF + timedelta(minutes=minutes)
+        p = plan(archive, config, forecasters, now)
+        for slot in p.due:  # the hard guard: nothing due at or after its deadline or outside its window
+            assert slot.opens <= now < slot.closes <= slot.deadline
+        assert all(now >= s.closes or now >= s.deadline for s in p.missed)
+        assert all(now < s.opens for s in p.upcoming)
+        keys = [s.path for s in p.due + p.missed + p.upcoming]
+        assert len(keys) == len(set(keys))
+
+    check()
