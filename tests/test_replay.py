@@ -1,0 +1,84 @@
+"""Replay of a short slice of the 2026 World Cup: real scheduler, simulated clock, one dated commit per tick."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime
+
+import pytest
+
+from collector.cli import main
+from collector.reader import load_archive
+from collector.records import Clock, Forecast, Horizon
+from collector.replay import replay, summary_lines
+
+UNTIL = datetime(2026, 6, 12, 6, 0, tzinfo=UTC)  # the first two matches played
+
+
+def _git(repo, *args) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def replayed(data_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("replay") / "wc"
+    lines: list[str] = []
+    summary = replay("worldcup-2026", out, data_dir, until=UNTIL, baselines=("uniform", "elo"),
+                     progress=lines.append, progress_every_s=0.0)
+    return out, summary, lines, load_archive(out / "archive")
+
+
+def test_every_record_is_marked_replay_and_valid(replayed):
+    _, summary, _, archive = replayed
+    assert not archive.problems and not summary.problems
+    assert archive.records and all(r.clock is Clock.REPLAY for r in archive.records.values())
+    assert archive.forecasts and all(f.status.value == "valid" for f in archive.forecasts)
+
+
+def test_forecasts_at_every_horizon_and_outcomes_only_after_the_match(replayed):
+    _, _, _, archive = replayed
+    played = [e for (_, eid), e in archive.events.items() if e.kickoff_utc < UNTIL]
+    assert {e.id for e in played} >= {"mex-v-rsa", "kor-v-cze"}
+    keys = {(f.target_id, f.forecaster, f.horizon) for f in archive.forecasts}
+    for event in played:
+        for name in ("uniform", "elo"):
+            for horizon in (Horizon.STAGE_OPENING, Horizon.T_MINUS_24H, Horizon.T_MINUS_2H):
+                assert (event.id, name, horizon) in keys, (event.id, name, horizon)
+    for (_, eid), outcome in archive.outcomes.items():
+        event = archive.events[("worldcup-2026", eid)]
+        assert outcome.recorded_at > event.kickoff_utc  # written after the match, never before
+    assert ("worldcup-2026", "mex-v-rsa") in archive.outcomes
+    assert all(e.kickoff_utc < UNTIL for (_, eid), e in archive.events.items() if (_, eid) in archive.outcomes)
+    questions = [f for f in archive.forecasts if f.target_kind == "question"]
+    assert {q.forecaster for q in questions} == {"uniform", "elo"}
+
+
+def test_one_commit_per_tick_dated_at_the_simulated_time(replayed):
+    out, summary, _, archive = replayed
+    log = _git(out, "log", "--reverse", "--format=%H|%aI|%cI|%an|%s").strip().splitlines()
+    assert len(log) == summary.ticks
+    for line in log:
+        _, authored, committed, author, subject = line.split("|", 4)
+        assert authored == committed and author == "prematch-replay"
+        assert subject.startswith("replay tick " + datetime.fromisoformat(authored).astimezone(UTC).isoformat())
+    # a forecast is committed by the tick that requested it
+    forecast: Forecast = next(f for f in archive.forecasts if f.target_id == "mex-v-rsa" and f.horizon is Horizon.T_MINUS_2H)
+    path = next(p for p, r in archive.records.items() if r is forecast)
+    added = _git(out, "log", "--diff-filter=A", "--format=%aI", "--", f"archive/{path}").strip()
+    assert datetime.fromisoformat(added) == forecast.requested_at
+
+
+def test_progress_and_summary(replayed):
+    _, summary, lines, _ = replayed
+    assert lines and "matches done" in lines[-1] and "ticks" in lines[-1] and "elapsed" in lines[-1]
+    text = "\n".join(summary_lines(summary))
+    assert f"matches with outcomes {summary.outcomes}/104" in text and "clock=replay" in text
+    assert summary.outcomes >= 2
+
+
+def test_replay_refuses_a_non_empty_folder(tmp_path, data_dir, capsys):
+    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
+    code = main(["replay", "worldcup-2026", "--out", str(tmp_path), "--data-dir", str(data_dir)])
+    assert code == 2
+    assert "not empty" in capsys.readouterr().out
+    assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
