@@ -49,6 +49,26 @@ class ReplaySummary:
     started: datetime | None = None
     ended: datetime | None = None
     elapsed_s: float = 0.0
+    tick_s: float = 0.0  # inside run_tick (sync, archive reads, scheduling, writing), forecasters included
+    forecast_s: float = 0.0  # inside the forecasters
+    git_s: float = 0.0
+
+
+class Timed:
+    """Wraps a forecaster to measure the time spent in it; every other attribute is the forecaster's."""
+
+    def __init__(self, inner, summary: ReplaySummary):
+        self._inner, self._summary = inner, summary
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    async def forecast(self, task):
+        started = time.perf_counter()
+        try:
+            return await self._inner.forecast(task)
+        finally:
+            self._summary.forecast_s += time.perf_counter() - started
 
 
 def replay_config(competition_id: str, config_path: Path | None, baselines: Sequence[str]) -> ArenaConfig:
@@ -134,14 +154,18 @@ def replay(
     config = replay_config(competition_id, config_path, baselines)
     root = init_repo(out)
     finishes, matches = knowable_times(competition_id, data_dir)
-    forecasters = build_forecasters(config, data_dir, market)
     summary = ReplaySummary(competition_id, out, matches=matches)
+    forecasters = [Timed(f, summary) for f in build_forecasters(config, data_dir, market)]
     started, last_note = time.perf_counter(), 0.0
     now: datetime | None = (finishes[0] - LEAD_IN - timedelta(days=3)).replace(minute=0, second=0) if finishes else None
     summary.started = now
     while now is not None and (until is None or now <= until):
+        tick_started = time.perf_counter()
         report = run_tick(config, root, now, data_dir, Clock.REPLAY, forecasters, lock_dir=out / ".locks")
+        git_started = time.perf_counter()
         commit_tick(out, report)
+        summary.tick_s += git_started - tick_started
+        summary.git_s += time.perf_counter() - git_started
         _tally(summary, report)
         if time.perf_counter() - last_note >= progress_every_s:
             last_note = time.perf_counter()
@@ -172,7 +196,8 @@ def summary_lines(summary: ReplaySummary) -> list[str]:
         f"replayed {summary.competition} ({span}) into {summary.out}",
         f"  ticks (commits) {summary.ticks}, matches with outcomes {summary.outcomes}/{summary.matches}",
         f"  forecast records: {statuses} (every record clock=replay)",
-        f"  problems {len(summary.problems)}, elapsed {summary.elapsed_s:.1f}s",
+        f"  problems {len(summary.problems)}, elapsed {summary.elapsed_s:.1f}s (forecasters {summary.forecast_s:.1f}s, "
+        f"rest of the ticks {summary.tick_s - summary.forecast_s:.1f}s, git {summary.git_s:.1f}s)",
     ]
 
 
