@@ -103,9 +103,19 @@ def _load(values: list[Any]) -> Facts:
 
 
 def contract_fingerprint() -> str:
-    """Changes whenever a record model (or the facts kept) changes: old cache entries then lapse."""
-    schema = orjson.dumps(RECORD_ADAPTER.json_schema(), option=orjson.OPT_SORT_KEYS)
-    return hashlib.sha256(schema + str(FACTS_VERSION).encode()).hexdigest()
+    """Changes whenever the contract's code, its schemas or the facts kept change: old entries lapse.
+
+    Validators are code, not schema, so the source of the record models, the reader (which
+    validates) and the layout (which checks paths) is hashed along with the JSON Schema.
+    """
+    digest = hashlib.sha256(orjson.dumps(RECORD_ADAPTER.json_schema(), option=orjson.OPT_SORT_KEYS))
+    package = Path(__file__).resolve().parent
+    for source in sorted((package / "records").glob("*.py")) + [
+        package / name for name in ("reader.py", "layout.py", "verify_facts.py")
+    ]:
+        digest.update(source.read_bytes())
+    digest.update(str(FACTS_VERSION).encode())
+    return digest.hexdigest()
 
 
 class Checked(NamedTuple):
