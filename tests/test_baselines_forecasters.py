@@ -140,3 +140,13 @@ def test_uniform_needs_no_data(world_cup):
     assert record.payload.probabilities_90() == pytest.approx((1 / 3, 1 / 3, 1 / 3))
     assert record.payload.most_likely_score_90.as_tuple() == (1, 1)
     assert record.lead_time_minutes == pytest.approx((task.deadline - task.now) / timedelta(minutes=1))
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_league_opening_day_forecast_leans_on_priors(name, data_dir):
+    competition, played = played_matches("en-1-2025-26", data_dir)
+    task = next(tasks(competition, played[:1], horizons=(Horizon.T_MINUS_24H,)))
+    assert not task.history
+    record = build_baseline(name, data_dir).forecast_now(task)
+    home, draw, away = record.payload.probabilities_90()
+    assert home > away or name == "uniform"  # nothing known but home advantage (prior or base rate)

@@ -193,3 +193,15 @@ def test_results_csv_errors_name_the_line():
         parse_results_csv(text)
     ok = parse_results_csv(text.splitlines()[0] + "\n2020-01-01,A,B,NA,NA,Friendly,X,Y,FALSE\n")
     assert len(ok) == 0
+
+
+def test_fits_on_no_results_give_even_forecasts():
+    from collector.baselines.results import build_table
+
+    empty = build_table([])
+    fit = fit_dixon_coles(empty, date(2025, 8, 15))
+    assert fit.rows == 0 and fit.rates(None, None, 0)[0] == pytest.approx(fit.rates(None, None, 0)[1])
+    history = elo_history(empty)
+    assert history.rating(None, date(2025, 8, 15)) == (1500.0, 0)
+    a, b, rows = fit_goal_model(history, date(2025, 8, 15))
+    assert rows == 0 and (a, b) == pytest.approx((np.log(1.3), 0.9))  # the prior

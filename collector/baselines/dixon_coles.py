@@ -107,6 +107,8 @@ def fit_dixon_coles(
     w = np.exp(-xi * (today - table.day[start:end]))
     w = w * np.where(table.k_factor[start:end] <= 20.0, friendly_weight, 1.0)
     att, dfn = np.zeros(n_teams), np.zeros(n_teams)
+    if end == start:  # nothing known yet: every team average, no home advantage learnt
+        return DixonColesFit(when, float(np.log(1.3)), 0.25, 0.0, att, dfn, np.zeros(n_teams), 0, 0.0)
     mean_goals = float(np.sum(w * (hg + ag)) / max(2 * np.sum(w), 1e-9)) if end > start else 1.3
     mu, home, rho = np.log(max(mean_goals, 0.1)), 0.25, 0.0
     played = np.bincount(h, w, n_teams) + np.bincount(a, w, n_teams)
