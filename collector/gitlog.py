@@ -12,7 +12,7 @@ Paths returned are relative to the archive folder (``archive/`` stripped).
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,8 +77,17 @@ def head_commit(repo: Path) -> str | None:
         return None
 
 
-def read_history(repo: Path, archive_path: str = "archive") -> History:
-    """Every commit that touched ``archive_path``, oldest first, with its file changes."""
+LOG_ARGS = (
+    "-c", "core.quotePath=false", "log", "--reverse", "--first-parent", "--diff-merges=first-parent",
+    "--no-renames", "--raw", "--no-abbrev", "-z", "--format=%x1e%H%x00%ct%x00%at",
+)
+
+
+def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[[], None] | None = None) -> History:
+    """Every commit that touched ``archive_path``, oldest first, with its file changes.
+
+    ``meanwhile`` runs while git walks the history (the caller's own loading overlaps it).
+    """
     repo = Path(repo)
     shallow = git(repo, "rev-parse", "--is-shallow-repository").strip()  # raises when not a repository
     if shallow == b"true":
@@ -88,24 +97,20 @@ def read_history(repo: Path, archive_path: str = "archive") -> History:
         )
     head = head_commit(repo)
     if head is None:
+        if meanwhile is not None:
+            meanwhile()
         return History([], [], None)
     prefix = archive_path.strip("/") + "/"
-    raw = git(
-        repo,
-        "-c",
-        "core.quotePath=false",
-        "log",
-        "--reverse",
-        "--first-parent",
-        "--diff-merges=first-parent",
-        "--no-renames",
-        "--raw",
-        "--no-abbrev",
-        "-z",
-        "--format=%x1e%H%x00%ct%x00%at",
-        "--",
-        prefix,
+    proc = subprocess.Popen(
+        ["git", "-C", str(repo), *LOG_ARGS, "--", prefix], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    try:
+        if meanwhile is not None:
+            meanwhile()
+    finally:
+        raw, err = proc.communicate()
+    if proc.returncode != 0:
+        raise ArchiveError(f"git log failed in {repo}: {err.decode('utf-8', 'replace').strip()}")
     return _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head)
 
 

@@ -87,10 +87,12 @@ def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache
     from collector import verify_checks as checks  # the checks import this module's types
 
     repo = Path(repo)
-    history = read_history(repo, archive_path)
+    caches: list[FactsCache] = []
+    cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
+    history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
+    cache = caches[0]
     files = file_histories(history)
     report = Report(repo, archive_path, history.head, history.commits, files)
-    cache = FactsCache(git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None)
     report.findings += load_facts(repo, files, cache)
     cache.save()
     report.findings += checks.append_only(files)
