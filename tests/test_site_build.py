@@ -17,6 +17,8 @@ import jinja2
 import orjson
 import plotly.graph_objects as go
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from site_archive import write_site_archive
 
 from builder.scoring import score_archive
@@ -260,3 +262,31 @@ def test_kickoff_is_machine_readable_utc_with_the_source_on_hover(built):
     _, _, files = built
     page = files["matches/worldcup-2026/index.html"].decode()
     assert re.search(r'<time class="local" datetime="2026-06-\d\dT\d\d:00:00Z" title="2026-06-\d\d \d\d:00 UTC', page)
+
+
+_PIECES = ["<script>", "</script>", "<img src=x onerror=alert(1)>", "[a](", "javascript:", "JaVaScRiPt&#58;", ")",
+           "](data:text/html,x)", "![i](", "http://e.org/p.png", "<a href=", '"', "'", "&#", "**", "\n\n", "<svg onload=1>",
+           "`", "<", ">", "&amp;", "text", "https://ok.org/x"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=5), max_size=25).map("".join))
+def test_any_rationale_renders_without_active_markup(text):
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.found: list[tuple[str, list]] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, attrs))
+
+    parser = Tags()
+    parser.feed(str(render_rationale(text)))
+    allowed = {"p", "strong", "em", "a", "span", "code", "ul", "ol", "li", "hr", "br", "blockquote", "pre",
+               "h1", "h2", "h3", "h4", "h5", "h6"}
+    for tag, attrs in parser.found:
+        assert tag in allowed
+        for name, value in attrs:
+            assert not name.startswith("on")
+            if name in ("href", "src"):
+                assert tag == "a" and value.startswith(("http://", "https://"))
