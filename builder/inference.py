@@ -41,7 +41,8 @@ NOTES = [
     "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
     "percentile 95% for means, studentized (bootstrap-t) 95% for paired differences (builder/inference.py).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
-    "within each declared family (model pairs and market per condition; access, strategy, horizon "
+    "within each declared family (model pairs, LLM vs baseline, baseline pairs and market per "
+    "condition; access, strategy, horizon "
     "and per-forecaster access effects per measure); master seed 20260715.",
 ]
 
@@ -238,17 +239,26 @@ def paired_differences(a: dict, b: dict) -> dict:
 
 
 def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list[tuple]:
-    """All pairs of LLM forecasters within each condition cell; one Holm family per cell."""
+    """Paired comparisons within each condition cell, one Holm family per cell and kind:
+    ``model_pairs`` (every pair of LLMs, seeds/000 App. C), ``llm_vs_baseline`` (every LLM against
+    every built-in baseline) and ``baseline_pairs`` (every pair of baselines)."""
     cells: dict[tuple, dict[str, list[ScoredForecast]]] = defaultdict(lambda: defaultdict(list))
+    kinds: dict[str, str] = {}
     for row in rows:
-        if row.forecaster_type == "llm":
+        if row.forecaster_type in ("llm", "baseline"):
             cells[(row.access, row.strategy, row.horizon, row.clock)][row.forecaster].append(row)
+            kinds[row.forecaster] = row.forecaster_type
     specs = []
     for (access, strategy, horizon, clock), by_model in sorted(cells.items()):
-        family = f"model_pairs/{access}/{strategy}/{horizon}" + ("/replay" if clock == "replay" else "")
+        suffix = f"/{access}/{strategy}/{horizon}" + ("/replay" if clock == "replay" else "")
         means = {m: per_event(r, measure) for m, r in by_model.items()}
-        for a, b in combinations(sorted(means), 2):
-            specs.append((family, f"{a} - {b}", a, b, measure, clock, paired_differences(means[a], means[b])))
+        llms = sorted(m for m in means if kinds[m] == "llm")
+        baselines = sorted(m for m in means if kinds[m] == "baseline")
+        pairs = [("model_pairs", a, b) for a, b in combinations(llms, 2)]
+        pairs += [("llm_vs_baseline", a, b) for a in llms for b in baselines]
+        pairs += [("baseline_pairs", a, b) for a, b in combinations(baselines, 2)]
+        for family, a, b in pairs:
+            specs.append((family + suffix, f"{a} - {b}", a, b, measure, clock, paired_differences(means[a], means[b])))
     return specs
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -181,3 +182,15 @@ def test_studentized_interval_agrees_with_the_classical_t_interval_for_normal_da
 def test_studentized_interval_is_undefined_without_spread():
     low, high = resampler(10).studentized_intervals(np.full((10, 1), 0.3))
     assert np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_baselines_are_compared_with_llms_and_with_each_other_in_their_own_families():
+    rows = [row(f"e{i}", m, "closed_book", 0.4 + 0.01 * j + 0.001 * i, ftype=kind)
+            for i in range(12) for j, (m, kind) in enumerate([("m.a", "llm"), ("elo", "baseline"),
+                                                              ("uniform", "baseline")])]
+    families = defaultdict(list)
+    for t in inference.all_tests(rows):
+        families[t.family.split("/")[0]].append((t.a, t.b))
+    assert families["llm_vs_baseline"] == [("m.a", "elo"), ("m.a", "uniform")]
+    assert families["baseline_pairs"] == [("elo", "uniform")]
+    assert "model_pairs" not in families  # one LLM: no pairs
