@@ -246,13 +246,16 @@ class KeyLocks:
     def __init__(self, folder: Path, stale_after: float = 3600.0):
         self.folder = Path(folder)
         self.stale_after = stale_after
+        self._made: set[Path] = set()
 
     def _lock(self, slot: Slot) -> Path:
         return self.folder / (slot.path + ".lock")
 
     def claim(self, slot: Slot) -> bool:
         lock = self._lock(slot)
-        lock.parent.mkdir(parents=True, exist_ok=True)
+        if lock.parent not in self._made:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(lock.parent)
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
