@@ -170,7 +170,12 @@ async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir,
 
 async def _produce(writer, archive, slot, forecaster, now, clock, locks, history, report, timer, gate, stop) -> None:
     """Claim the key, ask the forecaster (``gate`` bounds the calls in flight), write its record."""
-    if not locks.claim(slot):
+    try:
+        claimed = locks.claim(slot)
+    except OSError as exc:
+        report.problems.append(Problem(slot.path, f"cannot claim the key: {exc}"))
+        return
+    if not claimed:
         report.locked += 1
         return
     try:
