@@ -108,8 +108,10 @@ def test_every_status_belongs_to_exactly_one_rate():
     assert sorted(grouped) == sorted(ForecastStatus)
 
 
-probability_vectors = st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=3, max_size=3).filter(lambda v: sum(v) > 0.01).map(
-    lambda v: np.array(v) / sum(v)
+probability_vectors = (
+    st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=3, max_size=3)
+    .filter(lambda v: sum(v) > 0.01)
+    .map(lambda v: np.array(v) / sum(v))
 )
 
 

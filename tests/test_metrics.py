@@ -225,7 +225,8 @@ def test_display_calibration_is_monotone_and_bounded(r1, r2):
 def test_advancement_scores_are_proper(truth, other):
     # (the 1e-6 log-loss floor makes forecasts below 1e-6 as cheap as 1e-6, so truths stay above it)
     def expected(score, p):
-        return truth * score(np.array([p]), np.array([True]))[0] + (1 - truth) * score(np.array([p]), np.array([False]))[0]
+        won, lost = score(np.array([p, p]), np.array([True, False]))
+        return truth * won + (1 - truth) * lost
 
     for score in (m.brier_score_advancement, m.log_loss_advancement):
         assert expected(score, truth) <= expected(score, other) + 1e-12
