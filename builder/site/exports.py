@@ -12,6 +12,7 @@ import io
 import math
 import os
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -37,18 +38,22 @@ def _clean(value):
     return value
 
 
+def cleaned(table: Table) -> Table:
+    """The table with every value made a plain JSON/CSV/SQLite scalar (done once, before every format)."""
+    return replace(table, rows=[tuple(map(_clean, row)) for row in table.rows])
+
+
 def csv_bytes(table: Table) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([name for name, _ in table.columns])
-    for row in table.rows:
-        writer.writerow(["" if v is None else _clean(v) for v in row])
+    writer.writerows(table.rows)  # None is written as an empty field
     return out.getvalue().encode("utf-8")
 
 
 def json_bytes(table: Table) -> bytes:
     names = [name for name, _ in table.columns]
-    rows = [dict(zip(names, (_clean(v) for v in row), strict=True)) for row in table.rows]
+    rows = [dict(zip(names, row, strict=True)) for row in table.rows]
     return orjson.dumps(rows, option=orjson.OPT_APPEND_NEWLINE)
 
 
@@ -60,7 +65,7 @@ def sqlite_bytes(tables: list[Table]) -> bytes:
             cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
             con.execute(f'CREATE TABLE "{table.name}" ({cols})')
             marks = ", ".join("?" for _ in table.columns)
-            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', [tuple(map(_clean, r)) for r in table.rows])
+            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', table.rows)
         con.commit()
         return con.serialize()
     finally:
@@ -87,6 +92,7 @@ def archive_manifest(root: Path, commit: str) -> bytes:
 def export_files(tables: list[Table], archive_root: Path, commit: str) -> dict[str, bytes]:
     """Site-relative path -> bytes of every download."""
     files: dict[str, bytes] = {}
+    tables = [cleaned(table) for table in tables]
     for table in tables:
         files[f"{DATA_DIR}/{table.name}.csv"] = csv_bytes(table)
         files[f"{DATA_DIR}/{table.name}.json"] = json_bytes(table)
