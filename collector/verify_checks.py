@@ -87,12 +87,19 @@ def _settle(timeline: Timeline, key: TargetKey, commit: Commit, path: str) -> No
 
 
 def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
-    """Forecasts committed at/after kickoff or after the outcome; requests at/after kickoff."""
+    """Forecasts committed at/after kickoff or after the outcome; requests at/after kickoff;
+    results committed before their match could have started."""
     timeline = build_timeline(files)
     findings: list[Finding] = []
     for entry in files.values():
         if entry.kind == "forecast" and entry.added is not None:
             findings += _forecast_findings(entry, entry.facts, timeline)
+    for key, (commit, path) in timeline.settled.items():
+        kickoff, source = timeline.kickoff(key, commit.index)
+        if kickoff is not None and commit.committed_at < kickoff:
+            message = (f"the result was committed {stamp(commit.committed_at)} in {commit.sha[:12]}, before the "
+                       f"match could start ({stamp(kickoff)}, {source}): the commit dates cannot be right")
+            findings.append(Finding("settled_before_kickoff", path, message, commit.sha, replay=files[path].replay))
     return findings
 
 

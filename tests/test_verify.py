@@ -269,3 +269,10 @@ def test_a_shallow_clone_is_refused_with_a_clear_message(clean, tmp_path, capsys
     clean.git("clone", "-q", "--depth", "1", f"file://{clean.root}", str(shallow))
     assert main(["verify", "--repo", str(shallow)]) == 2
     assert "git fetch --unshallow" in capsys.readouterr().err
+
+
+def test_a_result_dated_before_its_kickoff_is_caught(before_match):
+    before_match.tick(at(11, 9), outcome())  # committed ten hours before the match began
+    report = verify_repository(before_match.root)
+    assert codes(report) == ["settled_before_kickoff"]
+    assert findings_for(report, "settled_before_kickoff")[0].path.endswith("outcome.r000.json")
