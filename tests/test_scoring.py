@@ -232,3 +232,11 @@ def test_market_price_at_the_same_horizon_is_preferred_to_closing():
     # abstains (return 1); against the closing price it lost its whole stake on this home win (0)
     assert uniform["n"] == 4
     assert uniform["return"] == pytest.approx((1.0 + (2 + 1 / 0.3) / 3 + 7 / 3 + 0) / 4)
+
+
+def test_score_command_names_an_unknown_competition(archive_dir, capsys):
+    write_records(archive_dir, small_records())
+    assert builder_main(["score", "--archive", str(archive_dir), "--competition", "en-1-2025-26"]) == 2
+    assert "en-1-2025-26" in capsys.readouterr().err
+    assert builder_main(["score", "--archive", str(archive_dir), "--competition", "worldcup-2026", "--json"]) == 0
+    assert len(orjson.loads(capsys.readouterr().out)) == 3

@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: archive folder {args.archive!r} does not exist", file=sys.stderr)
         return 2
     archive = load_archive(args.archive)
+    known = set(archive.competitions) | {f.competition_id for f in archive.forecasts}
+    if args.competition is not None and args.competition not in known:
+        listed = ", ".join(sorted(known)) or "none"
+        print(f"error: no competition {args.competition!r} in {args.archive} (known: {listed})", file=sys.stderr)
+        return 2
     for problem in archive.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
     scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all)
