@@ -111,13 +111,23 @@ def load_archive(root: Path | str) -> Archive:
     try:
         _load_files(archive)
         _resolve(archive)
-        # Records hold no reference cycles (refcounting still frees them); moving them out of
-        # the collector's generations spares every later collection a rescan of the archive.
-        gc.freeze()
+        _promote_to_oldest_generation()
     finally:
         if collecting:
             gc.enable()
     return archive
+
+
+def _promote_to_oldest_generation() -> None:
+    """Move every tracked object straight into the oldest GC generation without scanning it.
+
+    Otherwise the young generations would rescan the freshly loaded archive on the next
+    collections. Cycles among them are still collected by the next full collection. Skipped
+    when something else in the process has frozen objects (unfreeze would undo that).
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _load_files(archive: Archive) -> None:
