@@ -162,7 +162,10 @@ class FactsCache:
             for key, c in self.entries.items()
         }
         data = orjson.dumps({"fingerprint": self.fingerprint, "entries": entries})
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, self.path)  # a private cache, not an archive file: replacing is fine
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, self.path)  # a private cache, not an archive file: replacing is fine
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a read-only clone is verified all the same, just not cached

@@ -276,3 +276,9 @@ def test_a_result_dated_before_its_kickoff_is_caught(before_match):
     report = verify_repository(before_match.root)
     assert codes(report) == ["settled_before_kickoff"]
     assert findings_for(report, "settled_before_kickoff")[0].path.endswith("outcome.r000.json")
+
+
+def test_an_unwritable_cache_location_does_not_stop_verify(clean):
+    (clean.root / ".git" / "prematch").write_text("a file where the cache folder would go\n")
+    assert verify_repository(clean.root).ok
+    assert (clean.root / ".git" / "prematch").is_file()
