@@ -8,6 +8,7 @@ a fingerprint of the record schemas, and is only a speed-up: ``--no-cache`` igno
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from datetime import datetime
@@ -167,5 +168,6 @@ class FactsCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(data)
             os.replace(tmp, self.path)  # a private cache, not an archive file: replacing is fine
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a read-only clone is verified all the same, just not cached
+        except OSError:  # a read-only clone is verified all the same, just not cached
+            with contextlib.suppress(OSError):
+                tmp.unlink()
