@@ -235,3 +235,31 @@ def test_the_key_never_appears_in_problems_or_records(tmp_path):
     report = sync_competition(tmp_path / "a", "en-1-2025-26", now=T0, clock=Clock.REPLAY, source=source())
     assert report.problems == [] and len(report.written) == 4  # 3 events + 1 outcome
     assert all(KEY not in p.read_text() for p in (tmp_path / "a").rglob("*.json"))
+
+
+def test_bracket_recovers_every_official_knockout_number(data_dir):
+    """Independent route: strip openfootball's match numbers; the bracket must find all 32 again."""
+    from dataclasses import replace
+
+    from collector.datasource import DataSource
+    from collector.sources.bracket import assign_match_numbers
+    from collector.sources.openfootball import OpenfootballSource
+
+    wc = load_competition("worldcup-2026", T0)
+    official = OpenfootballSource(load_definition("worldcup-2026"), DataSource(data_dir)).fetch(wc).matches
+    stripped = [replace(m, match_number=None) if m.knockout else m for m in reversed(official)]
+    numbered = {(m.home_team, m.away_team): m.match_number for m in assign_match_numbers(stripped, wc) if m.knockout}
+    assert numbered == {(m.home_team, m.away_team): m.match_number for m in official if m.knockout}
+    assert len(numbered) == 32
+
+
+@respx.mock
+def test_open_knockout_slots_are_not_problems_and_not_registered(tmp_path):
+    tbd = match(20, "x", "y", status="TIMED", utc="2026-07-19T19:00:00Z", stage="FINAL")
+    tbd["homeTeam"] = {"id": None, "name": None, "shortName": None, "tla": None}
+    tbd["awayTeam"] = {"id": None, "name": None, "shortName": None, "tla": None}
+    respx.get(WC_URL).mock(return_value=httpx.Response(200, json={"matches": [WC_PAYLOAD["matches"][0], tbd]}))
+    report = sync_competition(tmp_path / "a", "worldcup-2026", now=datetime(2026, 6, 12, tzinfo=UTC),
+                              clock=Clock.REPLAY, source=source("worldcup-2026"))
+    assert report.problems == []
+    assert set(load_archive(tmp_path / "a").events) == {("worldcup-2026", "mex-v-rsa")}

@@ -12,9 +12,9 @@ Scores (docs.football-data.org/general/v4/overtime.html): ``score.regularTime`` 
 score after extra time is regularTime + extraTime. ``duration`` is REGULAR, EXTRA_TIME or
 PENALTY_SHOOTOUT. Every status value is mapped (:data:`STATUS`).
 
-Knockout match numbers: the API gives none, so the knockout matches of a stage are numbered
-by kickoff order onto the competition's slot numbers of that stage (approximate where the
-official numbering is not chronological; openfootball is the default source for that reason).
+Knockout match numbers: the API gives none, so :mod:`collector.sources.bracket` places each
+knockout match in the slot its teams satisfy (``1E``, ``3A/B/C/D/F``, ``W74`` ...), from the
+API's own group results; a knockout slot the API has not filled yet (team ``null``) is open.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from collector.errors import ConfigError, Problem, ProviderError, SourceError
 from collector.http import Exchange, RetryPolicy, ServiceClient
 from collector.records import Competition, Goal, Score
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch
+from collector.sources.bracket import assign_match_numbers
 
 BASE_URL = "https://api.football-data.org"
 API_KEY_ENV = "FOOTBALL_DATA_API_KEY"
@@ -131,14 +132,14 @@ class FootballDataSource:
 def parse_matches(payload: dict[str, Any], competition: Competition, definition: Definition, batch: SourceBatch) -> None:
     """Append a SourceMatch per usable match to ``batch``, and a Problem per unusable one."""
     tz = ZoneInfo(competition.time_zone)
-    numbers = _knockout_numbers(payload["matches"], competition)
     for index, raw in enumerate(payload["matches"]):
         label = _label(raw)
         try:
-            batch.matches.append(parse_match(raw, competition, tz, numbers, batch.source, label))
+            batch.matches.append(parse_match(raw, competition, tz, batch.source, label))
         except (SourceError, ValueError, TypeError, KeyError) as exc:
             message = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             batch.problems.append(Problem(f"{batch.source} matches[{index}] {label}", message))
+    batch.matches = assign_match_numbers(batch.matches, competition)
 
 
 def _label(raw: Any) -> str:
@@ -146,19 +147,6 @@ def _label(raw: Any) -> str:
         return "(not an object)"
     home, away = ((raw.get(k) or {}).get("name") if isinstance(raw.get(k), dict) else None for k in ("homeTeam", "awayTeam"))
     return f"id {raw.get('id')} {raw.get('utcDate')} {home} v {away}"
-
-
-def _knockout_numbers(matches: list[Any], competition: Competition) -> dict[Any, int]:
-    by_stage: dict[str, list[tuple[str, Any]]] = {}
-    for raw in matches:
-        if isinstance(raw, dict) and STAGES.get(raw.get("stage", "")) not in (None, "group", "regular-season"):
-            by_stage.setdefault(STAGES[raw["stage"]], []).append((str(raw.get("utcDate")), raw.get("id")))
-    numbers: dict[Any, int] = {}
-    for stage, items in by_stage.items():
-        slots = sorted(s.match_number for s in competition.knockout_slots if s.stage == stage)
-        for (_, match_id), number in zip(sorted(items, key=lambda i: (i[0], str(i[1]))), slots, strict=False):
-            numbers[match_id] = number
-    return numbers
 
 
 def _utc(value: Any) -> datetime:
@@ -220,8 +208,16 @@ def _goals(raw: dict[str, Any], competition: Competition, source: str, label: st
     return tuple(goals)
 
 
-def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, numbers: dict[Any, int], source: str,
-                label: str) -> SourceMatch:
+def _team(raw: dict[str, Any], side: str, competition: Competition, knockout: bool, source: str,
+          label: str) -> str | None:
+    """The team id; None for a knockout slot the API has not filled yet (``{"id": null, ...}``)."""
+    name = (raw.get(side) or {}).get("name")
+    if name is None and knockout:
+        return None
+    return resolve_team(competition, name or "", source=source, match=label)
+
+
+def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, source: str, label: str) -> SourceMatch:
     if not isinstance(raw, dict):
         raise ValueError("a match must be an object")
     if raw.get("status") not in STATUS:
@@ -231,15 +227,15 @@ def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, numbers: dict[
     if stage is None or stage not in {s.id for s in competition.stages}:
         raise ValueError(f"field stage: {raw.get('stage')!r} maps to no stage of {competition.id}")
     kickoff = _utc(raw.get("utcDate"))
-    home = resolve_team(competition, (raw.get("homeTeam") or {}).get("name") or "", source=source, match=label)
-    away = resolve_team(competition, (raw.get("awayTeam") or {}).get("name") or "", source=source, match=label)
+    knockout = competition.stage(stage).knockout
+    home = _team(raw, "homeTeam", competition, knockout, source, label)
+    away = _team(raw, "awayTeam", competition, knockout, source, label)
     scored = status in (MatchStatus.FINISHED, MatchStatus.AWARDED)
     group = raw.get("group")
-    knockout = competition.stage(stage).knockout
     return SourceMatch(
         label=label, stage=stage, round_name=str(raw.get("stage")), kickoff_date=kickoff.astimezone(tz).date(),
         kickoff_source=raw["utcDate"], kickoff_utc=kickoff, home_team=home, away_team=away, status=status,
-        payload=raw, knockout=knockout, match_number=numbers.get(raw.get("id")) if knockout else None,
+        payload=raw, knockout=knockout,
         group=group.removeprefix("GROUP_").replace("Group ", "") if isinstance(group, str) else None,
         matchday=raw.get("matchday") if not knockout else None, venue=raw.get("venue") or None,
         goals=_goals(raw, competition, source, label) if scored else None,
