@@ -5,9 +5,11 @@ m = exp(mu - h*e + att_j - def_i) with e = venue edge (+1, 0, -1), joint probabi
 tau(x, y; l, m, rho) * Pois(x; l) * Pois(y; m) (tau in ``scoregrid.dixon_coles_tau``).
 Each match is weighted by phi(t) = exp(-xi * days before the request date) (DC section 4.5).
 Fit by maximum likelihood in two blocks, repeated: the rate parameters by Maher's closed-form
-fixed-point updates of the weighted Poisson likelihood (with a gamma-style shrinkage of
-``shrink`` pseudo-goals towards average, so teams with few matches stay finite), then rho by
-golden-section search on the full DC likelihood. Only rows dated strictly before the
+fixed-point updates of the weighted Poisson likelihood, exp(att_i) = (S_i + p) / (E_i + p)
+with S_i the weighted goals scored and E_i those expected at att_i = 0 (p = ``shrink`` x mean
+goals: a gamma prior of mean 1, the posterior mode; p = 0 is plain maximum likelihood; it
+keeps teams with few matches finite), likewise for defence, then rho by golden-section
+search on the full DC likelihood. Only rows dated strictly before the
 request date enter the fit.
 """
 
@@ -24,7 +26,7 @@ from .scoregrid import score_grid
 XI = 0.001  # per day: half-life about 1.9 years (chosen on pre-2026 tournaments)
 WINDOW_YEARS = 10.0
 FRIENDLY_WEIGHT = 0.5  # friendlies count half (chosen on pre-2026 tournaments)
-SHRINK = 3.0
+SHRINK = {"international": 0.1, "league": 3.0}  # pseudo-matches of average goals (see fit_dixon_coles)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def fit_dixon_coles(
     edge: np.ndarray | None = None,
     xi: float = XI,
     window_years: float = WINDOW_YEARS,
-    shrink: float = SHRINK,
+    shrink: float = SHRINK["international"],
     sweeps: int = 60,
     friendly_weight: float = FRIENDLY_WEIGHT,
 ) -> DixonColesFit:
@@ -119,12 +121,12 @@ def fit_dixon_coles(
         lam = np.exp(mu + home * e + att[h] - dfn[a])
         mu_a = np.exp(mu - home * e + att[a] - dfn[h])
         exp_for = np.bincount(h, w * lam, n_teams) + np.bincount(a, w * mu_a, n_teams)
-        att = att + np.log((scored + prior) / (exp_for + prior))
+        att = np.log((scored + prior) / (exp_for * np.exp(-att) + prior))  # gamma-prior MAP step
         att -= np.average(att, weights=played + 1e-9)
         lam = np.exp(mu + home * e + att[h] - dfn[a])
         mu_a = np.exp(mu - home * e + att[a] - dfn[h])
         exp_against = np.bincount(h, w * mu_a, n_teams) + np.bincount(a, w * lam, n_teams)
-        dfn = dfn - np.log((conceded + prior) / (exp_against + prior))
+        dfn = -np.log((conceded + prior) / (exp_against * np.exp(dfn) + prior))
         dfn -= np.average(dfn, weights=played + 1e-9)
         lam = np.exp(mu + home * e + att[h] - dfn[a])
         mu_a = np.exp(mu - home * e + att[a] - dfn[h])
@@ -157,7 +159,7 @@ class DixonColesForecaster(BaselineForecaster):
     name = "dixon_coles"
 
     def fit(self, source: Source, when: date) -> DixonColesFit:
-        return fit_dixon_coles(source.table, when)
+        return fit_dixon_coles(source.table, when, shrink=SHRINK[source.kind])
 
     def view(self, source: Source, fit: DixonColesFit, home: str, away: str, edge: int) -> MatchView:
         h, a = source.team(home), source.team(away)
