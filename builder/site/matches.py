@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 
 from collector.layout import event_path
 from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
@@ -13,7 +14,9 @@ from builder.site.models import CompetitionSummary, Consensus, MatchesIndexPage,
 from builder.site.sitectx import SiteContext
 
 
+@lru_cache(maxsize=64)
 def team_names(competition: Competition) -> dict[str, str]:
+    """Team id -> display name (cached per competition record; callers must not modify it)."""
     return {team.id: team.name for team in competition.teams}
 
 

@@ -8,7 +8,7 @@ already-sanitised HTML); templates do no computing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from markupsafe import Markup
 
@@ -66,8 +66,9 @@ class Citation:
     label: str
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(NamedTuple):
+    """One displayed score beside a forecast (a tuple: hundreds of thousands are made per build)."""
+
     label: str
     value: str
 
