@@ -23,7 +23,7 @@ def charts_page(ctx: SiteContext) -> ChartsPage:
         charts.append(reliability(scores.calibration, "Reliability diagrams", "reliability"))
     if any(t.family.startswith(("access/", "strategy/", "horizon/")) for t in scores.tests):
         charts.append(factorial_effects(scores.tests))
-    if scores.forecasts and scores.operations:
+    if scores.forecasts and any(op.cost_usd > 0 for op in scores.operations):  # all free: nothing to compare
         charts.append(cost_vs_brier(scores.forecasts, scores.operations))
     if scores.diversity:
         charts.append(similarity(scores.diversity))

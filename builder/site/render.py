@@ -30,18 +30,6 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)
 
 
-def fmt_num(value: float | None, digits: int = 3) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.{digits}f}"
-
-
-def fmt_pct(value: float | None, digits: int = 0) -> str:
-    if value is None:
-        return "–"
-    return f"{100 * value:.{digits}f}%"
-
-
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     env = Environment(
@@ -52,8 +40,6 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["num"] = fmt_num
-    env.filters["pct"] = fmt_pct
     env.filters["json_script"] = json_for_script
     return env
 
