@@ -210,6 +210,4 @@ def market_forecaster(competition_id: str, odds_files: Sequence[Path], method: s
     quotes, problems = load_quotes(odds_files, competition)
     if problems:
         raise ProblemsFound(problems)
-    forecaster = MarketForecaster(quotes, method=method)
-    forecaster.answers_questions = False
-    return forecaster
+    return MarketForecaster(quotes, method=method)

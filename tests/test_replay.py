@@ -82,3 +82,26 @@ def test_replay_refuses_a_non_empty_folder(tmp_path, data_dir, capsys):
     assert code == 2
     assert "not empty" in capsys.readouterr().out
     assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+ODDS = b"""[{"id": "x", "commence_time": "2026-06-11T19:00:00Z", "home_team": "Mexico", "away_team": "South Africa",
+  "bookmakers": [{"key": "pinnacle", "last_update": "2026-06-10T08:00:00Z", "markets": [
+    {"key": "h2h", "last_update": "2026-06-10T07:55:00Z", "outcomes": [
+      {"name": "Mexico", "price": 1.62}, {"name": "Draw", "price": 3.9}, {"name": "South Africa", "price": 6.0}]}]}]}]"""
+
+
+def test_replay_with_market_odds(tmp_path, data_dir, capsys):
+    odds = tmp_path / "odds.json"
+    odds.write_bytes(ODDS)
+    out = tmp_path / "wc"
+    code = main(["replay", "worldcup-2026", "--out", str(out), "--data-dir", str(data_dir), "--baselines", "uniform",
+                 "--odds", str(odds), "--until", "2026-06-11T18:00Z"])
+    assert code == 0, capsys.readouterr().out
+    archive = load_archive(out / "archive")
+    market = {(f.target_id, f.horizon): f for f in archive.forecasts if f.forecaster == "market"}
+    quoted = market[("mex-v-rsa", Horizon.T_MINUS_24H)]
+    assert quoted.status.value == "valid" and quoted.forecaster_type.value == "market"
+    assert quoted.requested_at == datetime(2026, 6, 10, 7, 55, tzinfo=UTC) and quoted.clock is Clock.REPLAY
+    # before the quote existed (stage opening, a week ahead) the market honestly missed
+    assert market[("mex-v-rsa", Horizon.STAGE_OPENING)].status.value == "missed"
+    assert not [f for f in archive.forecasts if f.forecaster == "market" and f.target_kind == "question"]

@@ -76,7 +76,7 @@ class BaselineForecaster:
     """Base of the built-in baselines (implements :class:`collector.forecasting.Forecaster`)."""
 
     name = "baseline"
-    version = "1"
+    revision = "1"  # bump when a change alters this baseline's forecasts
     type = ForecasterType.BASELINE
     conditions = CONDITIONS
 
@@ -88,6 +88,11 @@ class BaselineForecaster:
         self.simulations = simulations
         self._sources: dict = {}
         self._sims: dict = {}
+
+    @property
+    def version(self) -> str:
+        """The canonical version recorded in every forecast, e.g. ``elo-1``."""
+        return f"{self.name}-{self.revision}"
 
     # -- what a subclass provides -------------------------------------------------------
     def fit(self, source: Source, when: date) -> Any:
@@ -132,6 +137,6 @@ class BaselineForecaster:
             if source is not None:
                 inputs["results_dated_before"] = knowledge_date(source, task.now).isoformat()
         return forecast_record(
-            task, forecaster=self.id, version=f"{self.name}-{self.version}", payload=payload, inputs=inputs,
+            task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,
             forecaster_type=self.type,
         )

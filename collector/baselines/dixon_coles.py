@@ -88,6 +88,22 @@ def _golden(f, lo: float, hi: float, iterations: int = 40) -> float:
     return (a + b) / 2.0
 
 
+def _home_step(e, w, hg, ag, lam, mu_a) -> float:
+    """Fixed-point step for the home-advantage parameter: half the log ratio of observed to expected
+    goal ratios of the side at home (edge != 0 rows only)."""
+    on = e != 0
+    if not np.any(on):
+        return 0.0
+    at_home, away_side = e[on] > 0, e[on] < 0
+    num = np.sum(w[on] * (hg[on] * at_home + ag[on] * away_side))
+    den = np.sum(w[on] * (lam[on] * at_home + mu_a[on] * away_side))
+    num2 = np.sum(w[on] * (ag[on] * at_home + hg[on] * away_side))
+    den2 = np.sum(w[on] * (mu_a[on] * at_home + lam[on] * away_side))
+    if num <= 0 or num2 <= 0:
+        return 0.0
+    return 0.5 * (np.log(num / den) - np.log(num2 / den2))
+
+
 def fit_dixon_coles(
     table: ResultTable,
     when: date,
@@ -133,14 +149,7 @@ def fit_dixon_coles(
         total = np.sum(w * (hg + ag)) / max(np.sum(w * (lam + mu_a)), 1e-12)
         mu += np.log(max(total, 1e-12))
         lam, mu_a = lam * total, mu_a * total
-        on = e != 0
-        if np.any(on):
-            num = np.sum(w[on] * (hg[on] * (e[on] > 0) + ag[on] * (e[on] < 0)))
-            den = np.sum(w[on] * (lam[on] * (e[on] > 0) + mu_a[on] * (e[on] < 0)))
-            num2 = np.sum(w[on] * (ag[on] * (e[on] > 0) + hg[on] * (e[on] < 0)))
-            den2 = np.sum(w[on] * (mu_a[on] * (e[on] > 0) + lam[on] * (e[on] < 0)))
-            if num > 0 and num2 > 0:
-                home += 0.5 * (np.log(num / den) - np.log(num2 / den2))
+        home += _home_step(e, w, hg, ag, lam, mu_a)
         if sweep % 10 == 9 or sweep == sweeps - 1:
             lam = np.exp(mu + home * e + att[h] - dfn[a])
             mu_a = np.exp(mu - home * e + att[a] - dfn[h])

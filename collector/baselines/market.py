@@ -184,6 +184,7 @@ class MarketForecaster:
     type = ForecasterType.MARKET
     conditions = CONDITIONS
     version = "market-1"
+    answers_questions = False  # odds files carry 1X2 markets only
 
     def __init__(self, quotes: list[Quote], *, id: str = "market", method: str = "shin"):
         self.id = id
