@@ -108,12 +108,11 @@ def main() -> int:
     bare_cmd = ["git", "-C", str(root), "log", "--name-status", "--no-renames", "--", "archive/"]
     cli_cmd = [sys.executable, "-m", "collector", "verify", "--repo", str(root)]
     bare = min(timed(lambda: subprocess.run(bare_cmd, capture_output=True, check=True)) for _ in range(7))
-    reports = []
-    cold = min(timed(lambda: reports.append(verify_repository(root, use_cache=False))) for _ in range(3))
+    cold = min(timed(lambda: verify_repository(root, use_cache=False)) for _ in range(3))
     timed(lambda: verify_repository(root))  # fills the cache in .git/prematch
-    warm = min(timed(lambda: reports.append(verify_repository(root))) for _ in range(7))
+    warm = min(timed(lambda: verify_repository(root)) for _ in range(7))
     cli = min(timed(lambda: subprocess.run(cli_cmd, capture_output=True, check=True)) for _ in range(3))
-    report = reports[-1]
+    report = verify_repository(root)
     forecasts = sum(1 for f in report.files.values() if f.kind == "forecast")
     print(f"history: {len(report.commits)} commits, {len(report.files)} record files ({forecasts} forecasts)")
     print(f"verify ok: {report.ok}, violations: {len(report.violations)}")
