@@ -129,3 +129,22 @@ def test_fast_group_ranking_agrees_with_collector_standings(goals, tie_breakers)
     slow = [row.team for row in compute_table(
         teams, [MatchResult(names[h], names[a], hg, ag) for h, a, hg, ag in results], tie_breakers)]
     assert fast == slow
+
+
+def test_question_forecast_ignores_later_results(world_cup, data_dir, tmp_path):
+    """Leakage: rewriting every results.csv row that was not yet knowable leaves the simulation unchanged."""
+    competition, played, questions = world_cup
+    fixtures = [p.event for p in played if not p.event.knockout]
+    now = played[0].event.kickoff_utc - timedelta(days=7)
+    altered = tmp_path / "data" / "international-results"
+    altered.mkdir(parents=True)
+    lines = (data_dir / "international-results" / "results.csv").read_text(encoding="utf-8").splitlines()
+    cutoff = (now - timedelta(hours=39)).date().isoformat()
+    flipped = [",".join([*p[:3], p[4], p[3], *p[5:]]) if p[0] > cutoff else ",".join(p)
+               for p in (line.split(",") for line in lines[1:])]
+    assert sum(1 for a, b in zip(lines[1:], flipped, strict=True) if a != b) > 100
+    (altered / "results.csv").write_text("\n".join([lines[0], *flipped]) + "\n", encoding="utf-8")
+    task = _task(competition, questions["world_champion"], now, fixtures)
+    original = build_baseline("ensemble", data_dir, simulations=200).forecast_now(task)
+    again = build_baseline("ensemble", tmp_path / "data", simulations=200).forecast_now(task)
+    assert record_bytes(original) == record_bytes(again)

@@ -44,7 +44,10 @@ def source_for(task: ForecastTask, data_dir: Path | str | None, history_cache: d
             history_cache[key] = Source("international", RESULTS_CSV, table, index, key)
         return history_cache[key]
     known = tuple(task.history)
-    key = ("league", competition.id, len(known), max((k.event.id for k in known), default=""))
+    scores = tuple(sorted(
+        (k.event.id, k.outcome.score_90.as_tuple() if k.outcome.score_90 else None) for k in known
+    ))
+    key = ("league", competition.id, hash(scores))  # a corrected score is another history
     if key not in history_cache:
         table = league_table(known)
         names = table.index()
