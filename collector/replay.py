@@ -77,7 +77,8 @@ def replay_config(competition_id: str, config_path: Path | None, baselines: Sequ
         base = load_config(config_path)
         kept = [f.model_dump(mode="json", exclude_none=True) for f in base.forecasters if f.type == "baseline"]
         data = {"arena": {"competitions": [competition_id], "access": [a.value for a in base.access],
-                          "strategies": [s.value for s in base.strategies], "horizons": [h.value for h in base.horizons],
+                          "strategies": [s.value for s in base.strategies],
+                          "horizons": [h.value for h in base.horizons],
                           "questions": base.questions},
                 "windows": base.windows.model_dump(mode="json"), "forecasters": kept}
         return parse_config(data, str(config_path))

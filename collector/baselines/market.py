@@ -219,7 +219,8 @@ class MarketForecaster:
                    f"{quote.quoted_at.isoformat()}, margin removed by the {self.method} method.",
         )
         inputs = {"odds": list(quote.odds), "bookmaker": quote.bookmaker, "quoted_at": quote.quoted_at.isoformat(),
-                  "closing": quote.closing, "margin_method": self.method, "booksum": round(sum(1 / o for o in quote.odds), 6),
+                  "closing": quote.closing, "margin_method": self.method,
+                  "booksum": round(sum(1 / o for o in quote.odds), 6),
                   "source": quote.source}
         payload = match_payload(view, task.event.knockout)
         return forecast_record(task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,

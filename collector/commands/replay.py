@@ -31,11 +31,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", type=Path, default=None,
                         help="arena configuration to take horizons, windows and baselines from (LLMs are dropped)")
-    parser.add_argument("--until", type=_utc, default=None, help="stop after the tick at this simulated time (ISO 8601)")
+    parser.add_argument("--until", type=_utc, default=None,
+                        help="stop after the tick at this simulated time (ISO 8601)")
     parser.add_argument("--baselines", default=",".join(BASELINES),
                         help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)})")
     parser.add_argument("--odds", type=Path, action="append", default=[],
-                        help="odds file for the market forecaster (football-data.co.uk .csv or The Odds API .json); repeatable")
+                        help="odds file for the market forecaster (football-data.co.uk .csv or "
+                             "The Odds API .json); repeatable")
     parser.add_argument("--margin", choices=("proportional", "power", "shin"), default="shin",
                         help="margin-removal method for --odds (default: shin)")
     return parser
