@@ -290,3 +290,28 @@ def test_any_rationale_renders_without_active_markup(text):
             assert not name.startswith("on")
             if name in ("href", "src"):
                 assert tag == "a" and value.startswith(("http://", "https://"))
+
+
+def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_path):
+    from factories import make_competition, make_event, make_forecast, make_outcome, write_records
+    from site_archive import site_records
+
+    from collector.records import CompetitionFormat, Horizon, Stage
+
+    league = make_competition(cid="en-1-2025-26", teams=("arsenal-fc", "liverpool-fc"), name="Premier League",
+                              format=CompetitionFormat.LEAGUE, stages=(Stage(id="regular-season", name="Regular season"),),
+                              stage_opening_by="matchday")
+    game = make_event("arsenal-fc", "liverpool-fc", cid=league.id, stage="regular-season", matchday=1)
+    records = site_records(hostile=False) + [league, game, make_outcome(game, 2, 2)]
+    records += [make_forecast(game, "elo", horizon=Horizon.T_MINUS_24H), make_forecast(game, "market", horizon=Horizon.CLOSING)]
+    write_records(tmp_path / "archive", records)
+    build_site(tmp_path / "archive", tmp_path / "site", progress=_quiet)
+    files = read_site(tmp_path / "site")
+    assert "leaderboard/en-1-2025-26/all.html" in files and "leaderboard/worldcup-2026/all.html" in files
+    home = files["index.html"].decode()
+    assert 'href="leaderboard/en-1-2025-26/all.html"' in home  # the competition filter links to its slice
+    league_board = files["leaderboard/en-1-2025-26/all.html"].decode()
+    assert "llm.alpha" not in league_board and 'data-forecaster="elo"' in league_board
+    assert "matches/en-1-2025-26/arsenal-fc-v-liverpool-fc.html" in files
+    assert b"Premier League" in files["matches/index.html"]
+    assert "bracket/en-1-2025-26.html" not in files  # leagues have no bracket
