@@ -43,6 +43,8 @@ class Slice:
     stage: str  # stage id or "all"
     label: str
     path: str
+    competition_name: str = ALL
+    stage_name: str = ALL
 
 
 def slice_path(competition: str, stage: str) -> str:
@@ -75,15 +77,28 @@ def slices(archive: Archive) -> list[Slice]:
     comps = sorted(archive.competitions)
     wanted = [(ALL, ALL)] + [(c, ALL) for c in comps if len(comps) > 1]
     for cid in [ALL] + (comps if len(comps) > 1 else []):
-        stages = sorted({e.stage for (c, _), e in archive.events.items() if cid in (ALL, c)})
+        order = {st.id: (st.order, st.id) for _, comp in sorted(archive.competitions.items()) for st in comp.stages}
+        stages = sorted({e.stage for (c, _), e in archive.events.items() if cid in (ALL, c)},
+                        key=lambda st: order.get(st, (99, st)))
         if len(stages) > 1:
             wanted += [(cid, s) for s in stages]
     found = []
     for cid, stage in wanted:
         name = "all competitions" if cid == ALL else archive.competitions[cid].name
-        label = name if stage == ALL else f"{name}, stage {stage}"
-        found.append(Slice(cid, stage, label, slice_path(cid, stage)))
+        stage_name = ALL if stage == ALL else _stage_name(archive, cid, stage)
+        label = name if stage == ALL else f"{name}, stage {stage_name}"
+        found.append(Slice(cid, stage, label, slice_path(cid, stage), name if cid != ALL else ALL, stage_name))
     return found
+
+
+def _stage_name(archive: Archive, competition: str, stage: str) -> str:
+    """The stage's display name (from any competition that defines it), else its id."""
+    for cid, comp in sorted(archive.competitions.items()):
+        if competition in (ALL, cid):
+            for s in comp.stages:
+                if s.id == stage:
+                    return s.name
+    return stage
 
 
 def _num(value: float | None, digits: int = 3) -> Cell:
@@ -159,8 +174,10 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores, all_slices: list[
     ordered = sorted(board, key=_sort_key)
     rows = tuple(board_row(r, str(i + 1) if r.ranked else "–", root) for i, r in enumerate(ordered))
     facets = (
-        Facet("competition", "Competition", _options(all_slices, root, stage=current.stage, by="competition"), current.competition),
-        Facet("stage", "Stage", _options(all_slices, root, competition=current.competition, by="stage"), current.stage),
+        Facet("competition", "Competition", _options(all_slices, root, stage=current.stage, by="competition"),
+              root + current.path),
+        Facet("stage", "Stage", _options(all_slices, root, competition=current.competition, by="stage"),
+              root + current.path),
     )
     note = (
         "Paired sign-flip permutation tests on matched events, Holm-corrected within each declared family; "
@@ -190,9 +207,9 @@ def _options(all_slices: list[Slice], root: str, by: str, competition: str | Non
     chosen = []
     for s in all_slices:
         if by == "competition" and s.stage == stage:
-            chosen.append(Link(root + s.path, s.competition))
+            chosen.append(Link(root + s.path, s.competition_name))
         elif by == "stage" and s.competition == competition:
-            chosen.append(Link(root + s.path, s.stage))
+            chosen.append(Link(root + s.path, s.stage_name))
     return tuple(chosen)
 
 

@@ -59,7 +59,7 @@ class Facet:
     name: str
     label: str
     options: tuple[Link, ...]  # href relative to this page
-    current: str
+    current: str  # href of this page (the selected option)
 
 
 @declare
