@@ -232,6 +232,15 @@ def test_replay_archive_carries_the_banner_and_live_does_not(replay_with_problem
     assert all(b"replay-banner" in files[name] for name in pages)
 
 
+def test_a_missing_archive_folder_is_an_error_not_an_empty_site(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "builder", "build", "--archive", str(tmp_path / "nope"),
+                           "--out", str(tmp_path / "site")], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 1
+    assert "no such archive folder" in done.stderr and str(tmp_path / "nope") in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
 def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path, built):
     archive, _, _ = built
     precious = tmp_path / "docs"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector.errors import ConfigError, Problem
+from collector.errors import ArchiveError, ConfigError, Problem
 from collector.reader import load_archive
 from builder.scoring import score_archive
 from builder.site.bracket import bracket_pages
@@ -73,6 +73,8 @@ def archive_commit(archive_dir: Path) -> str:
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
                progress: Callable[[str], None] = print) -> BuildReport:
     """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out."""
+    if not Path(archive_dir).is_dir():
+        raise ArchiveError(f"{archive_dir}: no such archive folder")
     check_out_dir(out_dir)
     progress(f"loading archive {archive_dir}")
     archive = load_archive(archive_dir)
