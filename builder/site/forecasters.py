@@ -5,19 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 
 from builder.site.charts import reliability
+from builder.site.fmt import number as _f
+from builder.site.fmt import percent as _p
 from builder.site.links import forecaster_path
 from builder.site.models_board import ForecasterPage, ForecastersPage, ForecasterSummary, Table
 from builder.site.sitectx import SiteContext
 
 INDEX = "forecasters/index.html"
-
-
-def _f(value, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
 
 
 def cells_table(rows) -> Table:
@@ -46,7 +40,9 @@ def operations_table(ops) -> Table:
     body = []
     for op in sorted(ops, key=lambda o: o.clock):
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(op.statuses.items()) if v)
-        body.append((op.clock, str(op.scheduled), statuses or "–", str(op.attempts), _p(op.search_observed_rate),
+        shares = ", ".join(f"{k} {_p(v)}" for k, v in sorted(getattr(op, "search_shares", {}).items()) if v)
+        body.append((op.clock, str(op.scheduled), statuses or "–", str(op.attempts),
+                     _p(op.search_observed_rate) + (f" ({shares})" if shares else ""),
                      f"{op.prompt_tokens:,} / {op.completion_tokens:,}", f"${op.cost_usd:.4f}",
                      "–" if op.latency_ms_mean is None else f"{op.latency_ms_mean / 1000:.1f} s",
                      "–" if op.latency_ms_median is None else f"{op.latency_ms_median / 1000:.1f} s"))
@@ -58,7 +54,7 @@ def operations_table(ops) -> Table:
 def questions_table(question_scores) -> Table:
     body = []
     for q in sorted(question_scores, key=lambda q: (q.competition_id, q.question_id, q.access, q.strategy, q.horizon)):
-        measures = ", ".join(f"{k} {v:.3f}" for k, v in sorted(q.measures.items()) if v is not None)
+        measures = ", ".join(f"{k.replace('_', ' ')} {_f(v)}" for k, v in sorted(q.measures.items()) if v is not None)
         body.append((q.question_id, f"{q.access}/{q.strategy}/{q.horizon}", " ".join(q.final_picks),
                      " ".join(q.answer), measures))
     return Table("Tournament questions", ("question", "cell", "picks", "answer", "scores"), tuple(body))

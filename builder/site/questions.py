@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from collector.records import Forecast, Question
 from builder.site.forecast_view import MeasuresFor, question_forecast_view
+from builder.site.fmt import number
 from builder.site.links import kickoff
 from builder.site.matches import team_names
 from builder.site.models import QuestionPage, QuestionsPage, QuestionSummary, QuestionView
@@ -72,7 +73,7 @@ def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
     headers = ("forecaster", "cell", "clock", "question type", "N") + tuple(n.replace("_", " ") for n in names)
     rows = []
     for row in sorted(summary, key=lambda r: (r.prediction_type, r.forecaster, r.access, r.strategy, r.horizon, r.clock)):
-        values = tuple("–" if row.measures.get(n) is None else f"{row.measures[n]:.3f}" for n in names)
+        values = tuple(number(row.measures.get(n)) for n in names)
         rows.append((row.forecaster, f"{row.access}/{row.strategy}/{row.horizon}", row.clock, row.prediction_type,
                      str(row.n)) + values)
     return headers, tuple(rows)

@@ -1,0 +1,14 @@
+"""Number formatting shared by the page models (a dash for missing values, never "-0.000")."""
+
+from __future__ import annotations
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
