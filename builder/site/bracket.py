@@ -43,8 +43,11 @@ def _knockout_picks(forecasts: list[Forecast], event: Event, winner: str | None,
             probs[f.forecaster].append(f.payload.home_advances)
     picks = []
     for forecaster in sorted(probs):
-        home = sum(probs[forecaster]) / len(probs[forecaster]) >= 0.5
-        team = event.home_team if home else event.away_team
+        mean = sum(probs[forecaster]) / len(probs[forecaster])
+        if abs(mean - 0.5) < 1e-9:
+            picks.append(Pick(forecaster, "50–50, no pick", None))
+            continue
+        team = event.home_team if mean > 0.5 else event.away_team
         picks.append(Pick(forecaster, names.get(team, team), None if winner is None else team == winner))
     return tuple(picks)
 
