@@ -324,3 +324,27 @@ def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_pat
     assert "matches/en-1-2025-26/arsenal-fc-v-liverpool-fc.html" in files
     assert b"Premier League" in files["matches/index.html"]
     assert "bracket/en-1-2025-26.html" not in files  # leagues have no bracket
+
+
+def test_bracket_marks_each_forecasters_hits_and_misses(built):
+    from builder.site.bracket import bracket_pages
+    from builder.site.models_board import BracketPage
+    from builder.site.sitectx import SiteContext
+
+    archive = load_archive(built[0])
+    ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+    page = next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
+    ties = {t.label: t for r in page.rounds for t in r.ties}
+    assert [r.name for r in page.rounds] == ["semi-final", "final"]
+    went_through = archive.outcomes[("worldcup-2026", "m013")].advancing_team
+    semi = {p.forecaster: p for p in ties["Match 13"].picks}
+    assert semi["llm.alpha"].team == "MEX"  # advancement 0.6 for the home side
+    assert semi["llm.alpha"].hit is (went_through == "mex")
+    assert all(p.hit is None for p in ties["Match 15"].picks)  # the final is not played
+    [group_a] = [t for t in page.groups if t.name == "A"]
+    assert [row[0] for row in group_a.rows] and all(row[1] == "3" for row in group_a.rows)  # three games each
+    column = page.question_columns.index("Winner of group A")
+    champion = page.question_columns.index("World champion")
+    for row in page.progression:
+        assert row.answers[column] == ("MEX", True)  # picked Mexico, and Mexico won the group
+        assert row.answers[champion] == ("ESP", None)  # not resolved yet
