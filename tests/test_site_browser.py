@@ -218,3 +218,18 @@ def test_every_page_loads_without_errors_or_broken_links(page, site):
     assert len(seen) > 30
     assert page.errors == []
     assert page.outside == []
+
+
+def test_kickoffs_are_shown_in_the_visitors_time_zone(browser, site):
+    context = browser.new_context(timezone_id="Asia/Tokyo", locale="en-US")
+    try:
+        tab = context.new_page()
+        tab.goto(site[1] + "matches/worldcup-2026/mex-v-rsa.html")
+        kickoff = tab.locator("p.fixture time.local")
+        utc = kickoff.get_attribute("datetime")  # e.g. 2026-06-11T18:00:00Z
+        assert kickoff.get_attribute("title").startswith(utc[:10])  # UTC stays available on hover
+        shown = kickoff.inner_text()
+        assert "GMT+9" in shown and "UTC" not in shown
+        assert f"{(int(utc[11:13]) + 9) % 24 % 12 or 12}:{utc[14:16]}" in shown
+    finally:
+        context.close()
