@@ -233,3 +233,22 @@ def test_kickoffs_are_shown_in_the_visitors_time_zone(browser, site):
         assert f"{(int(utc[11:13]) + 9) % 24 % 12 or 12}:{utc[14:16]}" in shown
     finally:
         context.close()
+
+
+def test_default_view_makes_sense_without_javascript(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        tab = context.new_page()
+        tab.goto(site[1] + "index.html")
+        rows = tab.locator("#board tbody tr")
+        assert rows.count() > 0 and rows.count() == tab.locator("#board tbody tr:visible").count()
+        assert not tab.locator("form.filters").is_visible()  # JavaScript-only controls stay hidden
+        assert tab.locator("nav.facet a", has_text="semi-final").is_visible()  # plain links still filter by stage
+        brier = tab.eval_on_selector_all("#board tbody tr.t-llm [data-key=brier]", "cs => cs.map(c => parseFloat(c.dataset.value))")
+        ranked = tab.eval_on_selector_all("#board tbody tr.t-llm:not(.unranked) [data-key=brier]",
+                                          "cs => cs.map(c => parseFloat(c.dataset.value))")
+        assert ranked == sorted(ranked) and len(brier) >= len(ranked) > 0  # ranked by Brier as served
+        tab.goto(site[1] + "matches/worldcup-2026/index.html")
+        assert "UTC" in tab.locator("time.local").first.inner_text()  # UTC without the script
+    finally:
+        context.close()
