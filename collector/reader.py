@@ -50,6 +50,24 @@ class Archive:
     def effective_path(self, record: Record) -> str | None:
         return self.effective_paths.get(identity(record))
 
+    def add(self, path: str, record: Record) -> None:
+        """Take a record just written at ``path`` into the in-memory view (the writer calls this).
+
+        A revision becomes effective when it continues the chain of the current effective
+        record, exactly as :func:`load_archive` would resolve it from disk.
+        """
+        self.records[path] = record
+        if isinstance(record, Forecast):
+            self.forecasts.append(record)
+        elif isinstance(record, Manifest):
+            self.manifests.append(record)
+        elif isinstance(record, Revisable):
+            key = identity(record)
+            current = self.effective_paths.get(key)
+            if (current is None and record.revision == 0) or (current is not None and record.supersedes == current):
+                self.effective_paths[key] = path
+                _index(self, record)
+
     def raise_for_problems(self) -> None:
         if self.problems:
             raise ProblemsFound(self.problems)

@@ -26,6 +26,7 @@ from collector.config import ArenaConfig, load_config, parse_config
 from collector.datasource import DataSource
 from collector.errors import ConfigError, PrematchError, Problem
 from collector.knowable import finished_at
+from collector.reader import Archive, load_archive
 from collector.records import Clock
 from collector.sources import source_for
 from collector.tick import TickReport, next_due_after, run_tick
@@ -133,7 +134,7 @@ def commit_tick(repo: Path, report: TickReport) -> None:
     _git(repo, "commit", "-q", "--allow-empty", "-m", message, when=report.now)
 
 
-def next_tick(config, root: Path, now: datetime, forecasters, finishes: list[datetime]) -> datetime | None:
+def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes: list[datetime]) -> datetime | None:
     """The next simulated time anything happens: a window opens or closes, or a result becomes knowable.
 
     A result is read at the next forecast tick when that comes within ``RESULT_LAG`` (a live
@@ -160,9 +161,11 @@ def replay(
     started, last_note = time.perf_counter(), 0.0
     now: datetime | None = (finishes[0] - LEAD_IN - timedelta(days=3)).replace(minute=0, second=0) if finishes else None
     summary.started = now
+    archive = load_archive(root)  # the replay is the only writer: one view, kept current by each tick
     while now is not None and (until is None or now <= until):
         tick_started = time.perf_counter()
-        report = run_tick(config, root, now, data_dir, Clock.REPLAY, forecasters, lock_dir=out / ".locks")
+        report = run_tick(config, root, now, data_dir, Clock.REPLAY, forecasters, lock_dir=out / ".locks",
+                          archive=archive)
         git_started = time.perf_counter()
         commit_tick(out, report)
         summary.tick_s += git_started - tick_started
@@ -172,7 +175,7 @@ def replay(
             last_note = time.perf_counter()
             progress(_progress_line(summary, now, last_note - started))
         summary.ended = now
-        now = next_tick(config, root, now, forecasters, finishes)
+        now = next_tick(config, archive, now, forecasters, finishes)
     summary.elapsed_s = time.perf_counter() - started
     return summary
 

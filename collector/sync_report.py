@@ -6,10 +6,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from collector.errors import Problem, RecordExistsError
-from collector.layout import identity, path_for
+from collector.layout import path_for
 from collector.match_records import changes
 from collector.reader import Archive
-from collector.reader import _index as index_record
 from collector.records import Revisable
 from collector.revise import next_revision
 from collector.writer import ArchiveWriter
@@ -53,7 +52,6 @@ def write_or_revise(writer: ArchiveWriter, archive: Archive, current: Revisable 
         return
     report.written.append(path)
     report.counts[f"{kind}s_{'revised' if current is not None else 'new'}"] += 1
-    archive.records[path] = fresh
-    archive.effective_paths[identity(fresh)] = path
-    index_record(archive, fresh)
+    if writer.archive is not archive:  # a writer bound to this archive has already taken it in
+        archive.add(path, fresh)
 

@@ -82,18 +82,27 @@ async def run_tick_async(
     config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
     clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, *, sync: bool = True,
     transport: httpx.AsyncBaseTransport | None = None, lock_dir: Path | None = None,
+    archive: Archive | None = None,
 ) -> TickReport:  # fmt: skip
-    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest."""
+    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest.
+
+    The archive is read once; the writer keeps that in-memory view current with every record
+    it writes. A caller that is the archive's only writer (a replay) may pass ``archive`` to
+    carry the view from one tick to the next instead of re-reading the folder.
+    """
     now = now or datetime.now(UTC)
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
-    writer, report = ArchiveWriter(root), TickReport(now)
+    report = TickReport(now)
+    if archive is None:
+        archive = load_archive(root)
+        report.problems += archive.problems
+    writer = ArchiveWriter(root, archive)
     with report.phase("sync_fixtures"):
         if sync:
-            _sync(writer, root, config, "sync_fixtures", now, data_dir, clock, report)
+            _sync(writer, archive, config, "sync_fixtures", now, data_dir, clock, report)
     with report.phase("questions"):
-        archive = _register_questions(writer, root, config, now, clock, report)
-        report.problems += archive.problems
+        _register_questions(writer, archive, config, now, clock)
     budget = Budget(config.spending_cap_usd)
     if forecasters is None:
         roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
@@ -109,7 +118,7 @@ async def run_tick_async(
     report.spent_usd = budget.spent
     with report.phase("sync_outcomes"):
         if sync:
-            _sync(writer, root, config, "sync_outcomes", now, data_dir, clock, report)
+            _sync(writer, archive, config, "sync_outcomes", now, data_dir, clock, report)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
         report.manifest = write_tick_manifest(writer, timer(), clock)
     except RecordExistsError as exc:
@@ -118,11 +127,10 @@ async def run_tick_async(
     return report
 
 
-def _sync(writer, root, config, step: str, now, data_dir, clock, report: TickReport) -> None:
+def _sync(writer, archive: Archive, config, step: str, now, data_dir, clock, report: TickReport) -> None:
     from collector import sync as sync_module
 
     run = getattr(sync_module, step)
-    archive = load_archive(root)
     for cid in config.competitions:
         try:
             result = run(writer, archive, cid, now=now, data_dir=data_dir, clock=clock)
@@ -132,14 +140,10 @@ def _sync(writer, root, config, step: str, now, data_dir, clock, report: TickRep
         report.problems += list(getattr(result, "problems", []))
 
 
-def _register_questions(writer, root, config: ArenaConfig, now, clock, report: TickReport) -> Archive:
-    archive = load_archive(root)
-    if not config.questions:
-        return archive
-    written = []
-    for cid in config.competitions:
-        written += register_questions(writer, archive, cid, now=now, clock=clock)
-    return load_archive(root) if written else archive
+def _register_questions(writer, archive: Archive, config: ArenaConfig, now, clock) -> None:
+    if config.questions:
+        for cid in config.competitions:
+            register_questions(writer, archive, cid, now=now, clock=clock)
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
@@ -241,9 +245,12 @@ def _task(archive: Archive, slot: Slot, now: datetime, clock: Clock, history) ->
 
 
 def next_due_after(
-    config: ArenaConfig, archive_root: Path | str, after: datetime, forecasters: Sequence | None = None
+    config: ArenaConfig, archive_root: Path | str | Archive, after: datetime, forecasters: Sequence | None = None
 ) -> datetime | None:
-    """The next time after ``after`` at which a forecast window opens or closes (None: nothing left)."""
-    archive = load_archive(archive_root)
+    """The next time after ``after`` at which a forecast window opens or closes (None: nothing left).
+
+    ``archive_root`` may be an already loaded :class:`Archive`.
+    """
+    archive = archive_root if isinstance(archive_root, Archive) else load_archive(archive_root)
     chosen = forecasters if forecasters is not None else forecaster_specs(config)
     return _next_due(archive, config, chosen, after, _since(config, chosen))

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from collector.competitions import normalise_name
+from collector.competitions.teams import name_index, normalise_name
 from collector.records import (
     Choice,
     Competition,
@@ -220,24 +220,6 @@ def _check_advancement(obj: dict, event: Event, issues: _Issues) -> None:
         issues.add("invalid_schema", "not a knockout match: home_advances_prob and away_advances_prob must be null")
 
 
-_INDEXES: dict[tuple[str, int, str], dict[str, str]] = {}
-
-
-def team_index(competition: Competition) -> dict[str, str]:
-    """Name, alias, code or id (normalised as the sync resolver does: accents, case) -> team id."""
-    key = (competition.id, competition.revision, str(competition.recorded_at))
-    if key not in _INDEXES:
-        _INDEXES[key] = _build_index(competition)
-    return _INDEXES[key]
-
-
-def _build_index(competition: Competition) -> dict[str, str]:
-    index: dict[str, str] = {}
-    for team in competition.teams:
-        for label in (team.id, team.name, team.code, *team.aliases):
-            if label:
-                index.setdefault(normalise_name(label), team.id)
-    return index
 
 
 def _team(value: Any, index: dict[str, str], candidates: set[str], where: str, issues: _Issues) -> str | None:
@@ -261,7 +243,7 @@ def validate_question(text: str | None, question: Question, competition: Competi
     except ValueError as exc:
         return Checked(ForecastStatus.INVALID_JSON, errors=[str(exc)])
     issues, out = _Issues(), Checked(ForecastStatus.VALID)
-    index, candidates = team_index(competition), set(question.candidates)
+    index, candidates = name_index(competition), set(question.candidates)
     probs: dict[str, float] = {}
     raw_choices = obj.get("choices")
     if not isinstance(raw_choices, list):

@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from collector.errors import RecordExistsError
 from collector.layout import path_for
 from collector.records import Record
+
+if TYPE_CHECKING:
+    from collector.reader import Archive
 
 _DUMP_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
@@ -62,9 +66,10 @@ def _fsync_dir(folder: Path) -> None:
 class ArchiveWriter:
     """Writes records under an archive root and remembers what it wrote (for the tick manifest)."""
 
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, archive: Archive | None = None):
         self.root = Path(root)
         self.written: list[str] = []
+        self.archive = archive  # when given, kept up to date with every record written
 
     def exists(self, record: Record) -> bool:
         return (self.root / path_for(record)).exists()
@@ -74,4 +79,6 @@ class ArchiveWriter:
         relative = path_for(record)
         write_new_file(self.root / relative, record_bytes(record))
         self.written.append(relative)
+        if self.archive is not None:
+            self.archive.add(relative, record)
         return relative

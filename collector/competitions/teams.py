@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from functools import lru_cache
 
 from collector.errors import SourceError
 from collector.records import Competition
@@ -37,8 +36,30 @@ def normalise_name(name: str) -> str:
     return _NON_ALNUM.sub(" ", folded).strip()
 
 
-@lru_cache(maxsize=64)
-def _index(competition: Competition) -> dict[str, str]:
+_BY_IDENTITY: dict[tuple[str, int], tuple[Competition, dict]] = {}
+
+
+def _per_competition(kind: str, competition: Competition, build) -> dict:
+    """Memoise ``build(competition)`` by object identity.
+
+    Hashing a frozen Competition hashes all its teams on every lookup; identity is enough, and
+    the stored reference keeps the id from being reused while the entry lives.
+    """
+    key = (kind, id(competition))
+    entry = _BY_IDENTITY.get(key)
+    if entry is None or entry[0] is not competition:
+        if len(_BY_IDENTITY) > 256:
+            _BY_IDENTITY.clear()
+        entry = _BY_IDENTITY[key] = (competition, build(competition))
+    return entry[1]
+
+
+def name_index(competition: Competition) -> dict[str, str]:
+    """Every normalised name, alias, code and id of the competition's teams -> team id (memoised)."""
+    return _per_competition("index", competition, _build_index)
+
+
+def _build_index(competition: Competition) -> dict[str, str]:
     index: dict[str, str] = {}
     for team in competition.teams:
         for name in (team.id, team.name, team.code or "", *team.aliases):
@@ -55,9 +76,12 @@ def _bare(normalised: str) -> str:
     return " ".join(w for w in normalised.split() if w not in CLUB_AFFIXES and not w.isdigit())
 
 
-@lru_cache(maxsize=64)
 def _bare_index(competition: Competition) -> dict[str, str | None]:
     """Names without club affixes -> team id, or None where two teams would share the key."""
+    return _per_competition("bare", competition, _build_bare_index)
+
+
+def _build_bare_index(competition: Competition) -> dict[str, str | None]:
     index: dict[str, str | None] = {}
     for team in competition.teams:
         for name in {_bare(normalise_name(n)) for n in (team.name, *team.aliases)}:
@@ -87,7 +111,7 @@ def closest_teams(competition: Competition, name: str, n: int = 3) -> list[str]:
 def find_team(competition: Competition, name: str) -> str | None:
     """The team id for ``name`` or None (exact alias first, then without club affixes if unambiguous)."""
     key = normalise_name(name)
-    found = _index(competition).get(key)
+    found = name_index(competition).get(key)
     if found is None and competition.format.value == "league":
         found = _bare_index(competition).get(_bare(key))
     return found
