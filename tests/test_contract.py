@@ -74,9 +74,9 @@ def test_records_are_frozen_and_forbid_unknown_fields():
 
 
 def test_timestamps_must_be_utc():
-    with pytest.raises(ValidationError, match="timezone-aware"):
+    with pytest.raises(ValidationError, match="timezone info"):
         make_event(recorded_at=datetime(2026, 6, 1, 12))
-    with pytest.raises(ValidationError, match="UTC"):
+    with pytest.raises(ValidationError, match="offset of 0 required"):
         make_event(kickoff_utc=datetime(2026, 6, 11, 13, tzinfo=timezone(timedelta(hours=-6))))
 
 

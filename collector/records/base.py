@@ -8,11 +8,12 @@ Both the collector (which writes) and the builder (which reads) import them from
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema
+from pydantic_core import core_schema
 
 SCHEMA_VERSION = 1
 
@@ -21,16 +22,13 @@ SLUG_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 _SLUG = re.compile(SLUG_PATTERN)
 
 
-def _utc(value: datetime) -> datetime:
-    """Require a timezone-aware timestamp and normalise it to UTC."""
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError("timestamp must be timezone-aware (UTC)")
-    if value.utcoffset() != timedelta(0):
-        raise ValueError(f"timestamp must be in UTC (offset +00:00), got offset {value.utcoffset()}")
-    return value.astimezone(UTC)
+def _utc_schema(source: Any, handler: Any) -> core_schema.CoreSchema:
+    # Checked inside pydantic-core (no Python call per value): a timestamp must carry a
+    # time zone and its offset must be zero, e.g. "2026-06-11T19:00:00Z".
+    return core_schema.datetime_schema(tz_constraint=0)
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+UtcDatetime = Annotated[datetime, GetPydanticSchema(_utc_schema)]
 """A timezone-aware datetime whose offset is zero."""
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN, min_length=1, max_length=120)]
