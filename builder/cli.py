@@ -1,31 +1,25 @@
-"""``python -m builder COMMAND``: thin commands over the builder modules.
+"""``python -m builder COMMAND``: the builder's commands.
 
-Each command lives in ``builder/commands/<name>.py`` and exposes ``add_parser(subparsers)``
-(which registers the command, with help on every option) and ``run(args) -> int``.
+The commands are the modules listed in ``COMMANDS`` (see :mod:`collector.commandline`).
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 
+from collector.commandline import build_parser as _build_parser
+from collector.commandline import run_program
+
 COMMANDS: list[str] = ["score", "build"]
+DESCRIPTION = "Prematch builder: score the archive and render the static site."
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m builder", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f"builder.commands.{name}")
-        command = module.add_parser(sub)
-        command.set_defaults(_run=module.run)
-    return parser
+def build_parser():
+    return _build_parser("python -m builder", DESCRIPTION, "builder", COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args._run(args)
+    return run_program("python -m builder", DESCRIPTION, "builder", COMMANDS, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,31 +1,25 @@
-"""``python -m collector COMMAND``: thin commands over the collector's modules.
+"""``python -m collector COMMAND``: the collector's commands.
 
-Each command lives in ``collector/commands/<name>.py`` and exposes ``add_parser(subparsers)``
-(which registers the command, with help on every option) and ``run(args) -> int``.
+The commands are the modules listed in ``COMMANDS`` (see :mod:`collector.commandline`).
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 
+from collector.commandline import build_parser as _build_parser
+from collector.commandline import run_program
+
 COMMANDS = ["schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo"]
+DESCRIPTION = "Prematch collector: register fixtures, collect forecasts before kickoff, record outcomes in archive/."
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m collector", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        module = importlib.import_module(f"collector.commands.{name}")
-        command = module.add_parser(sub)
-        command.set_defaults(_run=module.run)
-    return parser
+def build_parser():
+    return _build_parser("python -m collector", DESCRIPTION, "collector", COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args._run(args)
+    return run_program("python -m collector", DESCRIPTION, "collector", COMMANDS, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

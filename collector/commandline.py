@@ -1,0 +1,29 @@
+"""The shared shape of ``python -m collector`` and ``python -m builder``.
+
+Each command lives in ``<package>/commands/<module>.py`` and exposes ``add_parser(subparsers)``
+(which registers the command, with help text on every option) and ``run(args) -> int``.
+Only the module of the command being run is imported; ``--help`` imports them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+
+def build_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in modules:
+        module = importlib.import_module(f"{package}.commands.{name}")
+        command = module.add_parser(sub)
+        command.set_defaults(_run=module.run)
+    return parser
+
+
+def run_program(prog: str, description: str, package: str, modules: list[str], argv: list[str]) -> int:
+    """Parse ``argv`` and run the chosen command; returns its exit code."""
+    chosen = argv[0].replace("-", "_") if argv else ""
+    needed = [chosen] if chosen in modules else modules  # unknown or help: let argparse list them all
+    args = build_parser(prog, description, package, needed).parse_args(argv)
+    return args._run(args)
