@@ -348,3 +348,30 @@ def test_bracket_marks_each_forecasters_hits_and_misses(built):
     for row in page.progression:
         assert row.answers[column] == ("MEX", True)  # picked Mexico, and Mexico won the group
         assert row.answers[champion] == ("ESP", None)  # not resolved yet
+
+
+def test_a_match_with_a_hundred_long_rationales_stays_under_the_page_limit():
+    """Ten LLMs in all twelve cells (the shipped arena has four), each writing 6,000 characters."""
+    from factories import ALL_CELLS, archive_from_records, make_competition, make_event, make_forecast, make_payload
+
+    from collector.records import Horizon
+
+    from builder.site.matches import match_page
+    from builder.site.measures import measures_lookup
+    from builder.site.sitectx import SiteContext
+
+    event = make_event()
+    long_reason = ("**Form** and [news](https://example.org/a) " * 200)[:6000]
+    records = [make_competition(), event] + [
+        make_forecast(event, f"llm.model-{m}", make_payload(reason=long_reason), access=a, strategy=s, horizon=h)
+        for m in range(10) for a, s, h in ALL_CELLS
+    ] + [make_forecast(event, name, horizon=h) for name in ("uniform", "base_rate", "elo", "dixon_coles", "ensemble")
+         for h in (Horizon.STAGE_OPENING, Horizon.T_MINUS_24H, Horizon.T_MINUS_2H)]
+    archive = archive_from_records(records)
+    scores = score_archive(archive, inference_tests=False)
+    ctx = SiteContext(archive, scores, "x", False)
+    page = match_page(ctx, event, archive.forecasts, measures_lookup(scores))
+    html = render_page(page)
+    assert len(page.forecasts) == 135
+    assert len(html) <= PAGE_LIMIT
+    assert html.count(b"truncated on this page") == 120  # and the reader is told where the rest is

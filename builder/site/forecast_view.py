@@ -59,7 +59,9 @@ def _lead_time(forecast: Forecast) -> str | None:
     return f"{hours:.1f} h" if hours < 72 else f"{hours / 24:.1f} days"
 
 
-def match_forecast_view(forecast: Forecast, names: dict[str, str], measures: MeasuresFor) -> ForecastView:
+def match_forecast_view(
+    forecast: Forecast, names: dict[str, str], measures: MeasuresFor, rationale_bytes: int | None = None
+) -> ForecastView:
     payload = forecast.payload if isinstance(forecast.payload, MatchForecast) else None
     cost, latency = _attempt_totals(forecast)
     probs = bars = ml = xg = adv = conf = None
@@ -89,7 +91,7 @@ def match_forecast_view(forecast: Forecast, names: dict[str, str], measures: Mea
         expected_goals=xg,
         advancement=adv,
         confidence=conf,
-        rationale=render_rationale(payload.reason if payload else None),
+        rationale=render_rationale(payload.reason if payload else None, rationale_bytes),
         requested_at=forecast.requested_at.strftime("%Y-%m-%d %H:%M UTC") if forecast.requested_at else None,
         lead_time=_lead_time(forecast),
         cost=cost,

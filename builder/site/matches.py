@@ -10,7 +10,18 @@ from collector.layout import event_path
 from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
-from builder.site.models import CompetitionSummary, Consensus, MatchesIndexPage, Goal, Link, MatchListPage, MatchPage, MatchRow, OutcomeView
+from builder.site.models import (
+    CompetitionSummary,
+    Consensus,
+    Goal,
+    Link,
+    MatchesIndexPage,
+    MatchListPage,
+    MatchPage,
+    MatchRow,
+    OutcomeView,
+)
+from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
 
 
@@ -90,6 +101,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     path = match_path(event.competition_id, event.id)
     stage = _stage_name(competition, event.stage)
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
+    budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     return MatchPage(
         path=path,
         meta=ctx.meta(title, path, "matches"),
@@ -106,7 +118,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         knockout=event.knockout,
         outcome=outcome_view(outcome, names) if outcome else None,
         consensus=consensus(forecasts),
-        forecasts=tuple(match_forecast_view(f, names, measures) for f in _sort_forecasts(forecasts)),
+        forecasts=tuple(match_forecast_view(f, names, measures, budget) for f in _sort_forecasts(forecasts)),
         archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
         or event_path(event.competition_id, event.id, event.revision),
     )

@@ -20,7 +20,9 @@ from markupsafe import Markup
 
 _ALLOWED_SCHEMES = ("http", "https")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_MAX_CHARS = 4_000
+MAX_CHARS = 4_000  # characters of one rationale shown on a page (the archive keeps all of it)
+PAGE_RATIONALE_BYTES = 160_000  # HTML all rationales of one page may take together (pages stay < 500 KB)
+_TRUNCATED = " [... truncated on this page; the full text is in the archive]"
 
 
 def safe_href(href: str | None) -> str | None:
@@ -75,11 +77,28 @@ class _DefangExtension(Extension):
         md.treeprocessors.register(_DefangLinks(md), "prematch_defang", 0)
 
 
-def render_rationale(text: str | None) -> Markup:
-    """Untrusted markdown -> inert HTML (escaped first; unsafe links and images dropped)."""
+def rationale_budget(count: int) -> int:
+    """HTML bytes each of ``count`` rationales on one page may take, so the page stays light."""
+    return max(600, PAGE_RATIONALE_BYTES // max(count, 1))
+
+
+def render_rationale(text: str | None, max_bytes: int | None = None) -> Markup:
+    """Untrusted markdown -> inert HTML (escaped first; unsafe links and images dropped).
+
+    At most ``MAX_CHARS`` characters are shown; with ``max_bytes`` the text is cut further
+    (halving) until its HTML fits, and the reader is told the full text is in the archive.
+    """
     if not text:
         return Markup("")
-    if len(text) > _MAX_CHARS:
-        text = text[:_MAX_CHARS] + " [... truncated on this page; the full text is in the archive]"
+    limit = min(len(text), MAX_CHARS)
+    while True:
+        shown = text if limit >= len(text) else text[:limit] + _TRUNCATED
+        html = _convert(shown)
+        if max_bytes is None or len(html) <= max_bytes or limit <= 100:
+            return Markup(html)
+        limit //= 2
+
+
+def _convert(text: str) -> str:
     md = markdown.Markdown(extensions=[_DefangExtension()], output_format="html")
-    return Markup(md.convert(html.escape(text, quote=False)))
+    return md.convert(html.escape(text, quote=False))
