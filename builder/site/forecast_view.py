@@ -109,6 +109,7 @@ def question_forecast_view(
     names: dict[str, str],
     resolution: QuestionResolution | None,
     measures: MeasuresFor,
+    rationale_bytes: int | None = None,
 ) -> QuestionForecastView:
     payload = forecast.payload if isinstance(forecast.payload, QuestionForecast) else None
     answer = set(resolution.answer) if resolution else None
@@ -134,7 +135,7 @@ def question_forecast_view(
         condition=condition_label(forecast),
         status=forecast.status.value,
         picks=tuple(picks),
-        rationale=render_rationale(payload.reasoning_summary if payload else None),
+        rationale=render_rationale(payload.reasoning_summary if payload else None, rationale_bytes),
         measures=measures(forecast),
         replay=forecast.clock is Clock.REPLAY,
     )

@@ -10,6 +10,7 @@ from builder.site.fmt import number
 from builder.site.links import kickoff
 from builder.site.matches import team_names
 from builder.site.models import QuestionPage, QuestionsPage, QuestionSummary, QuestionView
+from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
 
 INDEX = "questions/index.html"
@@ -40,6 +41,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
         answer = tuple(names.get(t, t) for t in resolution.answer) if resolution else None
         forecasts = sorted(by_question.get(key, []), key=lambda f: (f.forecaster, f.key()))
         path = question_path(question)
+        budget = rationale_budget(len(forecasts))
         view = QuestionView(
             competition=competition.name,
             label=question.label,
@@ -47,7 +49,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
             kind=question.prediction_type.value + (f" (k = {question.k})" if question.k > 1 else ""),
             closes=_closes(question),
             answer=answer,
-            forecasts=tuple(question_forecast_view(f, names, resolution, measures) for f in forecasts),
+            forecasts=tuple(question_forecast_view(f, names, resolution, measures, budget) for f in forecasts),
         )
         pages.append(QuestionPage(path=path, meta=ctx.meta(question.label, path, "questions"), question=view))
         summaries.append(
