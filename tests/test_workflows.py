@@ -70,7 +70,9 @@ def test_collect_runs_every_15_minutes_one_at_a_time_with_least_privilege():
     assert "cancel-in-progress: false" in collect
     assert re.search(r"^permissions: \{\}$", collect, re.M)
     assert "secrets.OPENROUTER_API_KEY" in collect and "secrets.FOOTBALL_DATA_API_KEY" in collect
-    assert "python -m collector tick" in collect
+    tick = re.search(r"python -m collector tick[^\n;]*", collect).group(0)
+    # --now alone would label the records "replay"; the scheduled collector is the live one
+    assert "--clock live" in tick or "--now" not in tick, tick
 
 
 def commit_step() -> str:
