@@ -9,6 +9,11 @@ Retries: on timeouts, transport errors, 429 and 5xx, and on errors that a servic
 inside an HTTP 200 body (the caller supplies ``body_error`` to detect them). ``Retry-After``
 (seconds or an HTTP date) is honoured; exponential backoff with jitter otherwise. No retry
 starts, and no wait extends, past the caller's ``deadline``.
+
+Credentials: a header value that HTTP cannot carry (a secret pasted with a trailing newline,
+a non-ASCII character) is a :class:`ConfigError` when the client is built, naming the header
+but never its value; and the values of credential headers are scrubbed from every error text
+(httpx and h11 messages quote offending header values and URLs verbatim).
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from typing import Any
 
 import httpx
 
-from collector.errors import ProviderError
+from collector.errors import ConfigError, ProviderError
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+REDACTED = "[redacted]"
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,7 @@ class ServiceClient:
         max_connections: int = 32,
     ):
         self.service = service
+        self._secrets = _secrets(service, headers or {})
         self.retry = retry or RetryPolicy()
         self.total_timeout = total_timeout
         self._sleep = sleep
@@ -144,6 +152,7 @@ class ServiceClient:
             retryable = exchange.error_kind in {"timeout", "transport"} or (
                 exchange.error_kind == "http" and exchange.status in RETRY_STATUSES
             ) or (exchange.error_kind == "body" and retry_body_errors)
+            exchange.error = self.scrub(exchange.error)
             if not retryable or attempt >= self.retry.max_attempts:
                 raise ServiceCallFailed(self.service, exchange.error or "failed", exchanges, exchange.error_kind or "")
             delay = self._delay(attempt, exchange)
@@ -155,6 +164,14 @@ class ServiceClient:
                     exchange.error_kind or "",
                 )
             await self._sleep(delay)
+
+    def scrub(self, text: str | None) -> str | None:
+        """``text`` with every credential header value (verbatim or as a bytes/str repr) redacted."""
+        if text:
+            for secret in self._secrets:
+                if secret in text:
+                    text = text.replace(secret, REDACTED)
+        return text
 
     def _delay(self, attempt: int, exchange: Exchange) -> float:
         hinted = retry_after_seconds(exchange.headers.get("retry-after"), self._clock())
@@ -202,6 +219,21 @@ class ServiceClient:
                 exchange.error = problem
                 return exchange, None
         return exchange, response
+
+
+def _secrets(service: str, headers: dict[str, str]) -> list[str]:
+    """The strings to scrub from error texts; a header value HTTP cannot carry is a ConfigError."""
+    found: list[str] = []
+    for name, value in headers.items():
+        if not isinstance(value, str) or not all(" " <= c <= "~" or c == "\t" for c in value) or value != value.strip():
+            raise ConfigError(
+                f"{service}: the value of header {name} cannot be sent over HTTP (non-ASCII or control "
+                "character, or surrounding whitespace); check the environment variable it comes from"
+            )
+        if name.lower() in SECRET_HEADERS and value:
+            token = value.split(" ", 1)[-1]  # "Bearer <key>": the key alone, too
+            found += [value, token] if len(token) >= 8 else [value]
+    return sorted(set(found), key=len, reverse=True)
 
 
 _KEPT_HEADERS = frozenset(

@@ -179,7 +179,7 @@ class OpenRouterClient:
     def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
         settings = settings or OpenRouterSettings()
         base = settings.base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL
-        return cls(os.environ.get(KEY_ENV, ""), base, settings=settings, **kwargs)
+        return cls(os.environ.get(KEY_ENV, "").strip(), base, settings=settings, **kwargs)  # a pasted newline
 
     async def aclose(self) -> None:
         await self._service.aclose()

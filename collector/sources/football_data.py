@@ -95,7 +95,7 @@ class FootballDataSource:
                  retry: RetryPolicy | None = None):
         self.definition = definition
         self.code = definition.source.football_data_code
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "").strip()
         self.base_url = base_url
         self.transport = transport
         self.sleep = sleep
