@@ -3,9 +3,12 @@
 Rules (LLM-SoccerArena §3.3 and Appendix B, as the issue fixes them):
 
 * parsing: markdown code fences are stripped and the first JSON object in the text is taken;
+  JSON nested too deeply to parse is ``invalid_json``; a lone UTF-16 surrogate escaped in a
+  text field becomes U+FFFD (the record must stay valid UTF-8);
 * types: numbers must be JSON numbers (a string such as ``"0.5"`` is ``invalid_schema``);
 * scores are non-negative integers (else ``invalid_score``); probabilities lie in [0, 1] and
-  expected goals are finite and non-negative (else ``invalid_range``);
+  expected goals are finite and non-negative (else ``invalid_range``; an integer too large for a
+  float, such as 10**400 written out in digits, is not finite);
 * a vector that must sum to ``s`` (1, or k for fixed-k questions) is accepted when
   ``|sum - s| <= 1e-9``, normalised (``p * s / sum``) and recorded when ``|sum - s| <= 0.02``,
   otherwise ``invalid_sum``;
@@ -42,6 +45,7 @@ from collector.records import (
 SUM_TOLERANCE = 0.02
 EXACT = 1e-9
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 ADVANCES = ("home_advances_prob", "away_advances_prob")
 _ORDER = ("invalid_json", "invalid_schema", "invalid_score", "invalid_range", "invalid_sum")
 
@@ -90,6 +94,8 @@ def extract_json(text: str | None) -> dict[str, Any]:
         except json.JSONDecodeError:
             start = cleaned.find("{", start + 1)
             continue
+        except RecursionError:
+            raise ValueError("the JSON in the response is nested too deeply") from None
         if isinstance(value, dict):
             return value
         start = cleaned.find("{", start + 1)
@@ -110,10 +116,14 @@ def _number(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> 
     if not _is_number(value):
         issues.add("invalid_schema", f"field {key} must be a number, got {type(value).__name__} {value!r:.40}")
         return None
-    if not math.isfinite(value):
-        issues.add("invalid_range", f"field {key} must be finite, got {value!r}")
+    try:
+        number = float(value)  # an int beyond float's range raises OverflowError
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        issues.add("invalid_range", f"field {key} must be finite, got {value!r:.40}")
         return None
-    return float(value)
+    return number
 
 
 def _probability(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> float | None:
@@ -166,7 +176,7 @@ def _text(obj: dict, key: str, issues: _Issues) -> str:
     if not isinstance(value, str):
         issues.add("invalid_schema", f"field {key} must be a string")
         return ""
-    return value
+    return _LONE_SURROGATE.sub("\ufffd", value)  # JSON may escape one ("\\ud800"); UTF-8 cannot hold it
 
 
 def outcome_of(score: Score) -> int:

@@ -272,3 +272,20 @@ def test_malformed_200_bodies_are_retried_then_recorded_verbatim(body):
     record, route, _ = forecast_with([bad, bad, bad])
     assert record.status is ForecastStatus.API_ERROR and len(route.calls) == 3
     assert all(a.response_text == body.decode() and a.http_status == 200 for a in record.attempts)
+
+
+def test_an_answer_with_a_lone_surrogate_becomes_a_record_that_can_be_written():
+    """JSON may escape half of an emoji ("\\ud83d"); the validated record must still encode as UTF-8."""
+    text = good(reason="PLACEHOLDER").replace("PLACEHOLDER", "\\ud83d half an emoji")
+    record, _, _ = forecast_with([ok(text)])
+    assert record.status is ForecastStatus.VALID
+    assert "\ufffd half an emoji" in record_bytes(record).decode()
+
+
+def test_an_answer_with_a_number_too_large_for_a_float_is_kept_and_repaired():
+    """No crash that would lose the paid attempts: the first answer is recorded, the repair used."""
+    huge = json.dumps({**match_answer(False), "draw_90_prob": 10**400})
+    record, route, _ = forecast_with([ok(huge), ok(good())])
+    assert record.status is ForecastStatus.REPAIRED and len(route.calls) == 2
+    assert record.validation.diagnostics["status_before_repair"] == "invalid_range"
+    assert "1" + "0" * 400 in record.attempts[0].response_text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -196,3 +197,39 @@ def test_question_sum_rule_and_ranks(probs):
     assert [c.rank for c in stored] == [1, 2, 3, 4]
     assert all(a.probability >= b.probability for a, b in zip(stored, stored[1:]))
     assert sum(c.probability for c in stored) == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("field", ["home_win_90_prob", "expected_home_goals_90", "confidence"])
+def test_an_integer_too_large_for_a_float_is_invalid_range_not_a_crash(field):
+    checked = validate_match(answer(**{field: 10**400}), make_event())
+    assert checked.status is ForecastStatus.INVALID_RANGE
+    assert any(field in e and "finite" in e for e in checked.errors)
+
+
+def test_an_integer_too_large_for_a_float_in_a_question_answer_is_invalid_range():
+    choices = [("Mexico", 10**400), ("South Africa", 0.2), ("South Korea", 0.2), ("Czech Republic", 0.1)]
+    checked = validate_question(question_answer(choices), make_question(), world_cup())
+    assert checked.status is ForecastStatus.INVALID_RANGE
+
+
+@pytest.mark.parametrize("depth", [5_000, 200_000])
+def test_json_nested_too_deeply_is_invalid_json_not_a_crash(depth):
+    text = '{"reason": ' + "[" * depth + "]" * depth + "}"
+    checked = validate_match(text, make_event())
+    assert checked.status is ForecastStatus.INVALID_JSON
+    assert checked.errors == ["the JSON in the response is nested too deeply"]
+
+
+def test_a_lone_surrogate_in_the_reason_is_replaced_so_the_record_stays_utf8():
+    text = answer(reason="PLACEHOLDER").replace("PLACEHOLDER", "\\ud83d broken emoji, \\ud83d\\ude00 whole one")
+    checked = validate_match(text, make_event())
+    assert checked.status is ForecastStatus.VALID
+    assert checked.payload.reason == "\ufffd broken emoji, \U0001f600 whole one"
+    orjson.dumps(checked.payload.model_dump(mode="json"))  # raised TypeError on the lone surrogate before
+
+
+def test_a_lone_surrogate_in_a_question_summary_is_replaced():
+    choices = [("Mexico", 0.5), ("South Africa", 0.2), ("South Korea", 0.2), ("Czech Republic", 0.1)]
+    text = question_answer(choices, reasoning_summary="PLACEHOLDER").replace("PLACEHOLDER", "a \\udc00 b")
+    checked = validate_question(text, make_question(), world_cup())
+    assert checked.ok and checked.payload.reasoning_summary == "a \ufffd b"
