@@ -220,6 +220,40 @@ def test_bad_match_is_a_problem_and_others_still_parse():
     assert "unknown value 'HALF_TIME'" in messages[1] and "unparseable time 'yesterday'" in messages[2]
 
 
+def _broken(**changes) -> dict:
+    return {**match(1, "Liverpool FC", "AFC Bournemouth", score=regular(4, 2)), **changes}
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"homeTeam": "Liverpool FC"}, "field homeTeam: expected an object, got 'Liverpool FC'"),
+    ({"awayTeam": {"name": 7}}, "field awayTeam.name: expected a string, got 7"),
+    ({"score": "4-2"}, "field score: expected an object, got '4-2'"),
+    ({"goals": ["Salah 12'"]}, "field goals[0]: expected an object"),
+    ({"goals": [{"team": "Liverpool FC", "minute": 12}]}, "field goals[0].team: expected an object"),
+    ({"goals": [{"team": {"name": "Liverpool FC"}, "scorer": {"name": ["Salah"]}, "minute": 12}]},
+     "field goals[0].scorer.name: expected a string"),
+    ({"status": ["FINISHED"]}, "field status: unknown value ['FINISHED']"),
+    ({"stage": {"name": "REGULAR_SEASON"}}, "field stage: {'name': 'REGULAR_SEASON'} maps to no stage"),
+])  # fmt: skip
+def test_a_match_of_the_wrong_shape_is_a_problem_naming_the_field_and_others_still_parse(changes, expected):
+    payload = {"matches": [_broken(**changes), match(2, "Arsenal FC", "Chelsea FC", score=regular(1, 1))]}
+    with respx.mock:
+        respx.get(PL_URL).mock(return_value=httpx.Response(200, json=payload))
+        batch = fetch()
+    assert [m.event_id for m in batch.matches] == ["arsenal-fc-v-chelsea-fc"]
+    assert len(batch.problems) == 1 and expected in batch.problems[0].message
+    assert "matches[0] id 1 2025-08-15T19:00:00Z" in batch.problems[0].path
+
+
+@respx.mock
+def test_a_huge_team_name_is_cut_short_in_the_problem():
+    payload = {"matches": [_broken(homeTeam={"name": "L" * 100_000})]}
+    respx.get(PL_URL).mock(return_value=httpx.Response(200, json=payload))
+    batch = fetch()
+    assert len(batch.problems) == 1 and "unknown team 'LLLL" in batch.problems[0].message
+    assert len(str(batch.problems[0])) < 1_000
+
+
 def test_missing_api_key_is_a_problem_naming_the_variable(monkeypatch):
     monkeypatch.delenv("FOOTBALL_DATA_API_KEY", raising=False)
     batch = FootballDataSource(load_definition("en-1-2025-26")).fetch(load_competition("en-1-2025-26", T0))

@@ -124,5 +124,5 @@ def resolve_team(competition: Competition, name: str, *, source: str = "?", matc
         return found
     closest = ", ".join(closest_teams(competition, name)) or "none"
     raise SourceError(
-        f"{source}: match {match}: unknown team {name!r} in {competition.id} (closest known: {closest})"
+        f"{source}: match {match}: unknown team {name!r:.80} in {competition.id} (closest known: {closest})"
     )

@@ -146,7 +146,29 @@ def _label(raw: Any) -> str:
     if not isinstance(raw, dict):
         return "(not an object)"
     home, away = ((raw.get(k) or {}).get("name") if isinstance(raw.get(k), dict) else None for k in ("homeTeam", "awayTeam"))
-    return f"id {raw.get('id')} {raw.get('utcDate')} {home} v {away}"
+    return f"id {_short(raw.get('id'))} {_short(raw.get('utcDate'))} {_short(home)} v {_short(away)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _node(parent: dict[str, Any], key: str, where: str = "") -> dict[str, Any]:
+    """``parent[key]`` as an object (absent or null: empty); anything else is a ValueError naming the field."""
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"field {where}{key}: expected an object, got {_short(repr(value))}")
+    return value
+
+
+def _name(node: dict[str, Any], where: str) -> str | None:
+    name = node.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"field {where}.name: expected a string, got {_short(repr(name))}")
+    return name
 
 
 def _utc(value: Any) -> datetime:
@@ -198,10 +220,14 @@ def _goals(raw: dict[str, Any], competition: Competition, source: str, label: st
     if not isinstance(raw.get("goals"), list):
         return None
     goals = []
-    for g in raw["goals"]:
-        team = resolve_team(competition, (g.get("team") or {}).get("name", ""), source=source, match=label)
+    for i, g in enumerate(raw["goals"]):
+        if not isinstance(g, dict):
+            raise ValueError(f"field goals[{i}]: expected an object, got {_short(repr(g))}")
+        team_name = _name(_node(g, "team", f"goals[{i}]."), f"goals[{i}].team") or ""
+        team = resolve_team(competition, team_name, source=source, match=label)
         minute = g.get("minute")
-        goals.append(Goal(team=team, scorer=(g.get("scorer") or {}).get("name"), minute=minute,
+        scorer = _name(_node(g, "scorer", f"goals[{i}]."), f"goals[{i}].scorer")
+        goals.append(Goal(team=team, scorer=scorer, minute=minute,
                           stoppage=g.get("injuryTime") or None, penalty=g.get("type") == "PENALTY",
                           own_goal=g.get("type") == "OWN",
                           period="extra_time" if isinstance(minute, int) and minute > 90 else "regulation"))
@@ -211,7 +237,7 @@ def _goals(raw: dict[str, Any], competition: Competition, source: str, label: st
 def _team(raw: dict[str, Any], side: str, competition: Competition, knockout: bool, source: str,
           label: str) -> str | None:
     """The team id; None for a knockout slot the API has not filled yet (``{"id": null, ...}``)."""
-    name = (raw.get(side) or {}).get("name")
+    name = _name(_node(raw, side), side)
     if name is None and knockout:
         return None
     return resolve_team(competition, name or "", source=source, match=label)
@@ -220,12 +246,12 @@ def _team(raw: dict[str, Any], side: str, competition: Competition, knockout: bo
 def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, source: str, label: str) -> SourceMatch:
     if not isinstance(raw, dict):
         raise ValueError("a match must be an object")
-    if raw.get("status") not in STATUS:
-        raise ValueError(f"field status: unknown value {raw.get('status')!r}")
+    if not isinstance(raw.get("status"), str) or raw["status"] not in STATUS:
+        raise ValueError(f"field status: unknown value {_short(repr(raw.get('status')))}")
     status = STATUS[raw["status"]]
-    stage = STAGES.get(raw.get("stage"))
+    stage = STAGES.get(raw["stage"]) if isinstance(raw.get("stage"), str) else None
     if stage is None or stage not in {s.id for s in competition.stages}:
-        raise ValueError(f"field stage: {raw.get('stage')!r} maps to no stage of {competition.id}")
+        raise ValueError(f"field stage: {_short(repr(raw.get('stage')))} maps to no stage of {competition.id}")
     kickoff = _utc(raw.get("utcDate"))
     knockout = competition.stage(stage).knockout
     home = _team(raw, "homeTeam", competition, knockout, source, label)
@@ -239,5 +265,5 @@ def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, source: str, l
         group=group.removeprefix("GROUP_").replace("Group ", "") if isinstance(group, str) else None,
         matchday=raw.get("matchday") if not knockout else None, venue=raw.get("venue") or None,
         goals=_goals(raw, competition, source, label) if scored else None,
-        **(parse_scores(raw.get("score") or {}) if scored else {}),
+        **(parse_scores(_node(raw, "score")) if scored else {}),
     )
