@@ -71,6 +71,8 @@ def reliability_equal_frequency(p: np.ndarray, o: np.ndarray, outcome: str,
     sorted by probability and split into ``bins`` groups whose sizes differ by at most one."""
     order = np.argsort(p, kind="stable")
     out = []
+    if len(order) == 0:
+        return out
     for chunk in np.array_split(order, min(bins, len(order))):
         if len(chunk) == 0:
             continue
@@ -121,7 +123,7 @@ def confidence_groups(rows: list[ScoredForecast]) -> list[ConfidenceGroup]:
 
 
 def tercile_of_rank(values: np.ndarray) -> np.ndarray:
-    """Group 0, 1 or 2 by average rank: rank/(n+1) in (0,1/3], (1/3,2/3], (2/3,1)."""
+    """Group 0, 1 or 2 by average rank: rank/(n+1) in (0, 1/3), [1/3, 2/3), [2/3, 1)."""
     values = np.asarray(values, dtype=float)
     order = np.argsort(values, kind="stable")
     ranks = np.empty(len(values))

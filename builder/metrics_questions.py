@@ -24,12 +24,21 @@ from collector.records import Forecast, QuestionForecast
 
 
 def brier_score_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """One-team question: sum_c (P_c - Y_c)^2 over all candidates (seeds/000 Table 5)."""
-    return np.sum((np.asarray(P, dtype=float) - Y) ** 2, axis=1)
+    """One-team question: sum_c (P_c - D_c)^2 over all candidates, in [0, 2] (seeds/000 Table 5),
+    with D = Y / sum(Y) the realised answer.
+
+    Choice: an answer of m > 1 tied teams (``top_scorer_team`` when top scorers of several teams
+    share the lead) is scored by the dead-heat rule, D_c = 1/m for each of them, so the score
+    stays in [0, 2]; with the usual one-team answer D = Y.
+    """
+    Y = np.asarray(Y, dtype=float)
+    dead_heat = Y / np.maximum(Y.sum(axis=1, keepdims=True), 1.0)
+    return np.sum((np.asarray(P, dtype=float) - dead_heat) ** 2, axis=1)
 
 
 def log_loss_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """One-team question: -ln max(P_answer, 1e-6) (seeds/000 Table 5)."""
+    """One-team question: -ln max(P_answer, 1e-6) (seeds/000 Table 5); for a tied answer
+    P_answer is the probability given to the answer set (sum over its teams)."""
     realised = np.sum(np.asarray(P, dtype=float) * Y, axis=1)
     return -np.log(np.clip(realised, LOG_LOSS_FLOOR, 1.0))
 
@@ -40,7 +49,8 @@ def probability_realised_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 def accuracy_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """One-team question: 1 if the final pick is the answer (``picks`` is a 0/1 matrix)."""
+    """One-team question: 1 if the final pick is the answer (one of the tied answer teams), else 0
+    (``picks`` is a 0/1 matrix)."""
     return (np.sum(picks * Y, axis=1) == np.sum(picks, axis=1)).astype(float)
 
 
