@@ -101,8 +101,13 @@ def body_error(response: httpx.Response) -> str | None:
 def _content(message: dict) -> str | None:
     content = message.get("content")
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     return content if isinstance(content, str) else None
+
+
+def _list(value: Any) -> list:
+    """``value`` when it is a JSON array, else empty (provider fields of the wrong shape are ignored)."""
+    return value if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int | None:
@@ -128,16 +133,17 @@ def parse_usage(usage: Any) -> Usage:
 def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
     """Search calls, search results and url_citation annotations; searched vs only cited told apart."""
     calls: list[dict] = []
-    for call in message.get("tool_calls") or []:
-        name = (call.get("function") or {}).get("name", "") if isinstance(call, dict) else ""
+    for call in _list(message.get("tool_calls")):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = str(function.get("name", "")) if isinstance(function, dict) else ""
         if isinstance(call, dict) and ("search" in name or "search" in str(call.get("type", ""))):
             calls.append(call)
     server = (data.get("usage") or {}).get("server_tool_use") if isinstance(data.get("usage"), dict) else None
     if isinstance(server, dict) and (_int(server.get("web_search_requests")) or 0) > 0:
         calls.append({"source": "usage.server_tool_use", **server})
-    results = [r for r in data.get("search_results") or [] if isinstance(r, dict)]
+    results = [r for r in _list(data.get("search_results")) if isinstance(r, dict)]
     citations = []
-    for note in message.get("annotations") or []:
+    for note in _list(message.get("annotations")):
         if isinstance(note, dict) and note.get("type") == "url_citation":
             cite = note.get("url_citation") or {}
             if isinstance(cite, dict) and isinstance(cite.get("url"), str):

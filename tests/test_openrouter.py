@@ -289,3 +289,29 @@ def test_an_answer_with_a_number_too_large_for_a_float_is_kept_and_repaired():
     assert record.status is ForecastStatus.REPAIRED and len(route.calls) == 2
     assert record.validation.diagnostics["status_before_repair"] == "invalid_range"
     assert "1" + "0" * 400 in record.attempts[0].response_text
+
+
+def _mangled(change) -> httpx.Response:
+    body = completion(good())
+    change(body, body["choices"][0]["message"])
+    return httpx.Response(200, json=body)
+
+
+@pytest.mark.parametrize("change", [
+    lambda body, message: message.update(tool_calls=5),
+    lambda body, message: message.update(tool_calls=[{"type": "function", "function": "web_search"}]),
+    lambda body, message: message.update(annotations=5),
+    lambda body, message: body.update(search_results=3),
+])  # fmt: skip
+def test_trace_fields_of_the_wrong_shape_are_ignored_and_the_forecast_kept(change):
+    """A provider's odd trace field must not crash the call and lose the paid, valid answer."""
+    record, route, _ = forecast_with([_mangled(change)])
+    assert record.status is ForecastStatus.VALID and len(route.calls) == 1
+    assert record.attempts[0].tool_trace.search_observed is SearchObserved.NONE
+    assert record.attempts[0].usage.cost_usd == pytest.approx(0.00123)
+
+
+def test_content_parts_that_are_not_text_are_skipped():
+    parts = [{"type": "text", "text": 5}, {"type": "text", "text": good()}, "junk"]
+    record, route, _ = forecast_with([_mangled(lambda body, message: message.update(content=parts))])
+    assert record.status is ForecastStatus.VALID and len(route.calls) == 1
