@@ -12,7 +12,10 @@ from builder.site.build import build_site
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser("build", help="render the static site (leaderboard, matches, charts, data) from an archive",
-                            description=__doc__.splitlines()[0])
+                            description=(
+                                "Render the static site (leaderboard, matches, questions, bracket, "
+                                "forecasters, charts, data) from an archive into a folder."
+                            ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder to read (default: archive)")
     parser.add_argument("--out", type=Path, default=Path("site"),
                         help="output folder; replaced if it holds a previous build (default: site)")

@@ -33,7 +33,10 @@ TABLE_COLUMNS = (
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser("score", help="score an archive and print the leaderboard",
-                            description=__doc__.splitlines()[0])
+                            description=(
+                                "Print the leaderboard computed from an archive, as a table or as "
+                                "JSON."
+                            ))
     parser.add_argument("--archive", default="archive", help="archive folder to score (default: archive)")
     parser.add_argument("--competition", default=None, help="score only this competition id (default: all)")
     parser.add_argument("--json", action="store_true", help="print the leaderboard rows as JSON")

@@ -25,7 +25,12 @@ COMPETITION = "worldcup-2026"
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser(
-        "demo", help="replay the 2026 World Cup into a new repository, build its site and verify its history"
+        "demo", help="replay the 2026 World Cup into a new repository, build its site and verify its history",
+        description=(
+            "Replay the 2026 World Cup with the built-in baselines (no API key) into a new git "
+            "repository, one commit per tick on a simulated clock; build its site into OUT/site and"
+            " verify its history."
+        ),
     )
     parser.add_argument(
         "--out", type=Path, required=True, help="new folder for the demo repository (its site goes to OUT/site)"

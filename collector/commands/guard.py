@@ -11,7 +11,12 @@ from collector.guard import check_changes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("guard", help="fail if HEAD modifies or deletes archive files that exist at BASE")
+    parser = sub.add_parser("guard", help="fail if HEAD modifies or deletes archive files that exist at BASE",
+                            description=(
+                                "Fail (exit 1) if the commits since BASE modify, rename or delete "
+                                "an archive file that exists at BASE, or add one that does not "
+                                "validate; regenerated archive/schema files are allowed."
+                            ))
     parser.add_argument("--base", required=True, help="the branch or commit the change is compared to, e.g. origin/main")
     parser.add_argument("--repo", type=Path, default=Path("."), help="the git repository (default: .)")
     parser.add_argument(

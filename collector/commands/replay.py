@@ -22,7 +22,12 @@ def _utc(value: str) -> datetime:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("replay", help="replay a finished competition tick by tick into a new git repository")
+    parser = sub.add_parser("replay", help="replay a finished competition tick by tick into a new git repository",
+                            description=(
+                                "Replay a finished competition on a simulated clock with the real "
+                                "scheduler, one git commit per tick, into a new repository; every "
+                                "record is marked clock=replay."
+                            ))
     parser.add_argument("competition", help="competition id, e.g. worldcup-2026 or en-1-2025-26")
     parser.add_argument("--out", type=Path, required=True, help="new folder for the replay's git repository")
     parser.add_argument(

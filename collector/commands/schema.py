@@ -9,7 +9,11 @@ from collector.schema_export import export_schemas
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("schema", help="export the record JSON Schemas into ARCHIVE/schema")
+    parser = sub.add_parser("schema", help="export the record JSON Schemas into ARCHIVE/schema",
+                            description=(
+                                "Export the JSON Schema of every record kind into ARCHIVE/schema (a"
+                                " test fails when they drift from the models)."
+                            ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
     return parser
 

@@ -14,7 +14,11 @@ from collector.reader import Archive, load_archive
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("status", help="count competitions, events, outcomes and forecasts by status")
+    parser = sub.add_parser("status", help="count competitions, events, outcomes and forecasts by status",
+                            description=(
+                                "Count the competitions, events, outcomes, forecasts (by status) "
+                                "and questions an archive holds."
+                            ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a text summary")
     return parser

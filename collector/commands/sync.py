@@ -25,7 +25,12 @@ def parse_now(text: str) -> datetime:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("sync", help="register fixtures and write due outcomes and question resolutions")
+    parser = sub.add_parser("sync", help="register fixtures and write due outcomes and question resolutions",
+                            description=(
+                                "Register a competition's fixtures and write the outcomes and "
+                                "question resolutions that are due, from what was knowable at "
+                                "--now."
+                            ))
     parser.add_argument("--competition", action="append", required=True, metavar="ID",
                         help=f"competition id (repeatable; 'all' for every one): {', '.join(list_competitions())}")
     parser.add_argument("--now", type=parse_now, default=None,

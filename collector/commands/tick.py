@@ -14,7 +14,12 @@ from collector.tick import run_tick
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser("tick", help="one pass: sync fixtures, request due forecasts, write outcomes")
+    parser = sub.add_parser("tick", help="one pass: sync fixtures, request due forecasts, write outcomes",
+                            description=(
+                                "One collector pass: sync fixtures, register questions, request "
+                                "every due forecast, write missed records, sync outcomes and write "
+                                "the tick manifest."
+                            ))
     parser.add_argument("--now", type=parse_now, default=None,
                         help="the tick time, ISO 8601 (UTC if no offset; default: now)")
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="arena configuration (default: prematch.toml)")

@@ -17,6 +17,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "verify",
         help="check from git history that every record was appended, never changed, and forecasts predate kickoff",
+        description=(
+            "Check from the git history of the archive that every record was only ever added, never"
+            " changed, and that every forecast was committed before its kickoff and its result. "
+            "Exit 1 on any violation."
+        ),
     )
     parser.add_argument("--repo", type=Path, default=Path("."), help="the git repository to check (default: .)")
     parser.add_argument(
