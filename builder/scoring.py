@@ -64,11 +64,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
-    resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
-    market_rows = market.market_events(scores.forecasts)
-    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows, resampler)
-    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
-    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+    resampler = _boards(scores, archive, match_forecasts)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
@@ -79,6 +75,34 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
         scores.tests = inference.all_tests(scores.forecasts, resampler)
     scores.notes = aggregate.NOTES + inference.NOTES
     return scores
+
+
+def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
+               inference_tests: bool = True) -> Scores:
+    """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
+    (a competition or stage), from its match forecasts and their already scored rows.
+
+    The same numbers as ``score_archive`` on that part of the archive alone (same rows in the
+    same order, a resampler over the part's events), without scoring every forecast again and
+    without the analyses the leaderboard does not show (calibration, questions, operations).
+    """
+    with paused_garbage_collector():
+        scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
+        resampler = _boards(scores, archive, match_forecasts)
+        if inference_tests and resampler is not None:
+            scores.tests = inference.all_tests(rows, resampler)
+        scores.notes = aggregate.NOTES + inference.NOTES
+        return scores
+
+
+def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast]):
+    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler."""
+    resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
+    market_rows = market.market_events(scores.forecasts)
+    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows, resampler)
+    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
+    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+    return resampler
 
 
 def scorable_pairs(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from collector.errors import ArchiveError, ConfigError, Problem
 from collector.reader import load_archive
-from builder.scoring import score_archive
+from builder.scoring import paused_garbage_collector, score_archive, score_part
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -79,11 +79,14 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     progress(f"loading archive {archive_dir}")
     archive = load_archive(archive_dir)
     # The records live for the whole build: freezing them keeps the garbage collector from
-    # rescanning hundreds of thousands of objects at every collection (a large share of the
-    # build time on big archives). Unfrozen at the end so a long-lived caller gets them back.
+    # rescanning hundreds of thousands of objects at every collection, and the cyclic collector
+    # is paused while scores, page models and pages pile up (they are acyclic; its full passes
+    # over the growing heap made big builds slower than linear). Unfrozen at the end so a
+    # long-lived caller gets them back.
     gc.freeze()
     try:
-        return _build(archive, archive_dir, out_dir, commit, progress)
+        with paused_garbage_collector():
+            return _build(archive, archive_dir, out_dir, commit, progress)
     finally:
         gc.unfreeze()
 
@@ -100,7 +103,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     report.replay = ctx.replay
     if len(slices(archive)) > 1:
         progress(f"scoring {len(slices(archive)) - 1} leaderboard slices (per competition and stage)")
-    slice_results = slice_scores(ctx, lambda sub, tests: score_archive(sub, inference_tests=tests))
+    slice_results = slice_scores(ctx, score_part)
     progress("building page models")
     models = page_models(ctx, slice_results)
     progress(f"rendering {len(models) + 1} pages")

@@ -24,6 +24,8 @@ DATA_DIR = "data"
 
 
 _PLAIN = (str, int, bool, type(None))
+_PLAIN_KINDS = frozenset(_PLAIN)
+_FLOAT_KINDS = frozenset((float, type(None)))
 
 
 def _clean(value):
@@ -39,8 +41,26 @@ def _clean(value):
 
 
 def cleaned(table: Table) -> Table:
-    """The table with every value made a plain JSON/CSV/SQLite scalar (done once, before every format)."""
-    return replace(table, rows=[tuple(map(_clean, row)) for row in table.rows])
+    """The table with every value made a plain JSON/CSV/SQLite scalar (done once, before every format).
+
+    Column by column: a column of plain values, or of finite floats and None, is kept as it is
+    (checked by C-level iteration); only the other columns go through :func:`_clean` value by value.
+    """
+    if not table.rows:
+        return table
+    columns = [column if _already_clean(column) else tuple(map(_clean, column)) for column in zip(*table.rows)]
+    return replace(table, rows=list(zip(*columns)))
+
+
+def _already_clean(column: tuple) -> bool:
+    kinds = set(map(type, column))
+    if kinds <= _PLAIN_KINDS:
+        return True
+    return kinds <= _FLOAT_KINDS and all(map(math.isfinite, filter(_is_not_none, column)))
+
+
+def _is_not_none(value) -> bool:
+    return value is not None
 
 
 def csv_bytes(table: Table) -> bytes:

@@ -1,8 +1,8 @@
 """Page models of the leaderboard: one pre-rendered page per (competition, stage) slice.
 
-Competition and stage filters link between slices (each slice is scored by
-``builder.scoring.score_archive`` on the matching part of the archive, so no metric is
-computed here); horizon, access and strategy filters hide rows in the browser. Without
+Competition and stage filters link between slices (each slice's leaderboard is computed by
+``builder.scoring.score_part`` from the build's scored rows of the matching part of the
+archive, so no metric is computed here); horizon, access and strategy filters hide rows in the browser. Without
 JavaScript every row of the slice is shown, sorted by matched Brier.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from collector.reader import Archive
+from collector.records import Forecast
 from builder.site.links import forecaster_path, root_for
 from builder.site.models import Link
 from builder.site.models_board import BoardColumn, BoardRow, Cell, Facet, LeaderboardPage, SignificantPair
@@ -51,14 +52,20 @@ def slice_path(competition: str, stage: str) -> str:
     return HOME if (competition, stage) == (ALL, ALL) else f"leaderboard/{competition}/{stage}.html"
 
 
-def slice_archive(archive: Archive, competition: str, stage: str) -> Archive:
-    """The part of ``archive`` one slice covers (events, outcomes and their forecasts)."""
+def slice_filter(archive: Archive, competition: str, stage: str) -> Callable[[str, str], bool]:
+    """Whether the event (competition id, event id) belongs to the slice."""
     def keep(cid: str, eid: str) -> bool:
         if competition != ALL and cid != competition:
             return False
         event = archive.events.get((cid, eid))
         return stage == ALL or (event is not None and event.stage == stage)
 
+    return keep
+
+
+def slice_archive(archive: Archive, competition: str, stage: str) -> Archive:
+    """The part of ``archive`` one slice covers (events, outcomes and their forecasts)."""
+    keep = slice_filter(archive, competition, stage)
     return replace(
         archive,
         events={k: v for k, v in archive.events.items() if keep(*k)},
@@ -213,15 +220,23 @@ def _options(all_slices: list[Slice], root: str, by: str, competition: str | Non
     return tuple(chosen)
 
 
-def slice_scores(ctx: SiteContext, score: Callable[[Archive, bool], object]) -> dict[Slice, object]:
-    """Scores of every slice; (all, all) reuses the build's scores (the ``score --json`` numbers)."""
+def slice_scores(ctx: SiteContext, score: Callable[..., object]) -> dict[Slice, object]:
+    """Scores of every slice; (all, all) reuses the build's scores (the ``score --json`` numbers).
+
+    The other slices reuse the build's scored rows: ``score(archive, match_forecasts, rows,
+    inference_tests=...)`` (``builder.scoring.score_part``) gets the slice's match forecasts
+    (sorted by key, as ``score_archive`` sorts them) and its rows, in the build's order.
+    """
     found = {}
+    match_forecasts = sorted((f for f in ctx.archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     for current in slices(ctx.archive):
         if (current.competition, current.stage) == (ALL, ALL):
             found[current] = ctx.scores
-        else:
-            sub = slice_archive(ctx.archive, current.competition, current.stage)
-            found[current] = score(sub, current.stage == ALL)
+            continue
+        keep = slice_filter(ctx.archive, current.competition, current.stage)
+        found[current] = score(ctx.archive, [f for f in match_forecasts if keep(f.competition_id, f.target_id)],
+                               [r for r in ctx.scores.forecasts if keep(r.competition_id, r.event_id)],
+                               inference_tests=current.stage == ALL)
     return found
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from functools import lru_cache
 
 from collector.layout import event_path
 from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
@@ -25,10 +24,21 @@ from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
 
 
-@lru_cache(maxsize=64)
+_TEAM_NAMES: dict[int, tuple[Competition, dict[str, str]]] = {}
+
+
 def team_names(competition: Competition) -> dict[str, str]:
-    """Team id -> display name (cached per competition record; callers must not modify it)."""
-    return {team.id: team.name for team in competition.teams}
+    """Team id -> display name (cached per competition record; callers must not modify it).
+
+    Cached by identity: hashing a frozen record hashes every nested team, which cost more
+    than building the dict on every match page of a big archive.
+    """
+    cached = _TEAM_NAMES.get(id(competition))
+    if cached is None or cached[0] is not competition:
+        if len(_TEAM_NAMES) >= 64:
+            _TEAM_NAMES.clear()
+        cached = _TEAM_NAMES[id(competition)] = (competition, {team.id: team.name for team in competition.teams})
+    return cached[1]
 
 
 def _score(score) -> str | None:
