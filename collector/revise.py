@@ -22,8 +22,3 @@ def next_revision(current: R, updated: R, *, reason: str, recorded_at: datetime)
         }
     )
 
-
-def same_content(a: Revisable, b: Revisable, ignore: frozenset[str] = frozenset()) -> bool:
-    """Whether two records say the same thing, apart from bookkeeping fields."""
-    skip = {"revision", "supersedes", "change_reason", "recorded_at", "source_retrieved_at", *ignore}
-    return a.model_dump(exclude=skip) == b.model_dump(exclude=skip)

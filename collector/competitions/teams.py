@@ -90,13 +90,6 @@ def _build_bare_index(competition: Competition) -> dict[str, str | None]:
     return index
 
 
-def known_names(competition: Competition) -> list[str]:
-    names = []
-    for team in competition.teams:
-        names.extend([team.name, *team.aliases])
-    return names
-
-
 def closest_teams(competition: Competition, name: str, n: int = 3) -> list[str]:
     """Display names of the teams whose names or aliases are closest to ``name``."""
     by_norm = {normalise_name(a): t.name for t in competition.teams for a in (t.name, *t.aliases)}
