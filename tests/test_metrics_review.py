@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder import calibration as cal
-from builder import diversity, operations
+from builder import diversity, inference, operations
 from builder import metrics as m
 from builder import metrics_questions as mq
 from builder.scoring import score_archive
@@ -197,3 +197,45 @@ def test_sum_audit_counts_any_stated_sum_off_one():
     audit = operations.operational_rows(forecasts)[0].sum_audit
     assert audit["90_share_off"] == pytest.approx(2 / 3)
     assert audit["90_mean_abs_deviation"] == pytest.approx(0.002 / 3)
+
+
+# ---------- inference ----------
+
+
+def _resampler(n: int, replicates: int = 2000) -> inference.Resampler:
+    return inference.Resampler.for_events({("c", f"e{i:03d}"): i >= n - n // 4 for i in range(n)},
+                                          replicates=replicates)
+
+
+def test_studentized_interval_agrees_with_an_explicit_bootstrap_t_loop_on_skewed_data():
+    # skewed (exponential) values: the bootstrap-t interval is asymmetric, so reflecting the
+    # t quantiles (m - t_hi se, m - t_lo se) differs from not reflecting them
+    values = np.random.default_rng(4).exponential(0.2, size=24) - 0.1
+    r = _resampler(24)
+    low, high = r.studentized_intervals(values[:, None])
+    m0, se0 = values.mean(), values.std(ddof=0) / math.sqrt(len(values))
+    t = []
+    for weights in r.weights:
+        drawn = values[np.repeat(np.arange(len(values)), weights.astype(int))]
+        se = drawn.std(ddof=0) / math.sqrt(len(drawn))
+        if se > 0:
+            t.append((drawn.mean() - m0) / se)
+    t_low, t_high = np.percentile(t, [2.5, 97.5])
+    assert low[0] == pytest.approx(m0 - t_high * se0, rel=1e-9)
+    assert high[0] == pytest.approx(m0 - t_low * se0, rel=1e-9)
+    assert high[0] - m0 != pytest.approx(m0 - low[0], rel=0.05)  # asymmetric on skewed data
+
+
+def test_sign_flip_p_value_is_never_below_one_over_draws_plus_one():
+    r = _resampler(40, replicates=10)
+    p = r.sign_flip_p(np.full((40, 1), 0.05))[0]
+    # only the all-equal sign patterns (chance 2^-39) are as extreme: p = (1 + 0) / (1 + 10,000)
+    assert p == pytest.approx(1 / (1 + inference.PERMUTATIONS))
+
+
+def test_single_match_has_no_interval_and_a_p_value_of_one():
+    r = _resampler(1, replicates=50)
+    values = np.array([[0.2]])
+    assert all(math.isnan(v[0]) for v in r.intervals(values))
+    assert all(math.isnan(v[0]) for v in r.studentized_intervals(values))
+    assert r.sign_flip_p(values)[0] == 1.0
