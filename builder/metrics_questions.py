@@ -127,16 +127,24 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
 
 
 def summarise_questions(scores: list[QuestionScore]) -> list[QuestionSummary]:
-    """Means per forecaster, condition and question type (questions are the unit, seeds/000 B.5)."""
-    groups: dict[tuple, list[QuestionScore]] = defaultdict(list)
+    """Means per forecaster, condition and question type. Questions are the unit (seeds/000 B.5):
+    repeated samples of one question are averaged first, and ``n`` counts questions."""
+    groups: dict[tuple, dict[tuple[str, str], list[QuestionScore]]] = defaultdict(lambda: defaultdict(list))
     for q in scores:
-        groups[(q.forecaster, q.access, q.strategy, q.horizon, q.clock, q.prediction_type)].append(q)
+        key = (q.forecaster, q.access, q.strategy, q.horizon, q.clock, q.prediction_type)
+        groups[key][(q.competition_id, q.question_id)].append(q)
     out = []
-    for key, group in sorted(groups.items()):
-        names = sorted({n for q in group for n in q.measures})
+    for key, questions in sorted(groups.items()):
+        names = sorted({n for group in questions.values() for q in group for n in q.measures})
         means = {}
         for name in names:
-            values = [q.measures[name] for q in group if q.measures.get(name) is not None]
+            per_question = [_mean_of(group, name) for group in questions.values()]
+            values = [v for v in per_question if v is not None]
             means[name] = float(np.mean(values)) if values else None
-        out.append(QuestionSummary(*key, n=len(group), measures=means))
+        out.append(QuestionSummary(*key, n=len(questions), measures=means))
     return out
+
+
+def _mean_of(group: list[QuestionScore], name: str) -> float | None:
+    values = [q.measures[name] for q in group if q.measures.get(name) is not None]
+    return float(np.mean(values)) if values else None

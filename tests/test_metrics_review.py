@@ -239,3 +239,19 @@ def test_single_match_has_no_interval_and_a_p_value_of_one():
     assert all(math.isnan(v[0]) for v in r.intervals(values))
     assert all(math.isnan(v[0]) for v in r.studentized_intervals(values))
     assert r.sign_flip_p(values)[0] == 1.0
+
+
+def test_question_summary_averages_samples_of_a_question_first():
+    champion = make_question("world_champion", ("mex", "rsa", "esp", "usa"))
+    group_a = make_question("group_winner_a", ("mex", "rsa", "esp", "usa"))
+    records = [make_competition(teams=["mex", "rsa", "esp", "usa"]), champion, group_a,
+               make_resolution(champion, ["esp"]), make_resolution(group_a, ["mex"]),
+               make_question_forecast(champion, {"esp": 1.0, "mex": 0.0}, sample=0),
+               make_question_forecast(champion, {"esp": 0.0, "mex": 1.0}, sample=1),
+               make_question_forecast(group_a, {"mex": 1.0, "esp": 0.0})]
+    scores = score_archive(archive_from_records(records))
+    [summary] = scores.question_summary
+    # world_champion: samples (brier 0, accuracy 1) and (2, 0) -> (1, 0.5); group_winner_a: (0, 1)
+    assert summary.n == 2
+    assert summary.measures["brier"] == pytest.approx((1.0 + 0.0) / 2)
+    assert summary.measures["accuracy"] == pytest.approx((0.5 + 1.0) / 2)
