@@ -270,7 +270,7 @@ def validate_question(text: str | None, question: Question, competition: Competi
         elif team is not None and p is not None:
             probs[team] = p
     missing = [c for c in question.candidates if c not in probs]
-    if raw_choices and missing and len(issues.items) == 0:
+    if missing and not issues.items:  # an empty list misses them all
         names = ", ".join(competition.team(c).name for c in missing)
         issues.add("invalid_schema", f"choices must list every candidate once; missing: {names}")
     picks = _picks(obj, question, index, candidates, issues)

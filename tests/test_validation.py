@@ -233,3 +233,30 @@ def test_a_lone_surrogate_in_a_question_summary_is_replaced():
     text = question_answer(choices, reasoning_summary="PLACEHOLDER").replace("PLACEHOLDER", "a \\udc00 b")
     checked = validate_question(text, make_question(), world_cup())
     assert checked.ok and checked.payload.reasoning_summary == "a \ufffd b"
+
+
+def test_an_empty_choices_list_is_invalid_schema_naming_every_missing_candidate():
+    checked = validate_question(question_answer([]), make_question(), world_cup())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert checked.errors == ["choices must list every candidate once; missing: Mexico, South Africa, South Korea, "
+                              "Czech Republic"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+    | st.sampled_from(["Mexico", "South Africa", "South Korea", "Czech Republic", "MÉXICO"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["team", "probability", "home", "away", "choices", "final_pick", "confidence"]), inner, max_size=4),
+    max_leaves=12,
+), st.sampled_from(["choices", "final_pick", "confidence", "reasoning_summary", "home_win_90_prob",
+                    "most_likely_score_90", "home_advances_prob", "expected_home_goals_90"]))
+def test_any_json_value_in_any_field_gives_a_status_never_an_exception(junk, key):
+    """Invariant over nested junk: validation returns a status; a payload exists exactly when valid."""
+    choices = [{"team": t, "probability": p} for t, p in GROUP_A]
+    question_body = {"choices": choices, "final_pick": "Mexico", key: junk}
+    checked = validate_question(json.dumps(question_body), make_question(), world_cup())
+    assert (checked.payload is None) != (checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED})
+    for event in (make_event(), knockout_event()):
+        checked = validate_match(json.dumps({**match_answer(event.knockout), key: junk}), event)
+        assert (checked.payload is None) != (checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED})
