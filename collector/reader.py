@@ -10,6 +10,8 @@ from __future__ import annotations
 import gc
 import os
 from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +31,8 @@ from collector.records import (
     Record,
     Revisable,
 )
+
+READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
 
 
 @dataclass
@@ -149,19 +153,43 @@ def _promote_to_oldest_generation() -> None:
 
 
 def _load_files(archive: Archive) -> None:
-    root = str(archive.root)
-    for relative in iter_record_files(archive.root):
-        try:  # plain string paths: pathlib costs more than reading a small file
-            with open(os.path.join(root, relative), "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            archive.problems.append(Problem(relative, f"cannot read: {exc}"))
+    for relative, data in _read_ahead(str(archive.root), iter_record_files(archive.root)):
+        if isinstance(data, OSError):
+            archive.problems.append(Problem(relative, f"cannot read: {data}"))
             continue
         record, problem = parse_record(relative, data)
         if problem is not None:
             archive.problems.append(problem)
         else:
             archive.records[relative] = record
+
+
+def _read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+    """Each path with its bytes (or the error reading it), in order. A helper thread reads the
+    next batch of files while the caller validates this one: file reads release the GIL, so
+    the disk waits overlap with validation on a second core."""
+    batches = [paths[start : start + READ_BATCH] for start in range(0, len(paths), READ_BATCH)]
+    if len(batches) <= 1:
+        yield from _read_batch(root, paths)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-read") as pool:
+        pending = pool.submit(_read_batch, root, batches[0])
+        for following in batches[1:] + [None]:
+            ready = pending.result()
+            if following is not None:
+                pending = pool.submit(_read_batch, root, following)
+            yield from ready
+
+
+def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]]:
+    found: list[tuple[str, bytes | OSError]] = []
+    for relative in paths:
+        try:  # plain string paths: pathlib costs more than reading a small file
+            with open(os.path.join(root, relative), "rb") as handle:
+                found.append((relative, handle.read()))
+        except OSError as exc:
+            found.append((relative, exc))
+    return found
 
 
 def _resolve(archive: Archive) -> None:
