@@ -172,6 +172,17 @@ def test_an_exhausted_minute_budget_delays_the_next_request():
     assert sleeps.calls == [31.0]
 
 
+@pytest.mark.parametrize(("reset", "waited"), [("86400", 65.0), ("inf", 60.0), ("nan", 60.0), ("-5", 0.0)])
+def test_a_hostile_counter_reset_never_stalls_the_sync(reset, waited):
+    """The wait after an exhausted minute budget is capped by the retry policy's longest delay."""
+    sleeps = Sleeps()
+    with respx.mock:
+        respx.get(PL_URL).mock(return_value=httpx.Response(
+            200, json=PL_PAYLOAD, headers={"X-Requests-Available-Minute": "0", "X-RequestCounter-Reset": reset}))
+        assert fetch(sleep=sleeps).problems == []
+    assert sleeps.calls == [waited]
+
+
 @respx.mock
 def test_5xx_is_retried_then_succeeds():
     sleeps = Sleeps()

@@ -20,6 +20,7 @@ API's own group results; a knockout slot the API has not filled yet (team ``null
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from datetime import UTC, datetime
 from typing import Any
@@ -71,7 +72,7 @@ class ThrottledClient(ServiceClient):
     async def request(self, method: str, path: str, **kwargs: Any):
         response, exchanges = await super().request(method, path, **kwargs)
         if response.headers.get("x-requests-available-minute", "").strip() == "0":
-            await self._sleep(_counter_reset(response.headers.get("x-requestcounter-reset")))
+            await self._sleep(min(_counter_reset(response.headers.get("x-requestcounter-reset")), self.retry.max_delay))
         return response, exchanges
 
     def _delay(self, attempt: int, exchange: Exchange) -> float:
@@ -81,10 +82,12 @@ class ThrottledClient(ServiceClient):
 
 
 def _counter_reset(value: str | None) -> float:
+    """Seconds until the per-minute counter resets; 60 when the header is absent or not a finite number."""
     try:
-        return max(0.0, float(value)) if value else 60.0
+        seconds = float(value) if value else 60.0
     except ValueError:
         return 60.0
+    return max(0.0, seconds) if math.isfinite(seconds) else 60.0
 
 
 class FootballDataSource:
