@@ -69,9 +69,21 @@ def marginal_brier_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.mean((np.asarray(P, dtype=float) - Y) ** 2, axis=1)
 
 
-def probability_sum_audit(P: np.ndarray, k: int) -> np.ndarray:
-    """sum_c P_c - k: how far the stated probabilities are from summing to k (0 = coherent)."""
-    return np.sum(np.asarray(P, dtype=float), axis=1) - k
+def probability_sum_audit(sums: np.ndarray, k: int) -> np.ndarray:
+    """sum_c P_c - k: how far the stated probabilities are from summing to k (0 = coherent).
+
+    ``sums`` are the sums as *stated*, before the validator normalised them (see :func:`stated_sums`).
+    """
+    return np.asarray(sums, dtype=float) - k
+
+
+def stated_sums(group: list[Forecast], P: np.ndarray) -> np.ndarray:
+    """Per forecast, the probability sum the forecaster stated: the validator's record of it
+    (``validation.original_sums["choices"]``, taken before normalisation), else the payload's sum
+    (baselines, which are not normalised). The payload alone would hide every normalised sum."""
+    payload_sums = np.sum(np.asarray(P, dtype=float), axis=1)
+    return np.array([f.validation.original_sums.get("choices", payload_sums[i]) for i, f in enumerate(group)],
+                    dtype=float)
 
 
 def score_questions(archive, forecasts: list[Forecast]) -> list[QuestionScore]:
@@ -113,7 +125,7 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
         cols = {"exact_set": exact_set_question(picks, Y), "correct": correct_count_question(picks, Y),
                 "marginal_brier": marginal_brier_question(P, Y)}
     cols["probability_realised"] = probability_realised_question(P, Y)
-    cols["probability_sum_audit"] = probability_sum_audit(P, k)
+    cols["probability_sum_audit"] = probability_sum_audit(stated_sums(group, P), k)
     return [
         QuestionScore(
             competition_id=f.competition_id, question_id=question.id,

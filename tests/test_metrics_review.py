@@ -255,3 +255,18 @@ def test_question_summary_averages_samples_of_a_question_first():
     assert summary.n == 2
     assert summary.measures["brier"] == pytest.approx((1.0 + 0.0) / 2)
     assert summary.measures["accuracy"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_probability_sum_audit_uses_the_sum_stated_before_normalisation():
+    semis = make_question("semifinalists", ("mex", "rsa", "esp", "usa", "cze"), k=2)
+    stated = {"esp": 0.9, "mex": 0.6, "usa": 0.4, "rsa": 0.2}  # sums to 2.1; the validator scales it to 2
+    normalised = {t: v * 2 / 2.1 for t, v in stated.items()}
+    records = [make_competition(teams=["mex", "rsa", "esp", "usa", "cze"]), semis,
+               make_resolution(semis, ["esp", "usa"]),
+               make_question_forecast(semis, normalised, status=ForecastStatus.NORMALIZED,
+                                      validation=Validation(original_sums={"choices": 2.1}, normalized=True)),
+               make_question_forecast(semis, {"esp": 0.9, "mex": 0.6, "usa": 0.4, "rsa": 0.2}, forecaster="elo")]
+    scores = {q.forecaster: q.measures for q in score_archive(archive_from_records(records)).questions}
+    assert scores["openai.gpt-5.5"]["probability_sum_audit"] == pytest.approx(0.1)
+    assert scores["elo"]["probability_sum_audit"] == pytest.approx(0.1)  # no record: the payload's sum
+    assert mq.probability_sum_audit(np.array([4.0, 3.9]), 4).tolist() == pytest.approx([0.0, -0.1])
