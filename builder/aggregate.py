@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -42,17 +44,22 @@ NOTES = [
 ]
 
 Condition = tuple[str, str, str, str]  # access, strategy, horizon, clock
+CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 
 
 def condition_of(cell: Cell) -> Condition:
     return (cell.access, cell.strategy, cell.horizon, cell.clock)
 
 
+_CELL_KEY = attrgetter(*CELL_FIELDS)
+"""A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
+
+
 def group_by_cell(rows: list[ScoredForecast]) -> dict[Cell, list[ScoredForecast]]:
-    cells: dict[Cell, list[ScoredForecast]] = defaultdict(list)
+    cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
     for row in rows:
-        cells[row.cell()].append(row)
-    return dict(sorted(cells.items(), key=lambda kv: _cell_sort(kv[0])))
+        cells[_CELL_KEY(row)].append(row)
+    return dict(sorted(((Cell(*key), found) for key, found in cells.items()), key=lambda kv: _cell_sort(kv[0])))
 
 
 def _cell_sort(cell: Cell) -> tuple:
@@ -74,8 +81,7 @@ def per_cell_events(rows: list[ScoredForecast], names: tuple[str, ...],
     values = np.full((len(rows), len(names)), np.nan)
     for i, row in enumerate(rows):
         gid[i] = groups.setdefault((cell_of(row), (row.competition_id, row.event_id)), len(groups))
-        merged = {**row.measures, **(row.advancement or {})}
-        values[i] = [merged.get(n, np.nan) for n in names]
+        values[i] = _measure_values(row, names)
     present = ~np.isnan(values)
     sums = np.zeros((len(groups), len(names)))
     counts = np.zeros((len(groups), len(names)))
@@ -87,6 +93,21 @@ def per_cell_events(rows: list[ScoredForecast], names: tuple[str, ...],
     for (cell, event), g in groups.items():
         out[cell][event] = means[g]
     return out
+
+
+def _measure_values(row: ScoredForecast, names: tuple[str, ...]) -> list[float]:
+    """The row's value of each named measure (advancement measures included), NaN where absent."""
+    merged = {**row.measures, **row.advancement} if row.advancement else row.measures
+    try:
+        return _getter(names)(merged)
+    except KeyError:
+        return [merged.get(n, np.nan) for n in names]
+
+
+@cache
+def _getter(names: tuple[str, ...]) -> Callable[[dict], list[float]]:
+    get = itemgetter(*names)
+    return (lambda d: [get(d)]) if len(names) == 1 else get
 
 
 def eligible_by_condition(archive, forecasts: list[Forecast]) -> dict[Condition, set[tuple[str, str]]]:
@@ -123,8 +144,9 @@ def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, 
                keep: Callable[[Cell, tuple[str, str]], bool] = lambda c, e: True) -> list[LeaderboardRow]:
     names = MEASURES + ADVANCEMENT_MEASURES
     all_rows = [r for cell_rows in by_cell.values() for r in cell_rows]
-    event_means = per_cell_events(all_rows, names, cell_of=ScoredForecast.cell)
-    per_cell = {cell: {k: v for k, v in event_means.get(cell, {}).items() if keep(cell, k)} for cell in by_cell}
+    event_means = per_cell_events(all_rows, names, cell_of=_CELL_KEY)
+    per_cell = {cell: {k: v for k, v in event_means.get(_CELL_KEY(cell), {}).items() if keep(cell, k)}
+                for cell in by_cell}
     intervals = cell_intervals(per_cell, names, resampler)
     out = []
     for cell, events in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):

@@ -137,8 +137,11 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     y = result_class(h, a)
     columns = match_measures(p, y, ph, pa, h, a, eh, ea)
     advancement = advancement_measures(pairs)
+    # numpy columns -> Python lists once (tolist gives the same floats and ints as float()/int() per item)
+    measure_rows = zip(*(np.asarray(columns[name], dtype=float).tolist() for name in MEASURES), strict=True)
+    numbers = zip(p.tolist(), ph.tolist(), pa.tolist(), h.tolist(), a.tolist(), y.tolist(), measure_rows, strict=True)
     rows = []
-    for i, (forecast, payload, event, outcome) in enumerate(pairs):
+    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
         rows.append(
             ScoredForecast(
                 competition_id=forecast.competition_id,
@@ -154,16 +157,16 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 status=forecast.status.value,
                 stage=event.stage,
                 knockout=event.knockout,
-                p_home=float(p[i, 0]),
-                p_draw=float(p[i, 1]),
-                p_away=float(p[i, 2]),
-                predicted_home=int(ph[i]),
-                predicted_away=int(pa[i]),
-                score_home=int(h[i]),
-                score_away=int(a[i]),
-                result=CLASSES[y[i]],
+                p_home=probs[0],
+                p_draw=probs[1],
+                p_away=probs[2],
+                predicted_home=p_h,
+                predicted_away=p_a,
+                score_home=s_h,
+                score_away=s_a,
+                result=CLASSES[cls],
                 confidence=payload.confidence,
-                measures={name: float(columns[name][i]) for name in MEASURES},
+                measures=dict(zip(MEASURES, values, strict=True)),
                 advancement=advancement.get(i),
             )
         )
