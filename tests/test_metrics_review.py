@@ -96,7 +96,8 @@ def test_tied_single_choice_answer_is_scored_by_dead_heat():
 
 def test_tied_answer_through_the_scoring_pipeline():
     question = make_question("top_scorer_team", ("mex", "rsa", "esp", "usa"))
-    records = [make_competition(teams=["mex", "rsa", "esp", "usa"]), question, make_resolution(question, ["esp", "usa"]),
+    records = [make_competition(teams=["mex", "rsa", "esp", "usa"]), question,
+               make_resolution(question, ["esp", "usa"]),
                make_question_forecast(question, {"esp": 0.7, "usa": 0.2, "mex": 0.1})]
     [score] = score_archive(archive_from_records(records)).questions
     # D = (0, 0, 1/2, 1/2): 0.1^2 + 0 + 0.2^2 + 0.3^2
