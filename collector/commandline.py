@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from datetime import UTC, datetime
 
 
 def build_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
@@ -27,3 +28,14 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     needed = [chosen] if chosen in modules else modules  # unknown or help: let argparse list them all
     args = build_parser(prog, description, package, needed).parse_args(argv)
     return args._run(args)
+
+
+def parse_utc_instant(value: str) -> datetime:
+    """An ISO 8601 time with its UTC offset (``Z`` allowed), as UTC; argparse ``type=`` for --until."""
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 timestamp") from None
+    if parsed.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z")
+    return parsed.astimezone(UTC)

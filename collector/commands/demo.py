@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
+from collector.commandline import parse_utc_instant
 from collector.errors import PrematchError
 
 COMPETITION = "worldcup-2026"
@@ -43,21 +43,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--until",
-        type=_utc,
+        type=parse_utc_instant,
         default=None,
         help="stop the replay at this simulated UTC time, e.g. 2026-06-14T00:00Z (default: the whole tournament)",
     )
     return parser
-
-
-def _utc(value: str) -> datetime:
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--until {value!r} is not an ISO 8601 timestamp") from None
-    if parsed.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"--until {value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z")
-    return parsed.astimezone(UTC)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 from collector.baselines import BASELINES
+from collector.commandline import parse_utc_instant
 from collector.errors import PrematchError
-
-
-def _utc(value: str) -> datetime:
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 timestamp") from None
-    if parsed.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z")
-    return parsed.astimezone(UTC)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", type=Path, default=None,
                         help="arena configuration to take horizons, windows and baselines from (LLMs are dropped)")
-    parser.add_argument("--until", type=_utc, default=None,
+    parser.add_argument("--until", type=parse_utc_instant, default=None,
                         help="stop after the tick at this simulated time (ISO 8601)")
     parser.add_argument("--baselines", default=",".join(BASELINES),
                         help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)})")
