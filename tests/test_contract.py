@@ -169,3 +169,22 @@ def test_exported_schemas_match_the_models():
         path = folder / name
         assert path.exists(), f"{path} missing: run python -m collector schema"
         assert path.read_bytes() == data, f"{path} differs from the model: run python -m collector schema"
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("field", ["lead_time_minutes", "original_sums"])
+def test_a_hand_edited_non_finite_number_in_a_forecast_is_reported(field, literal):
+    """Every float of the contract is finite: a NaN the reader let through would poison every mean."""
+    from collector.reader import parse_record
+    from tests.factories import make_event as factory_event
+    from tests.factories import make_forecast
+
+    record = make_forecast(factory_event())
+    data = record.model_dump(mode="json")
+    if field == "lead_time_minutes":
+        data["lead_time_minutes"] = "@"
+    else:
+        data["validation"]["original_sums"] = {"90": "@"}
+    text = orjson.dumps(data).decode().replace('"@"', literal)
+    parsed, problem = parse_record(path_for(record), text.encode())
+    assert parsed is None and field in problem.message and "finite" in problem.message

@@ -14,6 +14,8 @@ from pydantic import Field, JsonValue, model_validator
 
 from .base import Contract, NonNegativeFloat, Probability, Record, Score, Slug, UtcDatetime
 
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+
 
 class ForecasterType(StrEnum):
     LLM = "llm"
@@ -204,7 +206,7 @@ class QuestionForecast(Contract):
 
 class Validation(Contract):
     errors: tuple[str, ...] = ()
-    original_sums: dict[str, float] = Field(default_factory=dict)
+    original_sums: dict[str, FiniteFloat] = Field(default_factory=dict)
     normalized: bool = False
     repaired: bool = False
     diagnostics: dict[str, JsonValue] = Field(default_factory=dict)
@@ -228,7 +230,7 @@ class Forecast(Record):
     kickoff_utc: UtcDatetime = Field(description="Kickoff (or question close) as known when due")
     scheduled_at: UtcDatetime
     requested_at: UtcDatetime | None = None
-    lead_time_minutes: float | None = Field(default=None, description="kickoff_utc - requested_at")
+    lead_time_minutes: FiniteFloat | None = Field(default=None, description="kickoff_utc - requested_at")
     status: ForecastStatus
     prompt: Prompt | None = None
     attempts: tuple[Attempt, ...] = ()
