@@ -36,6 +36,8 @@ SEED = 20260715
 REPLICATES = 10_000
 PERMUTATIONS = 10_000
 LEVEL = 0.95
+SPREAD_TOLERANCE = 1e-12
+"""A bootstrap replicate's variance below this fraction of its mean square counts as zero spread."""
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 NOTES = [
     "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
@@ -117,7 +119,11 @@ class Resampler:
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 shift = (self.weights @ centred[:, cols]) / counts  # m* - m
-                spread = np.maximum((self.weights @ centred[:, cols] ** 2) / counts - shift**2, 0.0)
+                second = (self.weights @ centred[:, cols] ** 2) / counts
+                # a replicate drawing one value only has spread 0, but second - shift^2 leaves
+                # rounding noise (~1e-17) that would make t astronomically large: treat it as 0
+                spread = second - shift**2
+                spread = np.where(spread > SPREAD_TOLERANCE * second, spread, 0.0)
                 t = shift / np.sqrt(spread / counts)
                 t[~np.isfinite(t)] = np.nan
                 t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
@@ -126,17 +132,21 @@ class Resampler:
         return np.where(unusable, np.nan, low), np.where(unusable, np.nan, high)
 
     def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
-        """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent)."""
+        """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent).
+
+        A permuted mean counts as extreme if |T*| >= |T| up to rounding: 1e-9 of the column's
+        largest |difference| (relative, so the p-value does not depend on the measure's scale)."""
         present = ~np.isnan(differences)
         filled = np.where(present, differences, 0.0)
         n = present.sum(axis=0)
+        tolerance = 1e-9 * np.abs(filled).max(axis=0, initial=0.0)
         p = np.full(differences.shape[1], np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             observed = filled.sum(axis=0) / n
             for start in range(0, differences.shape[1], chunk):
                 cols = slice(start, start + chunk)
                 permuted = (self.signs @ filled[:, cols]) / n[cols]
-                extreme = np.abs(permuted) >= np.abs(observed[cols]) - 1e-12
+                extreme = np.abs(permuted) >= np.abs(observed[cols]) - tolerance[cols]
                 p[cols] = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
         return np.where(n >= 1, p, np.nan)
 

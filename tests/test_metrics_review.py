@@ -271,3 +271,32 @@ def test_probability_sum_audit_uses_the_sum_stated_before_normalisation():
     assert scores["openai.gpt-5.5"]["probability_sum_audit"] == pytest.approx(0.1)
     assert scores["elo"]["probability_sum_audit"] == pytest.approx(0.1)  # no record: the payload's sum
     assert mq.probability_sum_audit(np.array([4.0, 3.9]), 4).tolist() == pytest.approx([0.0, -0.1])
+
+
+_SMALL = _resampler(12, replicates=400)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-100, 100), min_size=12, max_size=12).filter(lambda v: len(set(v)) >= 3),
+       st.floats(0.1, 10), st.floats(-5, 5))
+def test_intervals_move_with_an_affine_change_and_p_values_ignore_sign_and_scale(values, scale, shift):
+    # differences on a 0.01 grid, like rounded Brier differences; near-degenerate data (a replicate
+    # with spread 1e-13) makes any bootstrap-t interval explode and is left out on purpose
+    x = np.array(values, dtype=float)[:, None] / 100
+    for method in (_SMALL.intervals, _SMALL.studentized_intervals):
+        low, high = method(x)
+        low2, high2 = method(scale * x + shift)
+        assert low2[0] == pytest.approx(scale * low[0] + shift, abs=1e-7 * scale + 1e-9)
+        assert high2[0] == pytest.approx(scale * high[0] + shift, abs=1e-7 * scale + 1e-9)
+    p = _SMALL.sign_flip_p(x)[0]
+    assert 0 < p <= 1
+    assert _SMALL.sign_flip_p(-scale * x)[0] == pytest.approx(p)
+
+
+def test_studentized_interval_stays_finite_when_most_matches_agree():
+    # one match differs: resamples without it have no spread, and their rounding noise
+    # (~1e-17) once made t huge and the upper bound millions; they are dropped instead
+    x = np.zeros((12, 1))
+    x[11] = 1.0
+    low, high = _resampler(12).studentized_intervals(x)
+    assert -1.0 <= low[0] <= x.mean() <= high[0] <= 1.0
