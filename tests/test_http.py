@@ -111,3 +111,58 @@ def test_a_key_with_junk_inside_is_a_config_error_naming_the_variable_not_the_ke
     batch = FootballDataSource(definition).fetch(competition)
     assert len(batch.problems) == 1 and "X-Auth-Token" in batch.problems[0].message
     assert SECRET not in str(batch.problems[0])
+
+
+class _Clock:
+    """A simulated clock that the fake sleep moves forward."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("retry_after", ["30", "9.5", "10"])
+def test_no_retry_starts_at_or_after_the_deadline(retry_after):
+    """The hard guard inside the client: a Retry-After reaching the deadline (kickoff) ends the call."""
+    clock = _Clock(datetime(2026, 6, 11, 18, 59, 50, tzinfo=UTC))
+    kickoff = datetime(2026, 6, 11, 19, 0, tzinfo=UTC)
+    calls: list[datetime] = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        calls.append(clock.now)
+        return httpx.Response(429, headers={"Retry-After": retry_after}, text="slow down")
+
+    async def go() -> ServiceCallFailed | None:
+        transport = httpx.MockTransport(busy)
+        async with ServiceClient("svc", "http://127.0.0.1:9", transport=transport, sleep=clock.sleep, clock=clock) as c:
+            try:
+                await c.request("GET", "/", deadline=kickoff)
+            except ServiceCallFailed as exc:
+                return exc
+        return None
+
+    failure = asyncio.run(go())
+    assert failure is not None and all(t < kickoff for t in calls)
+    if float(retry_after) >= 10:
+        assert len(calls) == 1 and "no retry: the next attempt would start after the deadline" in str(failure)
+    else:
+        assert len(calls) == 2 and calls[1] == kickoff - timedelta(seconds=0.5)  # one retry still fits
+
+
+def test_an_attempt_never_starts_once_the_deadline_has_passed():
+    clock = _Clock(datetime(2026, 6, 11, 19, 0, tzinfo=UTC))
+    transport = httpx.MockTransport(lambda request: pytest.fail("a request was sent at kickoff"))
+
+    async def go() -> ServiceCallFailed:
+        async with ServiceClient("svc", "http://127.0.0.1:9", transport=transport, sleep=clock.sleep, clock=clock) as c:
+            with pytest.raises(ServiceCallFailed) as err:
+                await c.request("GET", "/", deadline=clock.now)
+            return err.value
+
+    failure = asyncio.run(go())
+    assert failure.kind == "timeout" and failure.exchanges[0].error == "deadline already passed"
