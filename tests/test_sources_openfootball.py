@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import orjson
+import pytest
 
 from collector.competitions import load_competition, load_definition
 from collector.datasource import DataSource
 from collector.sources.base import MatchStatus
-from collector.sources.openfootball import OpenfootballSource
+from collector.sources.openfootball import OpenfootballSource, parse_kickoff
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
 WC_FILE = "openfootball/worldcup-2026/worldcup.json"
@@ -160,3 +162,24 @@ def test_rounds_shape_with_time_zone_goals_and_extra_time(tmp_path):
     assert match.score_half_time.as_tuple() == (0, 1) and match.score_extra_time.as_tuple() == (1, 1)
     own = match.goals[-1]  # an own goal is listed with (and credited to) the team it benefits
     assert (own.team, own.minute, own.stoppage, own.own_goal, own.period) == ("par", 90, 3, True, "regulation")
+
+
+@pytest.mark.parametrize(("raw_time", "utc_hour_minute"), [
+    ("20:00", (19, 0)),  # no zone: the competition's clock (London, summer time)
+    ("20:00 UTC", (20, 0)),  # a bare UTC is offset zero, not the local clock
+    ("20:00 GMT", (20, 0)),
+    ("20:00Z", (20, 0)),
+    ("13:00 UTC-6", (19, 0)),
+    ("20:00 UTC+5:30", (14, 30)),
+    ("20:00 utc+1", (19, 0)),
+])  # fmt: skip
+def test_kickoff_time_zones_are_read_into_utc(raw_time, utc_hour_minute):
+    _, kickoff, source = parse_kickoff("2025-08-15", raw_time, ZoneInfo("Europe/London"))
+    assert (kickoff.hour, kickoff.minute) == utc_hour_minute and kickoff.utcoffset().total_seconds() == 0
+    assert source == f"2025-08-15 {raw_time}"
+
+
+@pytest.mark.parametrize("raw_time", ["20:00 UTC+15", "20:00 UTC-4:75", "24:00", "20:00 CEST"])
+def test_kickoff_with_an_impossible_offset_or_unknown_zone_is_refused(raw_time):
+    with pytest.raises(ValueError, match="field time: unparseable time"):
+        parse_kickoff("2025-08-15", raw_time, ZoneInfo("Europe/London"))

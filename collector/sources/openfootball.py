@@ -31,7 +31,7 @@ from collector.records.competition import SLOT_RULE
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch, score_from_pair
 from collector.sources.openfootball_rounds import flatten_rounds
 
-_TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*UTC\s*([+-])(\d{1,2})(?::?(\d{2}))?)?$")
+_TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
 _MINUTE = re.compile(r"^\s*(\d{1,3})(?:\s*\+\s*(\d{1,2}))?\s*'?\s*$")
 _NUMBER = re.compile(r"(\d+)\s*$")
 _STATUS = {
@@ -154,11 +154,11 @@ def parse_kickoff(raw_date: Any, raw_time: Any, tz: ZoneInfo) -> tuple[date, dat
     found = _TIME.match(str(raw_time).strip()) if isinstance(raw_time, str) else None
     if not found:
         raise ValueError(f"field time: unparseable time {raw_time!r} (expected HH:MM or HH:MM UTC±H)")
-    hour, minute, sign, off_h, off_m = found.groups()
-    if int(hour) > 23 or int(minute) > 59:
-        raise ValueError(f"field time: unparseable time {raw_time!r} (hour or minute out of range)")
-    if sign:
-        offset = timedelta(hours=int(off_h), minutes=int(off_m or 0)) * (-1 if sign == "-" else 1)
+    hour, minute, utc, sign, off_h, off_m = found.groups()
+    if int(hour) > 23 or int(minute) > 59 or (off_h and (int(off_h) > 14 or int(off_m or 0) > 59)):
+        raise ValueError(f"field time: unparseable time {raw_time!r} (hour, minute or offset out of range)")
+    if utc:  # "13:00 UTC-6"; a bare "UTC" means offset zero, not the competition's local clock
+        offset = timedelta(hours=int(off_h or 0), minutes=int(off_m or 0)) * (-1 if sign == "-" else 1)
         zone: timezone | ZoneInfo = timezone(offset)
     else:
         zone = tz
