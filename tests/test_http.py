@@ -78,7 +78,8 @@ def test_credential_values_are_scrubbed_from_transport_errors():
     async def go() -> ServiceCallFailed:
         headers = {"Authorization": f"Bearer {SECRET}"}
         transport = httpx.MockTransport(leaky)
-        async with ServiceClient("svc", "http://127.0.0.1:9", headers=headers, transport=transport, sleep=_no_sleep) as c:
+        options = {"headers": headers, "transport": transport, "sleep": _no_sleep}
+        async with ServiceClient("svc", "http://127.0.0.1:9", **options) as c:
             with pytest.raises(ServiceCallFailed) as err:
                 await c.request("GET", "/")
             return err.value

@@ -242,12 +242,14 @@ def test_an_empty_choices_list_is_invalid_schema_naming_every_missing_candidate(
                               "Czech Republic"]
 
 
+KEYS = st.sampled_from(["team", "probability", "home", "away", "choices", "final_pick", "confidence"])
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
     | st.sampled_from(["Mexico", "South Africa", "South Korea", "Czech Republic", "MÉXICO"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["team", "probability", "home", "away", "choices", "final_pick", "confidence"]), inner, max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
     max_leaves=12,
 ), st.sampled_from(["choices", "final_pick", "confidence", "reasoning_summary", "home_win_90_prob",
                     "most_likely_score_90", "home_advances_prob", "expected_home_goals_90"]))

@@ -102,6 +102,16 @@ def simulate_groups(task: ForecastTask, sampler: Sampler, n: int, goals: dict[st
     return standings, rows
 
 
+def _add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, hg, ag) -> None:
+    """Add one match (home goals ``hg``, away goals ``ag`` per simulation) to the table columns h and a."""
+    pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
+    pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
+    gd[:, h] += hg - ag
+    gd[:, a] += ag - hg
+    gf[:, h] += hg
+    gf[:, a] += ag
+
+
 def _rank_group(teams, scores, tie_breakers, n):
     index = {t: i for i, t in enumerate(teams)}
     pts = np.zeros((n, len(teams)), dtype=int)
@@ -111,12 +121,7 @@ def _rank_group(teams, scores, tie_breakers, n):
     for home, away, hg, ag in scores:
         h, a = index[home], index[away]
         pairs.append((h, a))
-        pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
-        pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
-        gd[:, h] += hg - ag
-        gd[:, a] += ag - hg
-        gf[:, h] += hg
-        gf[:, a] += ag
+        _add_result(pts, gd, gf, h, a, hg, ag)
     order = np.argsort(-pts, axis=1, kind="stable")
     sorted_pts = np.take_along_axis(pts, order, axis=1)
     tied = np.any(sorted_pts[:, 1:] == sorted_pts[:, :-1], axis=1)
@@ -322,12 +327,7 @@ def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, li
         else:
             hg, ag = sampler.scores(event.home_team, event.away_team, 1, n)
         h, a = index[event.home_team], index[event.away_team]
-        pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
-        pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
-        gd[:, h] += hg - ag
-        gd[:, a] += ag - hg
-        gf[:, h] += hg
-        gf[:, a] += ag
+        _add_result(pts, gd, gf, h, a, hg, ag)
     key = pts * 1_000_000 + (gd + 1000) * 1000 + gf
     order = np.argsort(-key, axis=1, kind="stable")
     bottom = comp.relegation_places or 3
