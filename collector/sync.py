@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from collector.competitions import Definition, competition_from_definition, load_definition
 from collector.datasource import DataSource
 from collector.errors import PrematchError, Problem
 from collector.knowable import RESULT_STATUSES, Knowledge
 from collector.match_records import OUTCOME_STATUS, build_event, build_outcome
 from collector.question_resolution import resolve_questions
-from collector.reader import Archive, load_archive
+from collector.reader import Archive, describe_validation_error, load_archive
 from collector.records import Clock, Competition
 from collector.sources import Source, SourceBatch, SourceMatch, source_for
 from collector.sync_report import SyncReport, write_or_revise
@@ -112,11 +114,8 @@ def _fixtures(writer: ArchiveWriter, archive: Archive, ctx: _Context) -> SyncRep
     for match in _unique(ctx.batch, report):
         if not ctx.knowledge.teams_known(match, ctx.now):
             continue
-        try:
-            event = build_event(ctx.competition, match, source=ctx.batch.source,
-                                retrieved_at=ctx.batch.retrieved_at, now=ctx.now, clock=ctx.clock)
-        except (PrematchError, ValueError) as exc:
-            report.problems.append(Problem(f"{ctx.batch.source} {match.label}", str(exc)))
+        event = _build(build_event, ctx.competition, match, ctx, report)
+        if event is None:
             continue
         current = archive.events.get((ctx.competition.id, event.id))
         write_or_revise(writer, archive, current, event, "event", report, "changed at the source")
@@ -129,15 +128,23 @@ def _outcomes(writer: ArchiveWriter, archive: Archive, ctx: _Context) -> SyncRep
         event = archive.events.get((ctx.competition.id, match.event_id or ""))
         if event is None or not _outcome_due(match, ctx, report):
             continue
-        try:
-            outcome = build_outcome(event, match, source=ctx.batch.source,
-                                    retrieved_at=ctx.batch.retrieved_at, now=ctx.now, clock=ctx.clock)
-        except (PrematchError, ValueError) as exc:
-            report.problems.append(Problem(f"{ctx.batch.source} {match.label}", str(exc)))
+        outcome = _build(build_outcome, event, match, ctx, report)
+        if outcome is None:
             continue
         current = archive.outcomes.get((ctx.competition.id, event.id))
         write_or_revise(writer, archive, current, outcome, "outcome", report, "result corrected at the source")
     return report
+
+
+def _build(build, subject, match: SourceMatch, ctx: _Context, report: SyncReport):
+    """``build(subject, match, ...)`` (an Event or Outcome), or None with a problem naming the match."""
+    try:
+        return build(subject, match, source=ctx.batch.source, retrieved_at=ctx.batch.retrieved_at, now=ctx.now,
+                     clock=ctx.clock)
+    except (PrematchError, ValueError) as exc:
+        message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        report.problems.append(Problem(f"{ctx.batch.source} {match.label}", message))
+        return None
 
 
 def _outcome_due(match: SourceMatch, ctx: _Context, report: SyncReport) -> bool:

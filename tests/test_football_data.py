@@ -257,6 +257,18 @@ def test_a_match_of_the_wrong_shape_is_a_problem_naming_the_field_and_others_sti
 
 
 @respx.mock
+def test_a_field_the_contract_refuses_is_one_line_naming_field_and_value(tmp_path):
+    payload = {"matches": [_broken(matchday="1"), match(2, "Arsenal FC", "Chelsea FC", score=regular(1, 1))]}
+    respx.get(PL_URL).mock(return_value=httpx.Response(200, json=payload))
+    report = sync_competition(tmp_path / "a", "en-1-2025-26", now=T0, clock=Clock.REPLAY, source=source())
+    assert [str(p) for p in report.problems] == [
+        "football-data:PL id 1 2025-08-15T19:00:00Z Liverpool FC v AFC Bournemouth: "
+        "field matchday: Input should be a valid integer (value '1')"
+    ]
+    assert len(load_archive(tmp_path / "a").events) == 1
+
+
+@respx.mock
 def test_a_huge_team_name_is_cut_short_in_the_problem():
     payload = {"matches": [_broken(homeTeam={"name": "L" * 100_000})]}
     respx.get(PL_URL).mock(return_value=httpx.Response(200, json=payload))
