@@ -245,6 +245,10 @@ def _broken(**changes) -> dict:
      "field goals[0].scorer.name: expected a string"),
     ({"status": ["FINISHED"]}, "field status: unknown value ['FINISHED']"),
     ({"stage": {"name": "REGULAR_SEASON"}}, "field stage: {'name': 'REGULAR_SEASON'} maps to no stage"),
+    ({"score": {"duration": "REGULAR", "fullTime": {"home": True, "away": 0}}},
+     "field home: Input should be a valid integer (value True)"),
+    ({"goals": [{"team": {"name": "Liverpool FC"}, "minute": "12'"}]},
+     "field minute: Input should be a valid integer (value \"12'\")"),
 ])  # fmt: skip
 def test_a_match_of_the_wrong_shape_is_a_problem_naming_the_field_and_others_still_parse(changes, expected):
     payload = {"matches": [_broken(**changes), match(2, "Arsenal FC", "Chelsea FC", score=regular(1, 1))]}
@@ -252,7 +256,7 @@ def test_a_match_of_the_wrong_shape_is_a_problem_naming_the_field_and_others_sti
         respx.get(PL_URL).mock(return_value=httpx.Response(200, json=payload))
         batch = fetch()
     assert [m.event_id for m in batch.matches] == ["arsenal-fc-v-chelsea-fc"]
-    assert len(batch.problems) == 1 and expected in batch.problems[0].message
+    assert len(batch.problems) == 1 and expected in batch.problems[0].message and "\n" not in str(batch.problems[0])
     assert "matches[0] id 1 2025-08-15T19:00:00Z" in batch.problems[0].path
 
 

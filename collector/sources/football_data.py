@@ -28,12 +28,14 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import orjson
+from pydantic import ValidationError
 
 from collector.competitions import Definition
 from collector.competitions.teams import resolve_team
 from collector.datasource import run_blocking
 from collector.errors import ConfigError, Problem, ProviderError, SourceError
 from collector.http import Exchange, RetryPolicy, ServiceClient
+from collector.reader import describe_validation_error
 from collector.records import Competition, Goal, Score
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch
 from collector.sources.bracket import assign_match_numbers
@@ -141,6 +143,8 @@ def parse_matches(payload: dict[str, Any], competition: Competition, definition:
             batch.matches.append(parse_match(raw, competition, tz, batch.source, label))
         except (SourceError, ValueError, TypeError, KeyError) as exc:
             message = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            if isinstance(exc, ValidationError):  # a Score or Goal the contract refuses: one line
+                message = describe_validation_error(exc)
             batch.problems.append(Problem(f"{batch.source} matches[{index}] {label}", message))
     batch.matches = assign_match_numbers(batch.matches, competition)
 

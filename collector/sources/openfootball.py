@@ -21,11 +21,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import orjson
+from pydantic import ValidationError
 
 from collector.competitions import Definition
 from collector.competitions.teams import resolve_team
 from collector.datasource import DataSource
 from collector.errors import Problem, SourceError
+from collector.reader import describe_validation_error
 from collector.records import Competition, Goal
 from collector.records.competition import SLOT_RULE
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch, score_from_pair
@@ -138,6 +140,8 @@ def _label(raw: Any) -> str:
 
 
 def _message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):  # a Score or Goal the contract refuses: one line
+        return describe_validation_error(exc)
     return str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
 
 
