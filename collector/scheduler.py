@@ -18,6 +18,7 @@ append-only writer refuses a second record for a key anyway.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -259,9 +260,8 @@ class KeyLocks:
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
-            if not self._stale(lock):
+            if not self._stale(lock) or not self._break(lock):
                 return False
-            lock.unlink(missing_ok=True)
             try:
                 fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             except FileExistsError:
@@ -275,6 +275,29 @@ class KeyLocks:
             return time.time() - lock.stat().st_mtime > self.stale_after
         except FileNotFoundError:
             return True
+
+    def _break(self, lock: Path) -> bool:
+        """Move a stale lock aside; False if another tick broke it first or took the key meanwhile.
+
+        Unlinking by name could remove a fresh lock that a racing tick made after both saw the
+        stale one; a rename moves exactly one file, whose age is then checked (and a fresh one
+        put back).
+        """
+        aside = lock.with_name(f"{lock.name}.{secrets.token_hex(6)}.stale")
+        try:
+            os.rename(lock, aside)
+        except FileNotFoundError:
+            return False
+        try:
+            if time.time() - aside.stat().st_mtime > self.stale_after:
+                return True
+            try:
+                os.link(aside, lock)
+            except FileExistsError:
+                pass
+            return False
+        finally:
+            aside.unlink(missing_ok=True)
 
     def release(self, slot: Slot) -> None:
         self._lock(slot).unlink(missing_ok=True)

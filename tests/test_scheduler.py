@@ -233,6 +233,19 @@ def test_a_stale_lock_left_by_a_dead_tick_is_broken(archive_dir, tmp_path):
     assert locks.claim(slot) and not locks.claim(slot)
 
 
+def test_breaking_a_stale_lock_never_removes_the_fresh_lock_of_a_racing_tick(archive_dir, tmp_path):
+    """Two ticks saw the same stale lock; the first broke it and claimed the key. The second must not."""
+    wc_archive(archive_dir)
+    config = arena(questions=False, horizons=["t_minus_24h"])
+    (slot,) = plan(load_archive(archive_dir), config, [Counting()], KICKOFF - timedelta(hours=24)).due
+    first, second = KeyLocks(tmp_path / "locks", stale_after=60), KeyLocks(tmp_path / "locks", stale_after=60)
+    assert first.claim(slot)  # a fresh lock
+    second._stale = lambda lock: True  # it judged the old lock stale just before `first` replaced it
+    assert not second.claim(slot)
+    lock = tmp_path / "locks" / (slot.path + ".lock")
+    assert lock.exists() and [p.name for p in lock.parent.iterdir()] == [lock.name]  # put back, nothing left aside
+
+
 def test_a_broken_file_at_a_key_is_reported_and_never_overwritten(archive_dir):
     wc_archive(archive_dir)
     config = arena(questions=False, horizons=["t_minus_24h"])
