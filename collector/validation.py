@@ -146,7 +146,7 @@ def _score(obj: dict, key: str, issues: _Issues) -> Score | None:
             issues.add("invalid_schema", f"field {key}.{side} must be a number, got {type(g).__name__} {g!r:.40}")
             return None
         if not isinstance(g, int) or g < 0 or g > 99:
-            issues.add("invalid_score", f"field {key}.{side} = {g!r} is not a non-negative integer score")
+            issues.add("invalid_score", f"field {key}.{side} = {g!r:.40} is not a non-negative integer score")
             return None
         goals.append(g)
     return Score(home=goals[0], away=goals[1])
@@ -238,10 +238,10 @@ def _team(value: Any, index: dict[str, str], candidates: set[str], where: str, i
         return None
     team_id = index.get(normalise_name(value))
     if team_id is None:
-        issues.add("invalid_schema", f"{where}: unknown team {value!r}")
+        issues.add("invalid_schema", f"{where}: unknown team {value!r:.80}")
         return None
     if team_id not in candidates:
-        issues.add("invalid_schema", f"{where}: {value!r} is not a valid candidate for this question")
+        issues.add("invalid_schema", f"{where}: {value!r:.80} is not a valid candidate for this question")
         return None
     return team_id
 

@@ -262,3 +262,13 @@ def test_any_json_value_in_any_field_gives_a_status_never_an_exception(junk, key
     for event in (make_event(), knockout_event()):
         checked = validate_match(json.dumps({**match_answer(event.knockout), key: junk}), event)
         assert (checked.payload is None) != (checked.status in {ForecastStatus.VALID, ForecastStatus.NORMALIZED})
+
+
+def test_an_enormous_team_name_is_quoted_short_in_errors_and_the_repair_prompt():
+    """Errors are sent back in the repair prompt: a megabyte of junk must not be quoted back."""
+    choices = [("Mexico" * 200_000, 0.4), ("South Africa", 0.1), ("South Korea", 0.3), ("Czech Republic", 0.2)]
+    checked = validate_question(question_answer(choices, pick="x" * 1_000_000), make_question(), world_cup())
+    assert checked.status is ForecastStatus.INVALID_SCHEMA
+    assert checked.errors and all(len(e) < 200 for e in checked.errors)
+    huge_score = validate_match(answer(most_likely_score_90={"home": 10**4000, "away": 0}), make_event())
+    assert huge_score.status is ForecastStatus.INVALID_SCORE and len(huge_score.errors[0]) < 200
