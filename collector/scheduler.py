@@ -36,7 +36,6 @@ from collector.records import (
     Event,
     EventStatus,
     Forecast,
-    ForecasterType,
     ForecastStatus,
     Horizon,
     Question,
