@@ -63,12 +63,24 @@ def _usage_fields(forecast: Forecast) -> tuple:
 
 
 def forecast_table(archive: Archive) -> Table:
+    # a loaded record's path is the key it was read under (the reader checked it is path_for's);
+    # many forecasts share a kickoff or schedule time, so each moment is formatted once
+    paths = {id(record): path for path, record in archive.records.items()}
+    stamps: dict = {}
+
+    def iso(moment) -> str | None:
+        found = stamps.get(moment)
+        if found is None:
+            found = stamps[moment] = _iso(moment)
+        return found
+
     rows = []
     for f in archive.forecasts:
         rows.append(
-            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster, f.forecaster_type.value,
-             f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value, f.sample, f.clock.value,
-             f.status.value, _iso(f.kickoff_utc), _iso(f.scheduled_at), _iso(f.requested_at), f.lead_time_minutes)
+            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
+             f.forecaster_type.value, f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value,
+             f.sample, f.clock.value, f.status.value, iso(f.kickoff_utc), iso(f.scheduled_at),
+             iso(f.requested_at), f.lead_time_minutes)
             + _payload_fields(f) + _usage_fields(f)
         )
     rows.sort(key=lambda r: r[0])
