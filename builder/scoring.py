@@ -85,21 +85,29 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     The same numbers as ``score_archive`` on that part of the archive alone (same rows in the
     same order, a resampler over the part's events), without scoring every forecast again and
     without the analyses the leaderboard does not show (calibration, questions, operations).
+    The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
+    here (whenever anything is scored, the most complete cell is ranked, so the matched view
+    has rows).
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
-        resampler = _boards(scores, archive, match_forecasts)
+        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
         return scores
 
 
-def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast]):
-    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler."""
+def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True):
+    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
+
+    Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
+    numbers and its ranking do not depend on them).
+    """
     resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
     market_rows = market.market_events(scores.forecasts)
-    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows, resampler)
+    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
+                                               resampler if all_view_intervals else None)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
     return resampler
