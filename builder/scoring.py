@@ -59,7 +59,7 @@ def paused_garbage_collector():
 
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
-    scores.problems = [str(p) for p in archive.problems]
+    scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
     forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
@@ -200,12 +200,25 @@ def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
     return columns
 
 
+def advancing_team_mismatches(archive) -> list[str]:
+    """Knockout outcomes whose advancing team is neither side of the event: reported, never scored."""
+    found = []
+    for key, outcome in sorted(archive.outcomes.items()):
+        event = archive.events.get(key)
+        if event is not None and outcome.advancing_team not in (None, event.home_team, event.away_team):
+            found.append(f"{key[0]}/events/{key[1]}: outcome says {outcome.advancing_team!r} advanced, "
+                         f"but the match is {event.home_team} v {event.away_team}; advancement not scored")
+    return found
+
+
 def advancement_measures(pairs) -> dict[int, dict[str, float]]:
     """Two-class advancement scores for knockout forecasts whose outcome names who advanced."""
     index, p_home, home_adv = [], [], []
     for i, (_, payload, event, outcome) in enumerate(pairs):
         if not event.knockout or payload.home_advances is None or outcome.advancing_team is None:
             continue
+        if outcome.advancing_team not in (event.home_team, event.away_team):
+            continue  # an outcome naming a third team is not scored (see advancing_team_mismatches)
         index.append(i)
         p_home.append(payload.home_advances)
         home_adv.append(outcome.advancing_team == event.home_team)

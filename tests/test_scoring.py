@@ -124,6 +124,15 @@ def test_knockout_advancement_is_scored():
     assert row.measures["advancement_accuracy"] == 0.0
 
 
+def test_an_advancing_team_outside_the_match_is_reported_not_scored_as_away():
+    event = make_event("esp", "usa", event_id="m073", stage="round-of-32", knockout=True)
+    records = [make_competition(), event, make_outcome(event, 1, 1, advancing_team="mex"),
+               make_forecast(event, "elo", make_payload((0.5, 0.3, 0.2), (1, 0), advances=0.7))]
+    scores = score_archive(archive_from_records(records))
+    assert find(scores.leaderboard, "elo").n_advancement == 0
+    assert any("'mex' advanced" in p and "m073" in p for p in scores.problems)
+
+
 def test_question_forecasts_single_choice_and_fixed_k():
     champion = make_question("world_champion", ("mex", "rsa", "esp", "usa"))
     semis = make_question("semifinalists", ("mex", "rsa", "esp", "usa", "cze"), k=2)
