@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from builder.scoring import score_archive  # noqa: E402
-from collector.reader import load_archive  # noqa: E402
+from builder.score.scoring import score_archive  # noqa: E402
+from collector.archive.reader import load_archive  # noqa: E402
 from tests.factories import archive_from_records, synthetic_records, write_records  # noqa: E402
 
 AIM_SECONDS = 10.0

@@ -3,7 +3,7 @@
     python benchmarks/archive_io.py [--records 100000] [--dir DIR] [--threads 16]
 
 Prints write records/s (ArchiveWriter: atomic, fsynced, one file per record; written from a
-thread pool because fsync waits on the disk), validated-load records/s (collector.reader.
+thread pool because fsync waits on the disk), validated-load records/s (collector.archive.reader.
 load_archive), the ratio of validated load time to plain orjson parsing of the same files
 (walk + read + orjson.loads; aim <= 1.5x), in wall-clock and in CPU time, and the peak memory (max RSS) of each read, each
 measured in a fresh child process. The record mix is World-Cup shaped (mostly forecasts), from
@@ -36,7 +36,7 @@ def generate(n: int):
 
 
 def write(records, root: Path, threads: int) -> float:
-    from collector.writer import ArchiveWriter
+    from collector.archive.writer import ArchiveWriter
 
     writer = ArchiveWriter(root)
     start = time.perf_counter()
@@ -49,7 +49,7 @@ def read_plain(root: Path) -> int:
     """The baseline: the same walk and file reads as the reader, then orjson.loads only."""
     import orjson
 
-    from collector.reader import iter_record_files
+    from collector.archive.reader import iter_record_files
 
     count = 0
     base = str(root)
@@ -61,7 +61,7 @@ def read_plain(root: Path) -> int:
 
 
 def read_validated(root: Path) -> int:
-    from collector.reader import load_archive
+    from collector.archive.reader import load_archive
 
     archive = load_archive(root)
     if archive.problems:

@@ -2,9 +2,9 @@
 
 Scores every finished match of the 2026 World Cup and of the played part of the 2025-26
 Premier League, forecast at each horizon with only what was knowable then (metrics from
-``builder.metrics``: unscaled three-class Brier of the 90-minute result, log loss, ranked
+``builder.score.metrics``: unscaled three-class Brier of the 90-minute result, log loss, ranked
 probability score, modal accuracy with tie credit, exact-score rate). By default the tasks
-come from the quick backtest (``collector.baselines.backtest``: T-24h, T-2h and stage
+come from the quick backtest (``collector.forecasters.baselines.backtest``: T-24h, T-2h and stage
 opening as 48 h before the stage's first kickoff); ``--replay`` instead runs the real
 scheduler replay of the World Cup (timed) and scores the forecasts in its archive.
 
@@ -20,9 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.metrics import accuracy_hda, brier_score_hda, exact_scoreline, log_loss_hda, result_class, rps_hda
-from collector.baselines import BASELINES, build_baseline
-from collector.baselines.backtest import played_matches, tasks
+from builder.score.metrics import (
+    accuracy_hda,
+    brier_score_hda,
+    exact_scoreline,
+    log_loss_hda,
+    result_class,
+    rps_hda,
+)
+from collector.forecasters.baselines import BASELINES, build_baseline
+from collector.forecasters.baselines.backtest import played_matches, tasks
 
 TARGET = 0.50  # best baseline at T-24h on the World Cup (closing market in LLM-SoccerArena: 0.498)
 
@@ -43,8 +50,8 @@ def backtest_rows(competition_id: str, data_dir) -> list[tuple[str, str, np.ndar
 
 def replay_rows(out: Path, data_dir) -> tuple[list, float, int]:
     """Run the real replay of the World Cup into ``out``, then read back its forecasts and outcomes."""
-    from collector.reader import load_archive
-    from collector.replay import replay
+    from collector.archive.reader import load_archive
+    from collector.schedule.replay import replay
 
     started = time.perf_counter()
     summary = replay("worldcup-2026", out, data_dir, progress=lambda line: None)

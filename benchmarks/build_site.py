@@ -31,7 +31,7 @@ RECORDS_PER_EVENT_PER_MODEL = 12  # ALL_CELLS
 
 PARSE = """
 import json, os, sys, time, orjson
-from collector.reader import iter_record_files
+from collector.archive.reader import iter_record_files
 root = sys.argv[1]
 start = time.perf_counter()
 paths = iter_record_files(__import__('pathlib').Path(root))
@@ -58,8 +58,8 @@ print(json.dumps({"seconds": total, "marks": marks, "pages": report.pages, "file
 def write_archive(root: Path, n_records: int) -> int:
     from factories import synthetic_records
 
-    from collector.layout import path_for
-    from collector.writer import record_bytes
+    from collector.archive.layout import path_for
+    from collector.archive.writer import record_bytes
 
     n_models = 8
     per_event = n_models * RECORDS_PER_EVENT_PER_MODEL + 3 + 2  # + elo x3, market... event, outcome

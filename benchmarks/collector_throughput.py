@@ -27,7 +27,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from collector.config import parse_config  # noqa: E402
-from collector.tick import run_tick  # noqa: E402
+from collector.schedule.tick import run_tick  # noqa: E402
 from tests.conftest import shared_data_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent

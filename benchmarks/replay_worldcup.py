@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from collector.replay import replay, summary_lines
+from collector.schedule.replay import replay, summary_lines
 
 
 def main() -> None:

@@ -22,10 +22,16 @@ from datetime import date
 
 import numpy as np
 
-from collector.baselines import dixon_coles as dc
-from collector.baselines.elo import HOME_ADVANTAGE, RHO, WINDOW_YEARS, elo_history, fit_goal_model
-from collector.baselines.results import parse_results_csv, read_data_text
-from collector.baselines.scoregrid import outcome_probabilities, score_grid
+from collector.forecasters.baselines import dixon_coles as dc
+from collector.forecasters.baselines.elo import (
+    HOME_ADVANTAGE,
+    RHO,
+    WINDOW_YEARS,
+    elo_history,
+    fit_goal_model,
+)
+from collector.forecasters.baselines.results import parse_results_csv, read_data_text
+from collector.forecasters.baselines.scoregrid import outcome_probabilities, score_grid
 
 TOURNAMENTS = {"FIFA World Cup": (2014, 2018, 2022), "UEFA Euro": (2016, 2021, 2024),
                "Copa América": (2016, 2019, 2021, 2024), "African Cup of Nations": (2019, 2022, 2024),
@@ -36,7 +42,7 @@ def evaluation_rows(text: str) -> list[tuple[date, str, str, int, int, bool]]:
     import csv
     import io
 
-    from collector.baselines.results import canonical
+    from collector.forecasters.baselines.results import canonical
 
     rows = []
     for r in csv.DictReader(io.StringIO(text)):

@@ -7,6 +7,7 @@ from functools import cache
 
 from collector.competitions import load_competition
 from collector.config import parse_config
+from collector.forecasters.llm.forecaster import ScheduledTask
 from collector.records import (
     Access,
     Clock,
@@ -18,7 +19,6 @@ from collector.records import (
     ResolutionRule,
     Strategy,
 )
-from collector.llm import ScheduledTask
 
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
 KICKOFF = datetime(2026, 6, 11, 19, tzinfo=UTC)

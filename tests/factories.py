@@ -3,7 +3,7 @@
 Everything here constructs the real contract models (so a factory can never produce a
 record the reader would reject) with enum members, UTC timestamps and sensible defaults;
 keyword arguments override any field. ``synthetic_archive`` builds an in-memory
-:class:`~collector.reader.Archive` of any size (the LLM-SoccerArena shape is 104 matches x
+:class:`~collector.archive.reader.Archive` of any size (the LLM-SoccerArena shape is 104 matches x
 7 models x 12 cells); ``write_records`` puts records on disk through the archive writer.
 """
 
@@ -16,16 +16,40 @@ from typing import Any
 
 import numpy as np
 
-from collector.layout import path_for
-from collector.reader import Archive, _resolve
+from collector.archive.layout import path_for
+from collector.archive.reader import Archive, _resolve
+from collector.archive.writer import ArchiveWriter
 from collector.records import (
     SCORED_STATUSES,
-    Access, Attempt, AttemptRole, Choice, Clock, Competition, CompetitionFormat, Event, Forecast,
-    ForecasterType, ForecastStatus, Horizon, MatchForecast, Outcome, OutcomeStatus, PredictionType, Question,
-    QuestionForecast, QuestionResolution, Record, ResolutionRule, Score, SearchObserved, Stage, Strategy,
-    Team, ToolTrace, Usage,
+    Access,
+    Attempt,
+    AttemptRole,
+    Choice,
+    Clock,
+    Competition,
+    CompetitionFormat,
+    Event,
+    Forecast,
+    ForecasterType,
+    ForecastStatus,
+    Horizon,
+    MatchForecast,
+    Outcome,
+    OutcomeStatus,
+    PredictionType,
+    Question,
+    QuestionForecast,
+    QuestionResolution,
+    Record,
+    ResolutionRule,
+    Score,
+    SearchObserved,
+    Stage,
+    Strategy,
+    Team,
+    ToolTrace,
+    Usage,
 )
-from collector.writer import ArchiveWriter
 
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
 COMPETITION = "worldcup-2026"

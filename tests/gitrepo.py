@@ -12,7 +12,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from collector.manifest import write_tick_manifest
+from collector.archive.manifest import write_tick_manifest
+from collector.archive.writer import ArchiveWriter
 from collector.records import (
     Access,
     Clock,
@@ -29,7 +30,6 @@ from collector.records import (
     Score,
     Strategy,
 )
-from collector.writer import ArchiveWriter
 
 KICKOFF = datetime(2026, 6, 11, 19, tzinfo=UTC)
 

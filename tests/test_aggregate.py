@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import jensenshannon
 
-from builder import diversity, operations
-from builder.scoring import score_archive
+from builder.score import diversity, operations
+from builder.score.scoring import score_archive
 from collector.records import ForecastStatus, SearchObserved
 from tests.factories import (
     archive_from_records,

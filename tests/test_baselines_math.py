@@ -10,10 +10,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.baselines.dixon_coles import dc_log_likelihood, fit_dixon_coles
-from collector.baselines.elo import elo_history, fit_goal_model, goal_multiplier
-from collector.baselines.results import build_table, parse_results_csv, tournament_k
-from collector.baselines.scoregrid import (
+from collector.errors import SourceError
+from collector.forecasters.baselines.dixon_coles import (
+    dc_log_likelihood,
+    fit_dixon_coles,
+)
+from collector.forecasters.baselines.elo import (
+    elo_history,
+    fit_goal_model,
+    goal_multiplier,
+)
+from collector.forecasters.baselines.results import (
+    build_table,
+    parse_results_csv,
+    tournament_k,
+)
+from collector.forecasters.baselines.scoregrid import (
     dixon_coles_tau,
     expected_goals,
     knockout_odds,
@@ -22,7 +34,6 @@ from collector.baselines.scoregrid import (
     score_grid,
     top_scores,
 )
-from collector.errors import SourceError
 
 
 def test_poisson_grid_matches_hand_worked_values():
@@ -196,7 +207,7 @@ def test_results_csv_errors_name_the_line():
 
 
 def test_fits_on_no_results_give_even_forecasts():
-    from collector.baselines.results import build_table
+    from collector.forecasters.baselines.results import build_table
 
     empty = build_table([])
     fit = fit_dixon_coles(empty, date(2025, 8, 15))

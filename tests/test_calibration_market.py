@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder import calibration as cal
-from builder import market
+from builder.score import calibration as cal
+from builder.score import market
 
 # ---------- ECE and reliability ----------
 

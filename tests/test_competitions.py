@@ -7,10 +7,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from collector.competitions import list_competitions, load_competition, load_definition, resolve_team
+from collector.commands.define_competition import HEADER
+from collector.competitions import (
+    list_competitions,
+    load_competition,
+    load_definition,
+    resolve_team,
+)
 from collector.competitions.define import define_competition
 from collector.competitions.toml_out import dumps
-from collector.commands.define_competition import HEADER
 from collector.datasource import DataSource
 from collector.errors import ConfigError, SourceError
 from collector.records import CompetitionFormat

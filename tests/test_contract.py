@@ -8,9 +8,12 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
+from collector.archive.layout import path_for
+from collector.archive.reader import load_archive
+from collector.archive.revise import next_revision
+from collector.archive.schema_export import schema_documents
+from collector.archive.writer import ArchiveWriter, record_bytes
 from collector.errors import RecordExistsError
-from collector.layout import path_for
-from collector.reader import load_archive
 from collector.records import (
     RECORD_MODELS,
     Event,
@@ -19,9 +22,6 @@ from collector.records import (
     ResolutionRule,
     Score,
 )
-from collector.revise import next_revision
-from collector.schema_export import schema_documents
-from collector.writer import ArchiveWriter, record_bytes
 from tests.conftest import REPO_ROOT
 
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
@@ -175,7 +175,7 @@ def test_exported_schemas_match_the_models():
 @pytest.mark.parametrize("field", ["lead_time_minutes", "original_sums"])
 def test_a_hand_edited_non_finite_number_in_a_forecast_is_reported(field, literal):
     """Every float of the contract is finite: a NaN the reader let through would poison every mean."""
-    from collector.reader import parse_record
+    from collector.archive.reader import parse_record
     from tests.factories import make_event as factory_event
     from tests.factories import make_forecast
 

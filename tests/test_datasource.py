@@ -8,7 +8,13 @@ import httpx
 import pytest
 import respx
 
-from collector.datasource import ENV_VAR, PUBLIC_FILES, RAW_GITHUB, DataSource, run_blocking
+from collector.datasource import (
+    ENV_VAR,
+    PUBLIC_FILES,
+    RAW_GITHUB,
+    DataSource,
+    run_blocking,
+)
 from collector.errors import SourceError
 
 RESULTS = "international-results/results.csv"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collector.audit.verify import verify_repository
 from collector.cli import main
-from collector.verify import verify_repository
 
 
 def test_demo_replays_builds_and_verifies(tmp_path, data_dir, capsys):

@@ -8,12 +8,12 @@ import httpx
 import pytest
 import respx
 
+from collector.archive.reader import load_archive
 from collector.competitions import load_competition, load_definition
-from collector.reader import load_archive
+from collector.fixtures.sync import sync_competition
 from collector.records import Clock, EventStatus, OutcomeStatus
 from collector.sources.base import MatchStatus
 from collector.sources.football_data import STATUS, FootballDataSource
-from collector.sync import sync_competition
 
 T0 = datetime(2026, 8, 1, tzinfo=UTC)
 KEY = "test-key-not-a-secret-5f3a"

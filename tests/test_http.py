@@ -17,8 +17,8 @@ import pytest
 
 from collector.competitions import load_competition, load_definition
 from collector.errors import ConfigError
+from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.http import ServiceCallFailed, ServiceClient
-from collector.openrouter import OpenRouterClient
 from collector.sources.football_data import FootballDataSource
 
 SECRET = "sk-or-v1-SECRET-0123456789abcdef"

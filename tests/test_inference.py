@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from builder import inference
-from builder.score_types import ScoredForecast
+from builder.score import inference
+from builder.score.types import ScoredForecast
 
 
 def resampler(n_group: int, n_knockout: int = 0, **kw) -> inference.Resampler:

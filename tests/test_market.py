@@ -9,11 +9,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.baselines import build_baseline
-from collector.baselines.margin import METHODS, power_margin, proportional_margin, remove_margin, shin_margin, shin_z
-from collector.baselines.market import load_quotes, parse_football_data_csv, parse_odds_api_json, poisson_match
 from collector.competitions import load_competition
-from collector.forecasting import ForecastTask
+from collector.forecasters.baselines import build_baseline
+from collector.forecasters.baselines.margin import (
+    METHODS,
+    power_margin,
+    proportional_margin,
+    remove_margin,
+    shin_margin,
+    shin_z,
+)
+from collector.forecasters.baselines.market import (
+    load_quotes,
+    parse_football_data_csv,
+    parse_odds_api_json,
+    poisson_match,
+)
+from collector.forecasters.tasks import ForecastTask
 from collector.records import (
     Access,
     Clock,
@@ -163,7 +175,10 @@ def test_market_forecast_uses_the_quote_time(premier_league, tmp_path):
 
 
 def test_poisson_match_reproduces_market_probabilities():
-    from collector.baselines.scoregrid import outcome_probabilities, score_grid
+    from collector.forecasters.baselines.scoregrid import (
+        outcome_probabilities,
+        score_grid,
+    )
 
     probs = (0.55, 0.25, 0.20)
     lam, mu = poisson_match(probs)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder import metrics as m
+from builder.score import metrics as m
 
 UNIFORM = np.full((1, 3), 1 / 3)
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder import calibration as cal
-from builder import diversity, inference, operations
-from builder import metrics as m
-from builder import metrics_questions as mq
-from builder.scoring import score_archive
+from builder.score import calibration as cal
+from builder.score import diversity, inference, operations
+from builder.score import metrics as m
+from builder.score import metrics_questions as mq
+from builder.score.scoring import score_archive
 from collector.records import Access, ForecastStatus, SearchObserved, Validation
 from tests.factories import (
     archive_from_records,

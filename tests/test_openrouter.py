@@ -10,13 +10,25 @@ import httpx
 import pytest
 import respx
 
+from collector.archive.writer import record_bytes
 from collector.errors import ConfigError
-from collector.llm import Budget, Deferred, LLMForecaster
-from collector.openrouter import OpenRouterClient, build_body
-from collector.records import Access, AttemptRole, ForecastStatus, Horizon, SearchObserved
-from collector.tick import tick_clock
-from collector.writer import record_bytes
-from tests.collection_helpers import FAKE_KEY, arena, knockout_event, make_question, make_task
+from collector.forecasters.llm.forecaster import Budget, Deferred, LLMForecaster
+from collector.forecasters.llm.openrouter import OpenRouterClient, build_body
+from collector.records import (
+    Access,
+    AttemptRole,
+    ForecastStatus,
+    Horizon,
+    SearchObserved,
+)
+from collector.schedule.tick import tick_clock
+from tests.collection_helpers import (
+    FAKE_KEY,
+    arena,
+    knockout_event,
+    make_question,
+    make_task,
+)
 from tests.fake_openrouter import completion, match_answer, question_answer
 
 BASE = "https://openrouter.test/api/v1"

@@ -8,14 +8,25 @@ from datetime import timedelta
 
 import pytest
 
-from collector import prompting
 from collector.competitions import load_competition
 from collector.config import load_config, parse_config
 from collector.errors import ConfigError
-from collector.prompting import load_template, match_prompt, question_prompt
-from collector.questions import questions_for
+from collector.fixtures.questions import questions_for
+from collector.forecasters.llm import prompting
+from collector.forecasters.llm.prompting import (
+    load_template,
+    match_prompt,
+    question_prompt,
+)
 from collector.records import Access, Clock, Strategy
-from tests.collection_helpers import KICKOFF, T0, knockout_event, make_event, make_question, world_cup
+from tests.collection_helpers import (
+    KICKOFF,
+    T0,
+    knockout_event,
+    make_event,
+    make_question,
+    world_cup,
+)
 from tests.conftest import REPO_ROOT
 
 
@@ -31,7 +42,7 @@ def test_match_prompt_blocks_in_appendix_f_order_with_runtime_values():
                  "Away/listed second team: South Africa", "Venue: Mexico City", "Is knockout match: no"]:  # fmt: skip
         assert line in p.text
     assert "<" not in p.text.replace("<=", "")  # every placeholder filled
-    raw = (REPO_ROOT / "collector/prompts/wc2026_v1.txt").read_bytes()
+    raw = (REPO_ROOT / "collector/forecasters/llm/prompts/wc2026_v1.txt").read_bytes()
     assert p.template_id == "wc2026_v1" and p.template_sha256 == hashlib.sha256(raw).hexdigest()
     assert p.prompt_sha256 == hashlib.sha256(p.text.encode()).hexdigest()
 

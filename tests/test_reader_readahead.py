@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collector import reader
-from collector.reader import load_archive
+from collector.archive import reader
+from collector.archive.reader import load_archive
 from tests.factories import synthetic_records, write_records
 
 

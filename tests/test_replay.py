@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from collector.archive.reader import load_archive
 from collector.cli import main
-from collector.reader import load_archive
 from collector.records import Clock, Forecast, Horizon
-from collector.replay import replay, summary_lines
+from collector.schedule.replay import replay, summary_lines
 
 UNTIL = datetime(2026, 6, 12, 6, 0, tzinfo=UTC)  # the first two matches played
 

@@ -7,7 +7,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from collector.reader import load_archive
+from collector.archive.reader import load_archive
+from collector.archive.writer import ArchiveWriter
 from collector.records import (
     Access,
     Competition,
@@ -20,10 +21,16 @@ from collector.records import (
     Strategy,
     Team,
 )
-from collector.scheduler import KeyLocks, plan
-from collector.tick import next_due_after, run_tick_async
-from collector.writer import ArchiveWriter
-from tests.collection_helpers import KICKOFF, T0, arena, knockout_event, make_event, world_cup
+from collector.schedule.scheduler import KeyLocks, plan
+from collector.schedule.tick import next_due_after, run_tick_async
+from tests.collection_helpers import (
+    KICKOFF,
+    T0,
+    arena,
+    knockout_event,
+    make_event,
+    world_cup,
+)
 
 CELL = ((Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST),)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
-from builder.scoring import score_archive, score_part
+from builder.score.scoring import score_archive, score_part
 from builder.site.leaderboard import ALL, slice_archive, slice_filter
 from collector.records import Forecast
 from tests.factories import synthetic_archive

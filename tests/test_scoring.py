@@ -8,9 +8,16 @@ import orjson
 import pytest
 
 from builder.cli import main as builder_main
-from builder.scoring import score_archive
-from collector.reader import load_archive
-from collector.records import Access, Clock, ForecastStatus, Horizon, OutcomeStatus, Strategy
+from builder.score.scoring import score_archive
+from collector.archive.reader import load_archive
+from collector.records import (
+    Access,
+    Clock,
+    ForecastStatus,
+    Horizon,
+    OutcomeStatus,
+    Strategy,
+)
 from tests.factories import (
     T0,
     archive_from_records,

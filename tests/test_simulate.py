@@ -6,14 +6,14 @@ from datetime import timedelta
 
 import pytest
 
-from collector.baselines import build_baseline
-from collector.baselines.backtest import played_matches
-from collector.baselines.simulate import assign_thirds
-from collector.forecasting import ForecastTask, KnownResult
-from collector.questions import league_questions, tournament_questions
+from collector.archive.writer import record_bytes
+from collector.competitions.standings import MatchResult, compute_table
+from collector.fixtures.questions import league_questions, tournament_questions
+from collector.forecasters.baselines import build_baseline
+from collector.forecasters.baselines.backtest import played_matches
+from collector.forecasters.baselines.simulate import assign_thirds
+from collector.forecasters.tasks import ForecastTask, KnownResult
 from collector.records import Access, Clock, Horizon, Strategy
-from collector.standings import MatchResult, compute_table
-from collector.writer import record_bytes
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_league_questions_mid_season(data_dir):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from collector.baselines.simulate import rank_table  # noqa: E402
+from collector.forecasters.baselines.simulate import rank_table  # noqa: E402
 from collector.records import TieBreakers  # noqa: E402
 
 FIFA_2026 = (TieBreakers.POINTS, TieBreakers.HEAD_TO_HEAD, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR,

@@ -21,13 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from site_archive import write_site_archive
 
-from builder.scoring import score_archive
+from builder.score.scoring import score_archive
 from builder.site.build import PAGE_LIMIT, build_site
 from builder.site.models import Meta, TextPage
 from builder.site.rationale import render_rationale, safe_href
 from builder.site.render import environment, render_page
+from collector.archive.reader import load_archive
 from collector.errors import ConfigError
-from collector.reader import load_archive
 from collector.records import Clock
 
 
@@ -302,7 +302,13 @@ def test_any_rationale_renders_without_active_markup(text):
 
 
 def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_path):
-    from factories import make_competition, make_event, make_forecast, make_outcome, write_records
+    from factories import (
+        make_competition,
+        make_event,
+        make_forecast,
+        make_outcome,
+        write_records,
+    )
     from site_archive import site_records
 
     from collector.records import CompetitionFormat, Horizon, Stage
@@ -352,13 +358,19 @@ def test_bracket_marks_each_forecasters_hits_and_misses(built):
 
 def test_a_match_with_a_hundred_long_rationales_stays_under_the_page_limit():
     """Ten LLMs in all twelve cells (the shipped arena has four), each writing 6,000 characters."""
-    from factories import ALL_CELLS, archive_from_records, make_competition, make_event, make_forecast, make_payload
-
-    from collector.records import Horizon
+    from factories import (
+        ALL_CELLS,
+        archive_from_records,
+        make_competition,
+        make_event,
+        make_forecast,
+        make_payload,
+    )
 
     from builder.site.matches import match_page
     from builder.site.measures import measures_lookup
     from builder.site.sitectx import SiteContext
+    from collector.records import Horizon
 
     event = make_event()
     long_reason = ("**Form** and [news](https://example.org/a) " * 200)[:6000]

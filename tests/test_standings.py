@@ -11,13 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from collector.archive.reader import load_archive
+from collector.archive.writer import ArchiveWriter
 from collector.competitions import load_competition, resolve_team
-from collector.questions import league_questions, tournament_questions
-from collector.reader import load_archive
+from collector.competitions.standings import (
+    MatchResult,
+    TableRow,
+    compute_table,
+    rank_third_placed,
+    tally,
+)
+from collector.fixtures.questions import league_questions, tournament_questions
+from collector.fixtures.sync import sync_competition
 from collector.records import Clock, TieBreakers
-from collector.standings import MatchResult, TableRow, compute_table, rank_third_placed, tally
-from collector.sync import sync_competition
-from collector.writer import ArchiveWriter
 
 P, GD, GF, H2H = TieBreakers.POINTS, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR, TieBreakers.HEAD_TO_HEAD
 AFTER_FINAL = datetime(2026, 8, 1, tzinfo=UTC)
@@ -57,7 +63,7 @@ def test_teams_level_on_everything_are_marked_tied():
 
 def test_an_undecidable_cut_is_a_problem_not_a_guess():
     from collector.errors import SourceError
-    from collector.question_resolution import _decided
+    from collector.fixtures.question_resolution import _decided
 
     rows = compute_table("abcd", [MatchResult("a", "b", 1, 1), MatchResult("c", "d", 2, 0)], [P, GD, GF])
     assert [(r.team, r.rank) for r in rows] == [("c", 1), ("a", 2), ("b", 2), ("d", 4)]
@@ -191,11 +197,10 @@ def test_group_tables_and_best_thirds_agree_with_the_round_of_32(wc_resolved):
 
 def _season(competition):
     """A complete double round-robin with made-up scores, as in-memory events and outcomes."""
+    import random
     from datetime import date
 
     from collector.records import Event, Outcome, OutcomeStatus, ResolutionRule, Score
-
-    import random
 
     rnd = random.Random(2026)
     teams = [t.id for t in competition.teams]
@@ -217,7 +222,7 @@ def _season(competition):
 
 
 def test_league_questions_after_the_last_matchday():
-    from collector.question_resolution import answer_question
+    from collector.fixtures.question_resolution import answer_question
 
     competition = load_competition("en-1-2025-26", AFTER_FINAL)
     questions = {q.id: q for q in league_questions(competition, AFTER_FINAL, AFTER_FINAL, Clock.REPLAY)}

@@ -9,10 +9,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from collector.archive.reader import load_archive
 from collector.cli import main
-from collector.reader import load_archive
+from collector.fixtures.sync import sync_competition
 from collector.records import Clock, EventStatus
-from collector.sync import sync_competition
 
 AFTER_FINAL = datetime(2026, 8, 1, tzinfo=UTC)
 EN_FILE = "openfootball/leagues-2025-26/en.1.json"
@@ -245,8 +245,8 @@ def test_corrected_score_becomes_an_outcome_revision(data_dir, tmp_path):
 
 
 def test_scheduler_api_fixtures_then_outcomes_on_one_archive(data_dir, tmp_path):
-    from collector.sync import sync_fixtures, sync_outcomes
-    from collector.writer import ArchiveWriter
+    from collector.archive.writer import ArchiveWriter
+    from collector.fixtures.sync import sync_fixtures, sync_outcomes
 
     root = tmp_path / "archive"
     data = _copy_data(data_dir, tmp_path, EN_FILE, _unchanged)

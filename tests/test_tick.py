@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from collector.archive.reader import load_archive
 from collector.cli import main
-from collector.reader import load_archive
 from collector.records import ForecastStatus
 from tests.collection_helpers import FAKE_KEY
 from tests.fake_openrouter import FakeOpenRouter

@@ -9,9 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from collector.forecasters.llm.validation import (
+    extract_json,
+    validate_match,
+    validate_question,
+)
 from collector.records import ForecastStatus, PredictionType
-from collector.validation import extract_json, validate_match, validate_question
-from tests.collection_helpers import knockout_event, make_event, make_question, world_cup
+from tests.collection_helpers import (
+    knockout_event,
+    make_event,
+    make_question,
+    world_cup,
+)
 from tests.fake_openrouter import match_answer
 
 

@@ -13,13 +13,13 @@ from datetime import timedelta
 import orjson
 import pytest
 
+from collector.archive.layout import path_for
+from collector.archive.manifest import write_tick_manifest
+from collector.archive.revise import next_revision
+from collector.archive.writer import ArchiveWriter, record_bytes
+from collector.audit.verify import verify_repository
 from collector.cli import main
-from collector.layout import path_for
-from collector.manifest import write_tick_manifest
 from collector.records import Clock, Manifest
-from collector.revise import next_revision
-from collector.verify import verify_repository
-from collector.writer import ArchiveWriter, record_bytes
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 
 ELO = "worldcup-2026/events/mex-v-rsa/forecasts/elo/closed_book.probabilistic_forecast.t_minus_24h.s0.json"

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from collector.errors import PrematchError
 from builder.site.build import build_site
+from collector.errors import PrematchError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import orjson
 
-from builder.score_types import clean
-from builder.scoring import score_archive
-from collector.reader import load_archive
+from builder.score.scoring import score_archive
+from builder.score.types import clean
+from collector.archive.reader import load_archive
 
 TABLE_COLUMNS = (
     ("forecaster", "forecaster", "{}"),

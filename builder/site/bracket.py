@@ -5,13 +5,28 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from collector.records import Competition, CompetitionFormat, Event, Forecast, MatchForecast, QuestionForecast
-from collector.standings import MatchResult, compute_table
 from builder.site.links import bracket_path, match_path, root_for
 from builder.site.matches import result_label, team_names
 from builder.site.models import Link
-from builder.site.models_board import BracketIndexPage, BracketPage, GroupTable, Pick, ProgressionRow, Round, Tie
+from builder.site.models_board import (
+    BracketIndexPage,
+    BracketPage,
+    GroupTable,
+    Pick,
+    ProgressionRow,
+    Round,
+    Tie,
+)
 from builder.site.sitectx import SiteContext
+from collector.competitions.standings import MatchResult, compute_table
+from collector.records import (
+    Competition,
+    CompetitionFormat,
+    Event,
+    Forecast,
+    MatchForecast,
+    QuestionForecast,
+)
 
 INDEX = "bracket/index.html"
 

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector.errors import ArchiveError, ConfigError, Problem
-from collector.reader import load_archive
-from builder.scoring import paused_garbage_collector, score_archive, score_part
+from builder.score.scoring import paused_garbage_collector, score_archive, score_part
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -32,6 +30,8 @@ from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
 from builder.site.textpages import data_page, method_pages
+from collector.archive.reader import load_archive
+from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from builder.site.charts import brier_by_stage, cost_vs_brier, cumulative_brier, factorial_effects, reliability, similarity
+from builder.site.charts import (
+    brier_by_stage,
+    cost_vs_brier,
+    cumulative_brier,
+    factorial_effects,
+    reliability,
+    similarity,
+)
 from builder.site.models_board import ChartsPage
 from builder.site.sitectx import SiteContext
 

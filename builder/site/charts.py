@@ -1,7 +1,7 @@
 """Plotly figures (plain JSON dicts) for the charts page and forecaster pages.
 
 Figures are drawn in the browser by the one shared ``assets/plotly.min.js`` copied from the
-installed plotly package (never a CDN). Values come from ``builder.scoring``'s per-forecast
+installed plotly package (never a CDN). Values come from ``builder.score.scoring``'s per-forecast
 measures and aggregates; the only arithmetic here is grouping them for display (running and
 group means of per-forecast Brier), and every caption says so.
 """

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import orjson
 
-from collector.schema_export import schema_documents
 from builder.site.tables import Table
+from collector.archive.schema_export import schema_documents
 
 DATA_DIR = "data"
 

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from collector.layout import path_for
-from collector.records import Clock, Forecast, MatchForecast, QuestionForecast, QuestionResolution
 from builder.site.links import forecaster_path
-from builder.site.models import ChoiceView, Citation, ForecastView, Measure, QuestionForecastView
+from builder.site.models import (
+    ChoiceView,
+    Citation,
+    ForecastView,
+    Measure,
+    QuestionForecastView,
+)
 from builder.site.rationale import render_rationale, safe_href
+from collector.archive.layout import path_for
+from collector.records import (
+    Clock,
+    Forecast,
+    MatchForecast,
+    QuestionForecast,
+    QuestionResolution,
+)
 
 TOP_CHOICES = 6  # choices shown per question forecast besides the final picks (the rest are in the data)
 MeasuresFor = Callable[[Forecast], tuple[Measure, ...]]

@@ -8,7 +8,12 @@ from builder.site.charts import reliability
 from builder.site.fmt import number as _f
 from builder.site.fmt import percent as _p
 from builder.site.links import forecaster_path
-from builder.site.models_board import ForecasterPage, ForecastersPage, ForecasterSummary, Table
+from builder.site.models_board import (
+    ForecasterPage,
+    ForecastersPage,
+    ForecasterSummary,
+    Table,
+)
 from builder.site.sitectx import SiteContext
 
 INDEX = "forecasters/index.html"

@@ -1,7 +1,7 @@
 """Page models of the leaderboard: one pre-rendered page per (competition, stage) slice.
 
 Competition and stage filters link between slices (each slice's leaderboard is computed by
-``builder.scoring.score_part`` from the build's scored rows of the matching part of the
+``builder.score.scoring.score_part`` from the build's scored rows of the matching part of the
 archive, so no metric is computed here); horizon, access and strategy filters hide rows in the browser. Without
 JavaScript every row of the slice is shown, sorted by matched Brier.
 """
@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from collector.reader import Archive
-from collector.records import Forecast
 from builder.site.links import forecaster_path, root_for
 from builder.site.models import Link
-from builder.site.models_board import BoardColumn, BoardRow, Cell, Facet, LeaderboardPage, SignificantPair
+from builder.site.models_board import (
+    BoardColumn,
+    BoardRow,
+    Cell,
+    Facet,
+    LeaderboardPage,
+    SignificantPair,
+)
 from builder.site.sitectx import SiteContext
+from collector.archive.reader import Archive
+from collector.records import Forecast
 
 ALL = "all"
 HOME = "index.html"
@@ -224,7 +231,7 @@ def slice_scores(ctx: SiteContext, score: Callable[..., object]) -> dict[Slice, 
     """Scores of every slice; (all, all) reuses the build's scores (the ``score --json`` numbers).
 
     The other slices reuse the build's scored rows: ``score(archive, match_forecasts, rows,
-    inference_tests=...)`` (``builder.scoring.score_part``) gets the slice's match forecasts
+    inference_tests=...)`` (``builder.score.scoring.score_part``) gets the slice's match forecasts
     (sorted by key, as ``score_archive`` sorts them) and its rows, in the build's order.
     """
     found = {}

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from collector.layout import event_path
-from collector.records import Clock, Competition, Event, Forecast, MatchForecast, Outcome
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.models import (
@@ -22,7 +20,15 @@ from builder.site.models import (
 )
 from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
-
+from collector.archive.layout import event_path
+from collector.records import (
+    Clock,
+    Competition,
+    Event,
+    Forecast,
+    MatchForecast,
+    Outcome,
+)
 
 _TEAM_NAMES: dict[int, tuple[Competition, dict[str, str]]] = {}
 
@@ -79,7 +85,7 @@ def result_label(outcome: Outcome | None) -> str:
 def consensus(forecasts: Iterable[Forecast]) -> Consensus | None:
     """Average the 90-minute probabilities of every scorable forecast of the match (all cells).
 
-    This is a display summary, not a score (scores come from builder.scoring).
+    This is a display summary, not a score (scores come from builder.score.scoring).
     """
     payloads = [f.payload for f in forecasts if f.scorable and isinstance(f.payload, MatchForecast)]
     if not payloads:

@@ -1,10 +1,10 @@
-"""Look up the per-forecast scores computed by ``builder.scoring`` for display beside each forecast."""
+"""Look up the per-forecast scores computed by ``builder.score.scoring`` for display beside each forecast."""
 
 from __future__ import annotations
 
-from collector.records import Forecast
 from builder.site.forecast_view import MeasuresFor
 from builder.site.models import Measure
+from collector.records import Forecast
 
 MATCH_SHOWN = (
     ("brier", "Brier", 3), ("log_loss", "log loss", 3), ("rps", "RPS", 3), ("points", "points", 0),

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from collector.records import Forecast, Question
-from builder.site.forecast_view import MeasuresFor, question_forecast_view
 from builder.site.fmt import number
+from builder.site.forecast_view import MeasuresFor, question_forecast_view
 from builder.site.links import kickoff
 from builder.site.matches import team_names
-from builder.site.models import QuestionPage, QuestionsPage, QuestionSummary, QuestionView
+from builder.site.models import (
+    QuestionPage,
+    QuestionsPage,
+    QuestionSummary,
+    QuestionView,
+)
 from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
+from collector.records import Forecast, Question
 
 INDEX = "questions/index.html"
 
@@ -69,7 +74,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
 
 
 def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """Mean question scores per forecaster, condition and question type (from builder.scoring)."""
+    """Mean question scores per forecaster, condition and question type (from builder.score.scoring)."""
     summary = getattr(scores, "question_summary", [])
     names = sorted({m for row in summary for m in row.measures})
     headers = ("forecaster", "cell", "clock", "question type", "N") + tuple(n.replace("_", " ") for n in names)

@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collector.reader import Archive
-from collector.records import Clock
 from builder.site.links import root_for
 from builder.site.models import Meta
+from collector.archive.reader import Archive
+from collector.records import Clock
 
 
 @dataclass(frozen=True)
 class SiteContext:
     archive: Archive
-    scores: Any  # builder.scoring.Scores (or None when the archive has nothing to score)
+    scores: Any  # builder.score.scoring.Scores (or None when the archive has nothing to score)
     commit: str
     replay: bool
 

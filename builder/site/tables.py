@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from collector.layout import path_for
-from collector.reader import Archive
+from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
+from collector.archive.layout import path_for
+from collector.archive.reader import Archive
 from collector.records import Forecast, MatchForecast, QuestionForecast
-from builder.score_types import ADVANCEMENT_MEASURES, MEASURES
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from builder.site.build import build_site
-    from collector.replay import replay, summary_lines
-    from collector.verify import verify_repository
-    from collector.verify_report import summary_text
+    from collector.audit.report import summary_text
+    from collector.audit.verify import verify_repository
+    from collector.schedule.replay import replay, summary_lines
 
     out: Path = args.out.resolve()
     try:

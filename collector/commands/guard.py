@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from collector.audit.guard import check_changes
 from collector.errors import ArchiveError
-from collector.guard import check_changes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

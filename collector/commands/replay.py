@@ -6,9 +6,9 @@ import argparse
 import os
 from pathlib import Path
 
-from collector.baselines import BASELINES
 from collector.commandline import parse_utc_instant
 from collector.errors import PrematchError
+from collector.forecasters.baselines import BASELINES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collector.replay import market_forecaster, replay, summary_lines
+    from collector.schedule.replay import market_forecaster, replay, summary_lines
 
     try:
         market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None

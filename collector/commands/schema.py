@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from collector.schema_export import export_schemas
+from collector.archive.schema_export import export_schemas
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from collector.reader import Archive, load_archive
+from collector.archive.reader import Archive, load_archive
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

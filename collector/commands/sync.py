@@ -10,9 +10,9 @@ from pathlib import Path
 from collector.competitions import list_competitions, load_definition
 from collector.datasource import DataSource
 from collector.errors import PrematchError
+from collector.fixtures.sync import sync_competition
 from collector.records import Clock
 from collector.sources import ADAPTERS, source_for
-from collector.sync import sync_competition
 
 
 def parse_now(text: str) -> datetime:

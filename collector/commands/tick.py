@@ -6,11 +6,11 @@ import argparse
 import os
 from pathlib import Path
 
-from collector.config import DEFAULT_CONFIG, load_config
 from collector.commands.sync import parse_now
+from collector.config import DEFAULT_CONFIG, load_config
 from collector.errors import ConfigError
 from collector.records import Clock
-from collector.tick import run_tick
+from collector.schedule.tick import run_tick
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

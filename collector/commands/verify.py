@@ -8,9 +8,9 @@ from pathlib import Path
 
 import orjson
 
+from collector.audit.report import report_json, summary_text
+from collector.audit.verify import verify_repository
 from collector.errors import ArchiveError
-from collector.verify import verify_repository
-from collector.verify_report import report_json, summary_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -8,7 +8,12 @@ from collector.competitions.loader import (
     load_competition,
     load_definition,
 )
-from collector.competitions.teams import find_team, normalise_name, resolve_team, slugify
+from collector.competitions.teams import (
+    find_team,
+    normalise_name,
+    resolve_team,
+    slugify,
+)
 
 __all__ = [
     "Definition",

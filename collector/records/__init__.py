@@ -10,8 +10,25 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter
 
-from .base import SCHEMA_VERSION, Clock, Contract, Record, Revisable, Score, UtcDatetime, now_utc
-from .competition import Competition, CompetitionFormat, Group, KnockoutSlot, Stage, Team, TieBreakers
+from .base import (
+    SCHEMA_VERSION,
+    Clock,
+    Contract,
+    Record,
+    Revisable,
+    Score,
+    UtcDatetime,
+    now_utc,
+)
+from .competition import (
+    Competition,
+    CompetitionFormat,
+    Group,
+    KnockoutSlot,
+    Stage,
+    Team,
+    TieBreakers,
+)
 from .event import (
     SCORED_STATUSES,
     Event,

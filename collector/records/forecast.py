@@ -12,7 +12,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from .base import Contract, NonNegativeFloat, Probability, Record, Score, Slug, UtcDatetime
+from .base import (
+    Contract,
+    NonNegativeFloat,
+    Probability,
+    Record,
+    Score,
+    Slug,
+    UtcDatetime,
+)
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 

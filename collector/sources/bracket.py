@@ -12,9 +12,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
+from collector.competitions.standings import (
+    MatchResult,
+    TableRow,
+    compute_table,
+    rank_third_placed,
+)
 from collector.records import Competition
 from collector.sources.base import MatchStatus, SourceMatch
-from collector.standings import MatchResult, TableRow, compute_table, rank_third_placed
 
 _RESULT = (MatchStatus.FINISHED, MatchStatus.AWARDED)
 

@@ -30,12 +30,12 @@ import httpx
 import orjson
 from pydantic import ValidationError
 
+from collector.archive.reader import describe_validation_error
 from collector.competitions import Definition
 from collector.competitions.teams import resolve_team
 from collector.datasource import run_blocking
 from collector.errors import ConfigError, Problem, ProviderError, SourceError
 from collector.http import Exchange, RetryPolicy, ServiceClient
-from collector.reader import describe_validation_error
 from collector.records import Competition, Goal, Score
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch
 from collector.sources.bracket import assign_match_numbers

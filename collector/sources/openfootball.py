@@ -23,14 +23,19 @@ from zoneinfo import ZoneInfo
 import orjson
 from pydantic import ValidationError
 
+from collector.archive.reader import describe_validation_error
 from collector.competitions import Definition
 from collector.competitions.teams import resolve_team
 from collector.datasource import DataSource
 from collector.errors import Problem, SourceError
-from collector.reader import describe_validation_error
 from collector.records import Competition, Goal
 from collector.records.competition import SLOT_RULE
-from collector.sources.base import MatchStatus, SourceBatch, SourceMatch, score_from_pair
+from collector.sources.base import (
+    MatchStatus,
+    SourceBatch,
+    SourceMatch,
+    score_from_pair,
+)
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)

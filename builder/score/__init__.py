@@ -1,0 +1,1 @@
+"""Scoring stage: scores recomputed from the archive, slices, aggregates, calibration, market return, inference."""

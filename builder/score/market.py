@@ -1,0 +1,110 @@
+"""Forecasts against a market: risk-neutral betting return, its Sharpe ratio, Brier difference.
+
+Source: Prophet Arena (seeds/002 §3.1.3, App. B.6, App. C.2). Each of the three 90-minute
+outcomes (home, draw, away) is one binary market priced at the ``market`` forecaster's
+probability q; the forecaster's probability p decides the bet.
+
+Choices:
+- Ties (p == q): the paper's two statements disagree (§3.1.3 buys Yes, App. B.6 buys No).
+  With no edge a risk-neutral bettor is indifferent; we *abstain* and keep the stake (return 1).
+- A degenerate price (q = 0 or q = 1) cannot be bought on one side; such a market is skipped
+  the same way (return 1).
+- The market forecast used for a forecast is the ``market`` record of the same event and clock
+  at the same horizon if there is one, else the one at ``closing``.
+- Return per event = mean over its three markets (each with a unit stake); Sharpe =
+  (mean R - 1) / sd(R) over events, reference return 1 (abstaining), sample sd (ddof = 1).
+- Brier difference = forecaster's Brier - market's Brier (negative favours the forecaster).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from builder.score.types import Cell, ScoredForecast
+
+MARKET_ID = "market"
+
+
+def market_return_binary(p: np.ndarray, q: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """Payoff of a unit stake on one binary market under the risk-neutral rule (seeds/002 §3.1.3):
+    buy Yes (1/q shares) if p > q, buy No (1/(1-q) shares) if p < q, abstain (1) if p == q;
+    a share pays 1 if its side happens. Break-even is 1."""
+    p, q, o = (np.asarray(v, dtype=float) for v in (p, q, outcome))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        yes = np.where(o == 1, 1.0 / q, 0.0)
+        no = np.where(o == 0, 1.0 / (1.0 - q), 0.0)
+    payoff = np.where(p > q, yes, no)
+    abstain = (p == q) | (q <= 0.0) | (q >= 1.0)
+    return np.where(abstain, 1.0, payoff)
+
+
+def market_return_hda(p: np.ndarray, q: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Mean unit-stake return over the home, draw and away markets of each forecast."""
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    o = np.asarray(y)[:, None] == np.arange(3)[None, :]
+    return market_return_binary(p, q, o).mean(axis=1)
+
+
+def sharpe_ratio(returns: np.ndarray, reference: float = 1.0) -> float:
+    """(mean(R) - R_b) / sd(R), sample sd, R_b = 1 (seeds/002 App. C.2). NaN with < 2 returns or sd 0."""
+    returns = np.asarray(returns, dtype=float)
+    if len(returns) < 2:
+        return float("nan")
+    sd = returns.std(ddof=1)
+    return float((returns.mean() - reference) / sd) if sd > 0 else float("nan")
+
+
+def _market_lookup(rows: list[ScoredForecast]) -> dict[tuple, ScoredForecast]:
+    """Market rows by (competition, event, clock, horizon); samples: the first one wins."""
+    lookup: dict[tuple, ScoredForecast] = {}
+    for r in rows:
+        if r.forecaster == MARKET_ID or r.forecaster_type == "market":
+            lookup.setdefault((r.competition_id, r.event_id, r.clock, r.horizon), r)
+    return lookup
+
+
+def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """Per non-market cell and event with a market price: (return, Brier difference), samples averaged."""
+    lookup = _market_lookup(rows)
+    if not lookup:
+        return {}
+    paired = [(r, lookup.get((r.competition_id, r.event_id, r.clock, r.horizon))
+               or lookup.get((r.competition_id, r.event_id, r.clock, "closing")))
+              for r in rows if r.forecaster_type != "market"]
+    paired = [(r, m) for r, m in paired if m is not None]
+    if not paired:
+        return {}
+    p = np.array([[r.p_home, r.p_draw, r.p_away] for r, _ in paired])
+    q = np.array([[m.p_home, m.p_draw, m.p_away] for _, m in paired])
+    y = np.array([("home", "draw", "away").index(r.result) for r, _ in paired])
+    returns = market_return_hda(p, q, y)
+    brier_diff = np.array([r.measures["brier"] - m.measures["brier"] for r, m in paired])
+    per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
+        per_cell[r.cell()][(r.competition_id, r.event_id)].append((ret, diff))
+    return {cell: {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
+            for cell, events in per_cell.items()}
+
+
+def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:
+    """n, mean return, Sharpe ratio and mean Brier difference over the given events (None if none)."""
+    if not events:
+        return None
+    per_event = np.array(list(events.values()), dtype=float)
+    return {
+        "n": len(per_event),
+        "return": float(per_event[:, 0].mean()),
+        "sharpe": _finite(sharpe_ratio(per_event[:, 0])),
+        "brier_difference": float(per_event[:, 1].mean()),
+    }
+
+
+def market_measures(rows: list[ScoredForecast]) -> dict[Cell, dict[str, float | None]]:
+    """Per non-market cell with market prices on some events: n, return, Sharpe, Brier difference."""
+    return {cell: summarise(events) for cell, events in market_events(rows).items()}
+
+
+def _finite(value: float) -> float | None:
+    return None if np.isnan(value) else value

@@ -1,0 +1,241 @@
+"""The one entry point from an archive to every score: ``score_archive(archive) -> Scores``.
+
+Only forecasts with a scorable status (valid, normalized, repaired) whose event has a
+finished or awarded outcome with a 90-minute score are scored; everything else still counts
+in coverage and operational rates. Replay forecasts are scored like live ones and keep
+``clock = "replay"`` in every row. Nothing here writes to the archive.
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+
+import numpy as np
+
+from builder.score import (
+    aggregate,
+    calibration,
+    diversity,
+    inference,
+    market,
+    metrics_questions,
+    operations,
+)
+from builder.score.metrics import (
+    CLASSES,
+    absolute_errors_scoreline,
+    accuracy_advancement,
+    accuracy_hda,
+    agreement_scoreline,
+    brier_score_advancement,
+    brier_score_hda,
+    exact_scoreline,
+    goal_difference_scoreline,
+    log_loss_advancement,
+    log_loss_hda,
+    mean_goal_distance_scoreline,
+    partial_credit_scoreline,
+    points_scoreline,
+    result_class,
+    rps_hda,
+    tendency_scoreline,
+)
+from builder.score.types import MEASURES, ScoredForecast, Scores
+from collector.archive.reader import Archive
+from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, Outcome
+
+
+def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
+    """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
+    with paused_garbage_collector():
+        return _score_archive(archive, competition_id, inference_tests)
+
+
+@contextmanager
+def paused_garbage_collector():
+    """Pause the cyclic garbage collector: scoring allocates many small, acyclic objects next to
+    a large archive, and collector passes over that heap would otherwise dominate the run time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:
+    scores = Scores(archive=str(archive.root), competition_id=competition_id)
+    scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
+    # sorted by forecast key, so every sum runs in the same order whatever order files were read in
+    forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
+    match_forecasts = [f for f in forecasts if f.target_kind == "match"]
+    scores.forecasts = score_match_forecasts(archive, match_forecasts)
+    resampler = _boards(scores, archive, match_forecasts)
+    scores.calibration = calibration.calibration_rows(scores.forecasts)
+    scores.confidence_groups = calibration.confidence_groups(scores.forecasts)
+    scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
+    scores.question_summary = metrics_questions.summarise_questions(scores.questions)
+    scores.operations = operations.operational_rows(forecasts)
+    scores.diversity = diversity.diversity_rows(scores.forecasts)
+    if inference_tests and resampler is not None:
+        scores.tests = inference.all_tests(scores.forecasts, resampler)
+    scores.notes = aggregate.NOTES + inference.NOTES
+    return scores
+
+
+def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
+               inference_tests: bool = True) -> Scores:
+    """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
+    (a competition or stage), from its match forecasts and their already scored rows.
+
+    The same numbers as ``score_archive`` on that part of the archive alone (same rows in the
+    same order, a resampler over the part's events), without scoring every forecast again and
+    without the analyses the leaderboard does not show (calibration, questions, operations).
+    The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
+    here (whenever anything is scored, the most complete cell is ranked, so the matched view
+    has rows).
+    """
+    with paused_garbage_collector():
+        scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
+        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False)
+        if inference_tests and resampler is not None:
+            scores.tests = inference.all_tests(rows, resampler)
+        scores.notes = aggregate.NOTES + inference.NOTES
+        return scores
+
+
+def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True):
+    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
+
+    Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
+    numbers and its ranking do not depend on them).
+    """
+    resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
+    market_rows = market.market_events(scores.forecasts)
+    scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
+                                               resampler if all_view_intervals else None)
+    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
+    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+    return resampler
+
+
+def scorable_pairs(
+    archive: Archive, forecasts: list[Forecast]
+) -> list[tuple[Forecast, MatchForecast, Event, Outcome]]:
+    """Forecasts that can be scored: scorable status, a match payload, an event and a scored outcome."""
+    pairs = []
+    for forecast in forecasts:
+        key = (forecast.competition_id, forecast.target_id)
+        outcome = archive.outcomes.get(key)
+        event = archive.events.get(key)
+        if not forecast.scorable or not isinstance(forecast.payload, MatchForecast) or event is None:
+            continue
+        if outcome is None or outcome.status not in SCORED_STATUSES or outcome.score_90 is None:
+            continue
+        pairs.append((forecast, forecast.payload, event, outcome))
+    return pairs
+
+
+def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[ScoredForecast]:
+    """Every per-forecast measure, computed in one vectorised pass over all scorable forecasts."""
+    pairs = scorable_pairs(archive, forecasts)
+    if not pairs:
+        return []
+    p = np.array([pl.probabilities_90() for _, pl, _, _ in pairs], dtype=float)
+    ph = np.array([pl.most_likely_score_90.home for _, pl, _, _ in pairs])
+    pa = np.array([pl.most_likely_score_90.away for _, pl, _, _ in pairs])
+    h = np.array([o.score_90.home for _, _, _, o in pairs])
+    a = np.array([o.score_90.away for _, _, _, o in pairs])
+    eh = np.array([pl.expected_home_goals_90 for _, pl, _, _ in pairs])
+    ea = np.array([pl.expected_away_goals_90 for _, pl, _, _ in pairs])
+    y = result_class(h, a)
+    columns = match_measures(p, y, ph, pa, h, a, eh, ea)
+    advancement = advancement_measures(pairs)
+    # numpy columns -> Python lists once (tolist gives the same floats and ints as float()/int() per item)
+    measure_rows = zip(*(np.asarray(columns[name], dtype=float).tolist() for name in MEASURES), strict=True)
+    numbers = zip(p.tolist(), ph.tolist(), pa.tolist(), h.tolist(), a.tolist(), y.tolist(), measure_rows, strict=True)
+    rows = []
+    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
+        rows.append(
+            ScoredForecast(
+                competition_id=forecast.competition_id,
+                event_id=forecast.target_id,
+                forecaster=forecast.forecaster,
+                forecaster_type=forecast.forecaster_type.value,
+                model=forecast.model,
+                access=forecast.access.value,
+                strategy=forecast.strategy.value,
+                horizon=forecast.horizon.value,
+                sample=forecast.sample,
+                clock=forecast.clock.value,
+                status=forecast.status.value,
+                stage=event.stage,
+                knockout=event.knockout,
+                p_home=probs[0],
+                p_draw=probs[1],
+                p_away=probs[2],
+                predicted_home=p_h,
+                predicted_away=p_a,
+                score_home=s_h,
+                score_away=s_a,
+                result=CLASSES[cls],
+                confidence=payload.confidence,
+                measures=dict(zip(MEASURES, values, strict=True)),
+                advancement=advancement.get(i),
+            )
+        )
+    return rows
+
+
+def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
+    """All per-forecast match measures as columns (see :data:`builder.score.types.MEASURES`)."""
+    columns = {
+        "brier": brier_score_hda(p, y),
+        "log_loss": log_loss_hda(p, y),
+        "rps": rps_hda(p, y),
+        "accuracy": accuracy_hda(p, y),
+        "exact": exact_scoreline(ph, pa, h, a),
+        "goal_difference": goal_difference_scoreline(ph, pa, h, a),
+        "tendency": tendency_scoreline(ph, pa, h, a),
+        "points": points_scoreline(ph, pa, h, a),
+        "scoreline": partial_credit_scoreline(ph, pa, h, a),
+        "agreement": agreement_scoreline(p, ph, pa),
+        "mean_goal_distance": mean_goal_distance_scoreline(eh, ea, ph, pa),
+    }
+    columns.update(absolute_errors_scoreline(ph, pa, h, a))
+    return columns
+
+
+def advancing_team_mismatches(archive) -> list[str]:
+    """Knockout outcomes whose advancing team is neither side of the event: reported, never scored."""
+    found = []
+    for key, outcome in sorted(archive.outcomes.items()):
+        event = archive.events.get(key)
+        if event is not None and outcome.advancing_team not in (None, event.home_team, event.away_team):
+            found.append(f"{key[0]}/events/{key[1]}: outcome says {outcome.advancing_team!r} advanced, "
+                         f"but the match is {event.home_team} v {event.away_team}; advancement not scored")
+    return found
+
+
+def advancement_measures(pairs) -> dict[int, dict[str, float]]:
+    """Two-class advancement scores for knockout forecasts whose outcome names who advanced."""
+    index, p_home, home_adv = [], [], []
+    for i, (_, payload, event, outcome) in enumerate(pairs):
+        if not event.knockout or payload.home_advances is None or outcome.advancing_team is None:
+            continue
+        if outcome.advancing_team not in (event.home_team, event.away_team):
+            continue  # an outcome naming a third team is not scored (see advancing_team_mismatches)
+        index.append(i)
+        p_home.append(payload.home_advances)
+        home_adv.append(outcome.advancing_team == event.home_team)
+    if not index:
+        return {}
+    p_arr, y_arr = np.array(p_home), np.array(home_adv)
+    cols = {
+        "advancement_brier": brier_score_advancement(p_arr, y_arr),
+        "advancement_log_loss": log_loss_advancement(p_arr, y_arr),
+        "advancement_accuracy": accuracy_advancement(p_arr, y_arr),
+    }
+    return {i: {k: float(v[j]) for k, v in cols.items()} for j, i in enumerate(index)}

@@ -1,0 +1,131 @@
+"""Where each record lives in ``archive/``: one deterministic, readable path per record key.
+
+    {competition}/competition.r000.json
+    {competition}/events/{event}/event.r000.json
+    {competition}/events/{event}/outcome.r000.json
+    {competition}/events/{event}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
+    {competition}/questions/{question}/question.r000.json
+    {competition}/questions/{question}/resolution.r000.json
+    {competition}/questions/{question}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
+    manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
+
+``rNNN`` is the revision: a correction at the source is a new file with the next revision
+that names the one it supersedes. Paths are POSIX, relative to the archive root.
+"""
+
+from __future__ import annotations
+
+from collector.records import (
+    Competition,
+    Event,
+    Forecast,
+    Manifest,
+    Outcome,
+    Question,
+    QuestionResolution,
+    Record,
+)
+
+SCHEMA_DIR = "schema"
+MANIFEST_DIR = "manifests"
+
+
+def is_record_path(relative: str) -> bool:
+    """Whether an archive-relative POSIX path names a record file: the one rule for every reader.
+
+    A record file ends in ``.json``, lies outside ``schema/`` (generated JSON Schemas) and has
+    no path part starting with ``.`` (editor and tool folders, dotfiles). The reader, ``verify``
+    and the pull-request guard all ask this function, so they agree on what the archive holds.
+    """
+    parts = relative.split("/")
+    return (relative.endswith(".json") and parts[0] != SCHEMA_DIR
+            and not any(part.startswith(".") for part in parts))
+
+
+def _rev(revision: int) -> str:
+    return f"r{revision:03d}"
+
+
+def competition_path(competition_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/competition.{_rev(revision)}.json"
+
+
+def event_path(competition_id: str, event_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/events/{event_id}/event.{_rev(revision)}.json"
+
+
+def outcome_path(competition_id: str, event_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/events/{event_id}/outcome.{_rev(revision)}.json"
+
+
+def question_path(competition_id: str, question_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/questions/{question_id}/question.{_rev(revision)}.json"
+
+
+def resolution_path(competition_id: str, question_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/questions/{question_id}/resolution.{_rev(revision)}.json"
+
+
+def forecast_path(
+    competition_id: str,
+    target_kind: str,
+    target_id: str,
+    forecaster: str,
+    access: str,
+    strategy: str,
+    horizon: str,
+    sample: int = 0,
+) -> str:
+    folder = "events" if target_kind == "match" else "questions"
+    name = f"{access}.{strategy}.{horizon}.s{sample}.json"
+    return f"{competition_id}/{folder}/{target_id}/forecasts/{forecaster}/{name}"
+
+
+def manifest_path(manifest: Manifest) -> str:
+    stamp = manifest.tick_at.strftime("%Y%m%dT%H%M%S%fZ")
+    return f"{MANIFEST_DIR}/{manifest.tick_at:%Y}/{stamp}.json"
+
+
+def path_for(record: Record) -> str:
+    """The one archive-relative path a record belongs at."""
+    match record:
+        case Competition():
+            return competition_path(record.id, record.revision)
+        case Event():
+            return event_path(record.competition_id, record.id, record.revision)
+        case Outcome():
+            return outcome_path(record.competition_id, record.event_id, record.revision)
+        case Question():
+            return question_path(record.competition_id, record.id, record.revision)
+        case QuestionResolution():
+            return resolution_path(record.competition_id, record.question_id, record.revision)
+        case Forecast():
+            return forecast_path(
+                record.competition_id,
+                record.target_kind,
+                record.target_id,
+                record.forecaster,
+                record.access.value,
+                record.strategy.value,
+                record.horizon.value,
+                record.sample,
+            )
+        case Manifest():
+            return manifest_path(record)
+    raise TypeError(f"no archive path for {type(record).__name__}")
+
+
+def identity(record: Record) -> tuple[str, ...]:
+    """The key that revisions of one record share (kind plus natural key, without revision)."""
+    match record:
+        case Competition():
+            return ("competition", record.id)
+        case Event():
+            return ("event", record.competition_id, record.id)
+        case Outcome():
+            return ("outcome", record.competition_id, record.event_id)
+        case Question():
+            return ("question", record.competition_id, record.id)
+        case QuestionResolution():
+            return ("question_resolution", record.competition_id, record.question_id)
+    return (record.kind, path_for(record))

@@ -1,0 +1,45 @@
+"""The per-tick manifest: a record listing the SHA-256 of every file a tick added, chained by hash.
+
+Each manifest names the previous manifest's path and SHA-256, so the manifests form a hash
+chain that ``python -m collector verify`` checks against the files and the git history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from pathlib import Path
+
+from collector.archive.layout import MANIFEST_DIR
+from collector.archive.writer import ArchiveWriter
+from collector.records import Clock, Manifest
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def latest_manifest_path(root: Path) -> str | None:
+    """The newest manifest file (names sort by tick time), archive-relative, or None."""
+    folder = root / MANIFEST_DIR
+    if not folder.is_dir():
+        return None
+    names = sorted(p.relative_to(root).as_posix() for p in folder.glob("*/*.json"))
+    return names[-1] if names else None
+
+
+def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE) -> str | None:
+    """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing."""
+    added = [p for p in writer.written if not p.startswith(f"{MANIFEST_DIR}/")]
+    if not added:
+        return None
+    previous = latest_manifest_path(writer.root)
+    manifest = Manifest(
+        recorded_at=tick_at,
+        clock=clock,
+        tick_at=tick_at,
+        files={p: sha256_file(writer.root / p) for p in sorted(added)},
+        previous=previous,
+        previous_sha256=sha256_file(writer.root / previous) if previous else None,
+    )
+    return writer.write(manifest)

@@ -1,0 +1,252 @@
+"""Load and validate the whole archive, collect every problem, and resolve effective records.
+
+A file that does not parse, does not validate, sits at a path other than its key's, or
+breaks a supersession chain is reported as a :class:`~collector.errors.Problem` with its
+path and left out; the rest of the archive still loads.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from collector.archive.layout import SCHEMA_DIR, identity, is_record_path, path_for
+from collector.errors import Problem, ProblemsFound
+from collector.records import (
+    RECORD_ADAPTER,
+    Competition,
+    Event,
+    Forecast,
+    Manifest,
+    Outcome,
+    Question,
+    QuestionResolution,
+    Record,
+    Revisable,
+)
+
+READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
+
+
+@dataclass
+class Archive:
+    """Every valid record of an archive, with effective (latest valid) revisions resolved."""
+
+    root: Path
+    records: dict[str, Record] = field(default_factory=dict)  # path -> record, all revisions
+    competitions: dict[str, Competition] = field(default_factory=dict)
+    events: dict[tuple[str, str], Event] = field(default_factory=dict)
+    outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
+    questions: dict[tuple[str, str], Question] = field(default_factory=dict)
+    resolutions: dict[tuple[str, str], QuestionResolution] = field(default_factory=dict)
+    forecasts: list[Forecast] = field(default_factory=list)
+    manifests: list[Manifest] = field(default_factory=list)
+    effective_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def effective_path(self, record: Record) -> str | None:
+        return self.effective_paths.get(identity(record))
+
+    def add(self, path: str, record: Record) -> None:
+        """Take a record just written at ``path`` into the in-memory view (the writer calls this).
+
+        A revision becomes effective when it continues the chain of the current effective
+        record, exactly as :func:`load_archive` would resolve it from disk.
+        """
+        self.records[path] = record
+        if isinstance(record, Forecast):
+            self.forecasts.append(record)
+        elif isinstance(record, Manifest):
+            self.manifests.append(record)
+        elif isinstance(record, Revisable):
+            key = identity(record)
+            current = self.effective_paths.get(key)
+            if (current is None and record.revision == 0) or (current is not None and record.supersedes == current):
+                self.effective_paths[key] = path
+                _index(self, record)
+
+    def raise_for_problems(self) -> None:
+        if self.problems:
+            raise ProblemsFound(self.problems)
+
+
+def iter_record_files(root: Path) -> list[str]:
+    """Archive-relative paths of every record file (see :func:`is_record_path`), sorted."""
+    found: list[str] = []
+    root_str = str(root)
+    for folder, dirs, files in os.walk(root_str):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_folder = os.path.relpath(folder, root_str).replace(os.sep, "/")
+        if rel_folder == ".":
+            dirs[:] = [d for d in dirs if d != SCHEMA_DIR]
+            rel_folder = ""
+        for name in files:
+            relative = f"{rel_folder}/{name}" if rel_folder else name
+            if is_record_path(relative):
+                found.append(relative)
+    found.sort()
+    return found
+
+
+def parse_record(relative: str, data: bytes) -> tuple[Record | None, Problem | None]:
+    """Validate one file's bytes; return the record, or a problem naming path, field and value."""
+    try:
+        record = RECORD_ADAPTER.validate_json(data)
+    except ValidationError as exc:
+        return None, Problem(relative, describe_validation_error(exc))
+    expected = path_for(record)
+    if expected != relative:
+        return None, Problem(relative, f"record belongs at {expected!r}, not here (its key was edited?)")
+    return record, None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "(record)"
+        value = err.get("input")
+        shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        parts.append(f"field {where}: {err['msg']} (value {shown})")
+    more = len(exc.errors()) - 5
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def load_archive(root: Path | str) -> Archive:
+    """Read, validate and resolve every record under ``root``; problems are collected, not raised."""
+    archive = Archive(root=Path(root))
+    if not archive.root.exists():
+        return archive
+    # Loading creates millions of long-lived objects; the cyclic garbage collector would rescan
+    # them over and over (more than half the load time at 100,000 records), so it is paused.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _load_files(archive)
+        _resolve(archive)
+        _promote_to_oldest_generation()
+    finally:
+        if collecting:
+            gc.enable()
+    return archive
+
+
+def _promote_to_oldest_generation() -> None:
+    """Move every tracked object straight into the oldest GC generation without scanning it.
+
+    Otherwise the young generations would rescan the freshly loaded archive on the next
+    collections. Cycles among them are still collected by the next full collection. Skipped
+    when something else in the process has frozen objects (unfreeze would undo that).
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+
+
+def _load_files(archive: Archive) -> None:
+    for relative, data in _read_ahead(str(archive.root), iter_record_files(archive.root)):
+        if isinstance(data, OSError):
+            archive.problems.append(Problem(relative, f"cannot read: {data}"))
+            continue
+        record, problem = parse_record(relative, data)
+        if problem is not None:
+            archive.problems.append(problem)
+        else:
+            archive.records[relative] = record
+
+
+def _read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+    """Each path with its bytes (or the error reading it), in order. A helper thread reads the
+    next batch of files while the caller validates this one: file reads release the GIL, so
+    the disk waits overlap with validation on a second core."""
+    batches = [paths[start : start + READ_BATCH] for start in range(0, len(paths), READ_BATCH)]
+    if len(batches) <= 1:
+        yield from _read_batch(root, paths)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-read") as pool:
+        pending = pool.submit(_read_batch, root, batches[0])
+        for following in batches[1:] + [None]:
+            ready = pending.result()
+            if following is not None:
+                pending = pool.submit(_read_batch, root, following)
+            yield from ready
+
+
+def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]]:
+    found: list[tuple[str, bytes | OSError]] = []
+    for relative in paths:
+        try:  # plain string paths: pathlib costs more than reading a small file
+            with open(os.path.join(root, relative), "rb") as handle:
+                found.append((relative, handle.read()))
+        except OSError as exc:
+            found.append((relative, exc))
+    return found
+
+
+def _resolve(archive: Archive) -> None:
+    chains: dict[tuple[str, ...], dict[int, tuple[str, Revisable]]] = defaultdict(dict)
+    for path, record in archive.records.items():
+        if isinstance(record, Forecast):
+            archive.forecasts.append(record)
+        elif isinstance(record, Manifest):
+            archive.manifests.append(record)
+        elif isinstance(record, Revisable):
+            chains[identity(record)][record.revision] = (path, record)
+    archive.manifests.sort(key=lambda m: m.tick_at)
+    for key, revisions in chains.items():
+        effective = _effective(revisions, archive.problems)
+        if effective is None:
+            continue
+        path, record = effective
+        archive.effective_paths[key] = path
+        _index(archive, record)
+
+
+def _effective(
+    revisions: dict[int, tuple[str, Revisable]], problems: list[Problem]
+) -> tuple[str, Revisable] | None:
+    """Walk revisions 0, 1, 2, ... while each names its predecessor; report where a chain breaks."""
+    if 0 not in revisions:
+        for path, _ in revisions.values():
+            problems.append(Problem(path, "supersession chain has no revision 0"))
+        return None
+    current = revisions[0]
+    if current[1].supersedes is not None:
+        problems.append(Problem(current[0], "revision 0 cannot supersede another record"))
+    rev = 1
+    while rev in revisions:
+        path, record = revisions[rev]
+        if record.supersedes != current[0]:
+            problems.append(
+                Problem(path, f"supersedes {record.supersedes!r}, expected {current[0]!r}; chain stops here")
+            )
+            break
+        current = revisions[rev]
+        rev += 1
+    for later in sorted(r for r in revisions if r > rev):
+        problems.append(Problem(revisions[later][0], f"revision {later} follows a gap or a broken chain"))
+    return current
+
+
+def _index(archive: Archive, record: Revisable) -> None:
+    match record:
+        case Competition():
+            archive.competitions[record.id] = record
+        case Event():
+            archive.events[(record.competition_id, record.id)] = record
+        case Outcome():
+            archive.outcomes[(record.competition_id, record.event_id)] = record
+        case Question():
+            archive.questions[(record.competition_id, record.id)] = record
+        case QuestionResolution():
+            archive.resolutions[(record.competition_id, record.question_id)] = record

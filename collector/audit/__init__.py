@@ -1,0 +1,1 @@
+"""Audit stage: git history, `verify`, the pull-request guard."""

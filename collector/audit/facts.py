@@ -1,0 +1,177 @@
+"""What ``verify`` needs to know about one record file, and a cache of it keyed by git blob id.
+
+A git blob id is the hash of the file's bytes, so "blob X at path P validated, and says
+these facts" stays true for as long as the contract does. The cache lives inside the
+clone's own ``.git`` folder (never committed, never pushed), is keyed by blob id, path and
+a fingerprint of the record schemas, and is only a speed-up: ``--no-cache`` ignores it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+import pydantic
+import pydantic_core
+
+from collector.archive.layout import identity
+from collector.records import (
+    Event,
+    Forecast,
+    Manifest,
+    Outcome,
+    Question,
+    QuestionResolution,
+    Record,
+    Revisable,
+)
+
+FACTS_VERSION = 1
+
+
+class Facts(NamedTuple):
+    """The fields of a record that the audit checks read (a tuple: cheap to build from the cache)."""
+
+    kind: str
+    replay: bool
+    target: tuple[str, ...] | None = None  # (competition, "match" | "question", id) for timing checks
+    identity: tuple[str, ...] | None = None  # revision chains: records sharing it are revisions
+    revision: int | None = None
+    supersedes: str | None = None
+    moment: datetime | None = None  # event kickoff / question close / forecast's own kickoff_utc
+    requested_at: datetime | None = None
+    status: str | None = None  # forecast or outcome status
+    settles: bool = False  # a scored outcome or a question resolution
+    manifest: tuple[datetime, dict[str, str], str | None, str | None] | None = None
+
+
+def facts_of(record: Record) -> Facts:
+    base = {"kind": record.kind, "replay": record.clock.value == "replay"}
+    if isinstance(record, Revisable):
+        base.update(identity=identity(record), revision=record.revision, supersedes=record.supersedes)
+    match record:
+        case Forecast():
+            target = (record.competition_id, record.target_kind, record.target_id)
+            return Facts(**base, target=target, moment=record.kickoff_utc, requested_at=record.requested_at,
+                         status=record.status.value)
+        case Event():
+            return Facts(**base, target=(record.competition_id, "match", record.id), moment=record.kickoff_utc)
+        case Question():
+            return Facts(**base, target=(record.competition_id, "question", record.id), moment=record.closes_at)
+        case Outcome():
+            target = (record.competition_id, "match", record.event_id)
+            return Facts(**base, target=target, status=record.status.value,
+                         settles=record.status.value in ("finished", "awarded"))
+        case QuestionResolution():
+            return Facts(**base, target=(record.competition_id, "question", record.question_id), settles=True)
+        case Manifest():
+            return Facts(**base, manifest=(record.tick_at, dict(record.files), record.previous, record.previous_sha256))
+    return Facts(**base)
+
+
+_TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
+_TUPLES = (Facts._fields.index("target"), Facts._fields.index("identity"))
+_MANIFEST = Facts._fields.index("manifest")
+
+
+def _dump(facts: Facts) -> list[Any]:
+    """Facts as a compact JSON list, in slot order (the cache's storage form)."""
+    values: list[Any] = [getattr(facts, name) for name in Facts._fields]
+    for i in _TIMES:
+        if values[i] is not None:
+            values[i] = values[i].isoformat()
+    if values[_MANIFEST] is not None:
+        tick, files, previous, previous_sha = values[_MANIFEST]
+        values[_MANIFEST] = [tick.isoformat(), files, previous, previous_sha]
+    return values
+
+
+def _load(values: list[Any]) -> Facts:
+    for i in _TIMES:
+        if values[i] is not None:
+            values[i] = datetime.fromisoformat(values[i])
+    for i in _TUPLES:
+        if values[i] is not None:
+            values[i] = tuple(values[i])
+    if values[_MANIFEST] is not None:
+        tick, files, previous, previous_sha = values[_MANIFEST]
+        values[_MANIFEST] = (datetime.fromisoformat(tick), files, previous, previous_sha)
+    return Facts(*values)
+
+
+def contract_fingerprint() -> str:
+    """Changes whenever the contract's code, its validation library or the facts kept change: old
+    entries lapse.
+
+    The record models import only each other, the standard library and pydantic, so their
+    source, the reader (which validates), the layout (which checks paths) and the pydantic and
+    pydantic-core versions determine every validation result. (Hashing those is much cheaper
+    than generating the JSON Schema at every run, which cost a third of a cached verify.)
+    """
+    digest = hashlib.sha256(f"pydantic {pydantic.VERSION} core {pydantic_core.__version__}".encode())
+    package = Path(__file__).resolve().parents[1]
+    for source in sorted((package / "records").glob("*.py")) + [
+        package / name for name in ("archive/reader.py", "archive/layout.py", "audit/facts.py")
+    ]:
+        digest.update(source.read_bytes())
+    digest.update(str(FACTS_VERSION).encode())
+    return digest.hexdigest()
+
+
+class Checked(NamedTuple):
+    """One blob at one path, checked: its SHA-256, the validation problem or its facts."""
+
+    sha256: str
+    problem: str | None
+    facts: Facts | None
+
+
+class FactsCache:
+    """Checked blobs by ``blob:path``, stored in ``<git dir>/prematch/verify-cache.json``."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.entries: dict[str, Checked] = {}
+        self.dirty = False
+        self.fingerprint = contract_fingerprint()
+        if path is not None and path.exists():
+            self._read(path)
+
+    def _read(self, path: Path) -> None:
+        try:
+            data = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return  # an unreadable cache is simply rebuilt
+        if data.get("fingerprint") != self.fingerprint:
+            return
+        for key, (sha, problem, facts) in data.get("entries", {}).items():
+            self.entries[key] = Checked(sha, problem, _load(facts) if facts is not None else None)
+
+    def get(self, blob: str, path: str) -> Checked | None:
+        return self.entries.get(f"{blob}:{path}")
+
+    def put(self, blob: str, path: str, checked: Checked) -> None:
+        self.entries[f"{blob}:{path}"] = checked
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        entries = {
+            key: [c.sha256, c.problem, _dump(c.facts) if c.facts is not None else None]
+            for key, c in self.entries.items()
+        }
+        data = orjson.dumps({"fingerprint": self.fingerprint, "entries": entries})
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, self.path)  # a private cache, not an archive file: replacing is fine
+        except OSError:  # a read-only clone is verified all the same, just not cached
+            with contextlib.suppress(OSError):
+                tmp.unlink()

@@ -1,0 +1,63 @@
+"""What ``verify`` knows of each record file: its life in git, and what the checks found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from collector.archive.layout import is_record_path
+from collector.audit.facts import Facts
+from collector.audit.gitlog import NULL_BLOB, Change, History
+
+
+@dataclass
+class FileHistory:
+    """One record file's life in git: its addition, every later change, and what it says."""
+
+    path: str
+    added: Change | None = None
+    later: list[Change] = field(default_factory=list)
+    current_blob: str | None = None  # None once deleted
+    added_facts: Facts | None = None  # from the bytes as first committed
+    head_facts: Facts | None = None  # from the bytes at HEAD, when they differ
+    added_sha256: str | None = None
+
+    @property
+    def facts(self) -> Facts | None:
+        """What the record says as committed, or as at HEAD when the committed bytes were invalid."""
+        return self.added_facts if self.added_facts is not None else self.head_facts
+
+    @property
+    def kind(self) -> str | None:
+        return self.facts.kind if self.facts is not None else None
+
+    @property
+    def replay(self) -> bool:
+        return self.facts is not None and self.facts.replay
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check: a violation (exit non-zero) or a note (context for the reader)."""
+
+    code: str
+    path: str
+    message: str
+    commit: str | None = None
+    violation: bool = True
+    replay: bool = False
+
+
+
+def file_histories(history: History) -> dict[str, FileHistory]:
+    """Group the changes by path; the first addition is the record's moment of commitment."""
+    files: dict[str, FileHistory] = {}
+    for change in history.changes:
+        if not is_record_path(change.path):
+            continue
+        entry = files.setdefault(change.path, FileHistory(change.path))
+        if entry.added is None:
+            entry.added = change
+        else:
+            entry.later.append(change)
+        entry.current_blob = None if change.new_blob == NULL_BLOB else change.new_blob
+    return files

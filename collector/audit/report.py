@@ -1,0 +1,111 @@
+"""How a ``verify`` report reads: a short summary for people, the full list as JSON for tools."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from typing import Any
+
+from collector.audit.checks import stamp
+from collector.audit.history import FileHistory
+from collector.audit.verify import Report
+
+LIMITS = (
+    "What this proves: the archive's git history, as you cloned it, only ever added record files; "
+    "each forecast's adding commit is dated before its match's kickoff and before the commit that "
+    "added the match's outcome; and the per-tick manifests chain every file's SHA-256 to the one "
+    "before. What it cannot prove: git commit dates are set by whoever makes the commit, and a "
+    "history can be rewritten and re-dated before anyone copies it. Evidence that does not rely on "
+    "the committer's clock comes from outside the repository: a copy of the history (or just a "
+    "manifest's SHA-256) held by a third party, GitHub's record of when each push arrived, and the "
+    "Pages deployment that published the site. A manifest hash seen before kickoff pins every "
+    "forecast chained before it. Replay records are dated on a simulated clock: they show the "
+    "pipeline works, never that anything was forecast before a match."
+)
+
+
+def record_entry(entry: FileHistory, codes: list[str]) -> dict[str, Any]:
+    added = entry.added
+    return {
+        "path": entry.path,
+        "kind": entry.kind,
+        "clock": ("replay" if entry.replay else "live") if entry.facts is not None else None,
+        "added_commit": added.commit.sha if added else None,
+        "added_at": stamp(added.commit.committed_at) if added else None,
+        "sha256": entry.added_sha256,
+        "later_changes": [
+            {"status": c.status, "commit": c.commit.sha, "at": stamp(c.commit.committed_at)} for c in entry.later
+        ],
+        "deleted": entry.current_blob is None,
+        "findings": codes,
+    }
+
+
+def counts(report: Report) -> dict[str, Any]:
+    kinds = Counter(e.kind or "invalid" for e in report.files.values())
+    forecasts = [e for e in report.files.values() if e.kind == "forecast"]
+    return {
+        "commits": len(report.commits),
+        "records": len(report.files),
+        "by_kind": dict(sorted(kinds.items())),
+        "forecasts_live": sum(1 for e in forecasts if not e.replay),
+        "forecasts_replay": sum(1 for e in forecasts if e.replay),
+        "violations": dict(sorted(Counter(f.code for f in report.violations).items())),
+        "notes": dict(sorted(Counter(f.code for f in report.findings if not f.violation).items())),
+    }
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The whole report: every record with its adding commit, every finding, and the limits."""
+    codes: dict[str, list[str]] = {}
+    for finding in report.findings:
+        codes.setdefault(finding.path, []).append(finding.code)
+    return {
+        "ok": report.ok,
+        "repository": str(report.repo),
+        "archive_path": report.archive_path,
+        "head": report.head,
+        "summary": counts(report),
+        "findings": [
+            {
+                "code": f.code,
+                "severity": "violation" if f.violation else "note",
+                "path": f.path,
+                "commit": f.commit,
+                "replay": f.replay,
+                "message": f.message,
+            }
+            for f in report.findings
+        ],
+        "records": [record_entry(e, codes.get(e.path, [])) for e in report.files.values()],
+        "what_git_can_prove": LIMITS,
+    }
+
+
+def summary_text(report: Report, max_lines: int = 40) -> str:
+    """A readable summary: counts, the first violations, notes by kind, and what git proves."""
+    c = counts(report)
+    head = report.head[:12] if report.head else "(no commits)"
+    lines = [
+        f"verify {report.repo} ({report.archive_path}/ at {head}): {c['commits']} commit(s), "
+        f"{c['records']} record file(s)",
+        "  " + (", ".join(f"{n} {kind}" for kind, n in c["by_kind"].items()) or "no record files yet"),
+        f"  forecasts: {c['forecasts_live']} live (prospective), {c['forecasts_replay']} replay (simulated clock)",
+    ]
+    if c["forecasts_replay"]:
+        lines.append("  replay records are dated on a simulated clock and are not prospective evidence")
+    violations = report.violations
+    if violations:
+        lines.append(f"VIOLATIONS: {len(violations)} (" + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + ")")
+        for finding in violations[:max_lines]:
+            tag = " [replay]" if finding.replay else ""
+            lines.append(f"  - {finding.code}{tag}: {finding.path}: {finding.message}")
+        if len(violations) > max_lines:
+            lines.append(f"  ... and {len(violations) - max_lines} more (use --json for all)")
+    else:
+        lines.append("OK: no violations")
+    if c["notes"]:
+        lines.append("notes: " + ", ".join(f"{k} {n}" for k, n in c["notes"].items()) + " (details with --json)")
+    lines.append("")
+    lines.append(textwrap.fill(LIMITS, width=92))
+    return "\n".join(lines)

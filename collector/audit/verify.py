@@ -1,0 +1,127 @@
+"""``verify``: check, with git alone, that the archive was appended to and never rewritten.
+
+One ``git log`` pass lists every change to ``archive/``; one ``git cat-file`` pass reads the
+blobs. Each record file is then checked:
+
+* append-only: a file is added once and never modified, deleted or re-added;
+* it validates against the contract (as committed, and as it stands at HEAD);
+* a forecast was committed before its event's kickoff and before the commit adding the
+  event's outcome; its request time is before kickoff;
+* supersession chains resolve, and a revision is not committed before the one it supersedes;
+* the per-tick manifests form a hash chain and their SHA-256 match the committed bytes.
+
+Replay records (``clock = replay``) are checked the same way but reported as replays: their
+dates are simulated, so they say nothing about what was known before a match.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collector.archive.reader import parse_record
+from collector.audit import checks
+from collector.audit.facts import Checked, FactsCache, facts_of
+from collector.audit.gitlog import NULL_BLOB, Commit, git_dir, read_blobs, read_history
+from collector.audit.history import FileHistory, Finding, file_histories
+
+
+@dataclass
+class Report:
+    repo: Path
+    archive_path: str
+    head: str | None
+    commits: list[Commit]
+    files: dict[str, FileHistory]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for f in self.findings if f.violation]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:
+    """Read the history of ``archive_path`` in ``repo`` and run every check on it."""
+    with _no_gc_pauses():
+        return _verify(Path(repo), archive_path, use_cache)
+
+
+@contextmanager
+def _no_gc_pauses() -> Iterator[None]:
+    """The history becomes tens of thousands of small acyclic objects; cycle collection only slows it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:
+    caches: list[FactsCache] = []
+    cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
+    history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
+    cache = caches[0]
+    files = file_histories(history)
+    report = Report(repo, archive_path, history.head, history.commits, files)
+    report.findings += load_facts(repo, files, cache)
+    cache.save()
+    report.findings += checks.append_only(files)
+    report.findings += checks.forecast_timing(files)
+    report.findings += checks.supersession(files)
+    report.findings += checks.manifest_chain(files)
+    report.findings += checks.commit_dates(history.commits)
+    return report
+
+
+def load_facts(repo: Path, files: dict[str, FileHistory], cache: FactsCache) -> list[Finding]:
+    """Check each file's blob as added (and at HEAD, when different): validate, hash, keep its facts."""
+    wanted: dict[str, list[tuple[FileHistory, bool]]] = {}
+    for entry in files.values():
+        if entry.added is not None and entry.added.new_blob != NULL_BLOB:
+            wanted.setdefault(entry.added.new_blob, []).append((entry, True))
+        if entry.current_blob is not None and entry.added and entry.current_blob != entry.added.new_blob:
+            wanted.setdefault(entry.current_blob, []).append((entry, False))
+    checked: dict[tuple[str, str], Checked] = {}
+    missing = []
+    for blob, users in wanted.items():
+        for entry, _ in users:
+            hit = cache.get(blob, entry.path)
+            if hit is None:
+                missing.append(blob)
+                break
+            checked[(blob, entry.path)] = hit
+    for blob, data in read_blobs(repo, missing):
+        digest = hashlib.sha256(data).hexdigest()
+        for entry, _ in wanted[blob]:
+            record, problem = parse_record(entry.path, data)
+            result = Checked(digest, problem.message if problem else None, facts_of(record) if record else None)
+            cache.put(blob, entry.path, result)
+            checked[(blob, entry.path)] = result
+    invalid = []
+    for blob, users in wanted.items():
+        for entry, as_added in users:
+            result = checked[(blob, entry.path)]
+            if as_added:
+                entry.added_sha256, entry.added_facts = result.sha256, result.facts
+            else:
+                entry.head_facts = result.facts
+            if result.problem is not None:
+                invalid.append((entry, result.problem, as_added))
+    return [_invalid(entry, problem, as_added) for entry, problem, as_added in invalid]
+
+
+def _invalid(entry: FileHistory, problem: str, as_added: bool) -> Finding:
+    change = entry.added if as_added else entry.later[-1]
+    when = f"as committed in {change.commit.sha[:12]}" if as_added else "as it stands at HEAD"
+    message = f"does not validate {when}: {problem}"
+    return Finding("invalid", entry.path, message, change.commit.sha, replay=entry.replay)

@@ -1,0 +1,1 @@
+"""Forecasters stage: task types, the configured roster, the LLM forecaster and the built-in baselines."""

@@ -1,0 +1,44 @@
+"""Built-in reference forecasters that need no API key: uniform, base rate, Elo, Dixon-Coles, ensemble.
+
+``build_baseline(name, data_dir)`` is what the scheduler's forecaster factory calls for a
+configured baseline; the market baseline lives in :mod:`collector.forecasters.baselines.market`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from collector.errors import ConfigError
+
+BASELINES = ("uniform", "base_rate", "elo", "dixon_coles", "ensemble")
+
+
+def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any):
+    """A configured baseline forecaster by name; options: ``id``, ``seed``, ``simulations``.
+
+    ``market`` takes ``quotes`` (from :func:`collector.forecasters.baselines.market.load_quotes`) and ``method``.
+    """
+    if name == "market":
+        from .market import MarketForecaster
+
+        return MarketForecaster(options.pop("quotes", []), **options)
+    from .base_rate import BaseRateForecaster
+    from .dixon_coles import DixonColesForecaster
+    from .elo import EloForecaster
+    from .ensemble import EnsembleForecaster
+    from .uniform import UniformForecaster
+
+    classes = {
+        "uniform": UniformForecaster,
+        "base_rate": BaseRateForecaster,
+        "elo": EloForecaster,
+        "dixon_coles": DixonColesForecaster,
+        "ensemble": EnsembleForecaster,
+    }
+    if name not in classes:
+        raise ConfigError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES)}, market")
+    return classes[name](data_dir, **options)
+
+
+__all__ = ["BASELINES", "build_baseline"]

@@ -1,0 +1,1 @@
+"""The LLM forecaster: OpenRouter client, prompts, validation and repair."""

@@ -1,0 +1,180 @@
+"""The LLM forecaster: prompt, call OpenRouter, validate, repair once, build the Forecast record.
+
+Every attempt (first call and its transport retries, the JSON-mode fallback, a truncation
+retry, the repair call) is kept in the record with its own usage, cost and latency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from collector.config import ArenaConfig, ForecasterConfig
+from collector.errors import PrematchError
+from collector.forecasters.llm.openrouter import (
+    ChatResult,
+    OpenRouterClient,
+    build_body,
+)
+from collector.forecasters.llm.prompting import (
+    match_prompt,
+    match_repair_prompt,
+    question_prompt,
+    question_repair_prompt,
+)
+from collector.forecasters.llm.validation import (
+    Checked,
+    validate_match,
+    validate_question,
+)
+from collector.forecasters.tasks import ForecastTask
+from collector.records import (
+    Access,
+    Attempt,
+    AttemptRole,
+    Forecast,
+    ForecasterType,
+    ForecastStatus,
+    Prompt,
+    Validation,
+)
+
+
+class Deferred(PrematchError):
+    """The forecast was not attempted this tick (spending cap reached, or too late); no record."""
+
+
+@dataclass
+class Budget:
+    """The spending cap of one tick: no new LLM call starts once ``spent >= cap``."""
+
+    cap: float
+    spent: float = 0.0
+
+    def allows(self) -> bool:
+        return self.spent < self.cap
+
+    def add(self, amount: float) -> None:
+        self.spent += amount
+
+
+@dataclass(frozen=True)
+class ScheduledTask(ForecastTask):
+    """A forecast task with the close of its window (no request may start or run past it)."""
+
+    window_closes: datetime | None = None
+
+    @property
+    def request_deadline(self) -> datetime:
+        return min(self.deadline, self.window_closes) if self.window_closes else self.deadline
+
+
+class LLMForecaster:
+    """Implements :class:`collector.forecasters.tasks.Forecaster` for one configured OpenRouter model."""
+
+    type = ForecasterType.LLM
+
+    def __init__(
+        self, cfg: ForecasterConfig, arena: ArenaConfig, client: OpenRouterClient, budget: Budget,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ):  # fmt: skip
+        self.id, self.version, self.model = cfg.id, cfg.version, cfg.model
+        self.cfg, self.arena, self.client, self.budget, self.clock = cfg, arena, client, budget, clock
+        self.conditions = arena.conditions_for(cfg)
+        self.max_tokens = cfg.max_tokens or arena.openrouter.max_tokens
+
+    async def forecast(self, task: ScheduledTask) -> Forecast:
+        deadline = getattr(task, "request_deadline", task.deadline)
+        if not self.budget.allows():
+            raise Deferred(f"{self.id}: spending cap of {self.budget.cap} USD reached for this tick")
+        if self.clock() >= deadline:
+            raise Deferred(f"{self.id}: {task.target_id} is past its deadline {deadline.isoformat()}")
+        prompt = self._prompt(task)
+        attempts: list[Attempt] = []
+        first = await self._call(prompt.text, task, AttemptRole.FIRST, self.max_tokens, attempts, deadline)
+        if first.failure:
+            status = ForecastStatus.TIMEOUT if first.failure == "timeout" else ForecastStatus.API_ERROR
+            return self._record(task, prompt, attempts, status, Validation(errors=(first.error or "failed",)))
+        content = first.content
+        if first.finish_reason == "length" and self.budget.allows():
+            more = await self._call(prompt.text, task, AttemptRole.TRUNCATION_RETRY, self.max_tokens * 2, attempts, deadline)
+            if not more.failure:
+                content = more.content
+        checked = self._validate(task, content)
+        if checked.ok:
+            return self._record(task, prompt, attempts, checked.status, _validation(checked), checked)
+        return await self._repair(task, prompt, attempts, checked, content, deadline)
+
+    async def _repair(self, task, prompt, attempts, checked: Checked, content, deadline) -> Forecast:
+        """At most one repair call that quotes the errors and repeats the match or question context."""
+        if not self.budget.allows() or self.clock() >= deadline:
+            note = "no repair call: spending cap reached" if not self.budget.allows() else "no repair call: deadline"
+            return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=[note]))
+        if task.event is not None:
+            text = match_repair_prompt(task.competition, task.event, checked.errors, content or "")
+        else:
+            text = question_repair_prompt(task.competition, task.question, checked.errors, content or "")
+        repaired = await self._call(text, task, AttemptRole.REPAIR, self.max_tokens, attempts, deadline)
+        if repaired.failure:
+            extra = [f"repair call failed: {repaired.error}"]
+            return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=extra))
+        second = self._validate(task, repaired.content)
+        if not second.ok:
+            extra = [f"after repair: {e}" for e in second.errors]
+            validation = _validation(checked, extra=extra, repaired=True)
+            return self._record(task, prompt, attempts, ForecastStatus.INVALID_AFTER_REPAIR, validation)
+        status = ForecastStatus.REPAIRED_AND_NORMALIZED if second.normalized else ForecastStatus.REPAIRED
+        validation = Validation(
+            errors=tuple(checked.errors), original_sums=second.original_sums, normalized=second.normalized,
+            repaired=True, diagnostics={**second.diagnostics, "status_before_repair": checked.status.value},
+        )  # fmt: skip
+        return self._record(task, prompt, attempts, status, validation, second)
+
+    def _prompt(self, task: ForecastTask) -> Prompt:
+        if task.event is not None:
+            return match_prompt(task.competition, task.event, task.access, task.strategy)
+        return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy)
+
+    def _validate(self, task: ForecastTask, content: str | None) -> Checked:
+        if task.event is not None:
+            return validate_match(content, task.event)
+        return validate_question(content, task.question, task.competition)
+
+    async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
+        body = build_body(
+            self.model, [{"role": "user", "content": text}], task.access, self.arena.openrouter,
+            json_mode=self.cfg.json_mode, max_tokens=max_tokens,
+        )  # fmt: skip
+        result = await self.client.chat(body, role=role, deadline=deadline)
+        attempts.extend(result.attempts)
+        self.budget.add(result.cost)
+        return result
+
+    def _record(self, task, prompt, attempts, status, validation, checked: Checked | None = None) -> Forecast:
+        requested = attempts[0].started_at if attempts else None
+        observed = sorted({a.tool_trace.search_observed.value for a in attempts if a.http_status == 200})
+        if observed:  # searched vs only cited, per call; a search under closed book is flagged for audit
+            extra = {"search_observed": observed}
+            if task.access is Access.CLOSED_BOOK and "searched" in observed:
+                extra["closed_book_search"] = True
+            validation = validation.model_copy(update={"diagnostics": {**validation.diagnostics, **extra}})
+        if requested is not None and requested >= task.deadline:  # the hard guard, once more
+            raise Deferred(f"{self.id}: request for {task.target_id} would start at or after kickoff")
+        return Forecast(
+            recorded_at=self.clock(), clock=task.clock, competition_id=task.competition.id,
+            target_kind=task.target_kind, target_id=task.target_id, forecaster=self.id,
+            forecaster_type=ForecasterType.LLM, model=self.model, model_version=self.version,
+            access=task.access, strategy=task.strategy, horizon=task.horizon, sample=task.sample,
+            kickoff_utc=task.deadline, scheduled_at=task.scheduled_at, requested_at=requested,
+            lead_time_minutes=(task.deadline - requested).total_seconds() / 60 if requested else None,
+            status=status, prompt=prompt, attempts=tuple(attempts), validation=validation,
+            payload=checked.payload if checked is not None else None,
+        )  # fmt: skip
+
+
+def _validation(checked: Checked, extra: list[str] | None = None, repaired: bool = False) -> Validation:
+    return Validation(
+        errors=tuple(checked.errors + (extra or [])), original_sums=checked.original_sums,
+        normalized=checked.normalized, repaired=repaired, diagnostics=checked.diagnostics,
+    )  # fmt: skip

@@ -1,0 +1,262 @@
+"""The OpenRouter chat-completions client, on top of :class:`collector.http.ServiceClient`.
+
+``OPENROUTER_API_KEY`` and ``OPENROUTER_BASE_URL`` (default ``https://openrouter.ai/api/v1``)
+come from the environment; the key lives only in the ``Authorization`` header and is
+redacted from anything kept. Retries (429 with ``Retry-After``, 5xx, timeouts, errors inside
+an HTTP 200 body) never start past the caller's deadline. JSON mode is requested with
+``response_format``; a model that rejects it is asked again without it (role ``fallback``).
+Open book adds OpenRouter's ``openrouter:web_search`` server tool; closed book sends no tools.
+
+Every HTTP attempt becomes an :class:`~collector.records.Attempt`: request body, verbatim
+response text, response id, served model and provider, finish reason, usage (reasoning and
+cached tokens, ``usage.cost``), latency to the last byte, and the tool trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import orjson
+
+from collector.config import OpenRouterSettings
+from collector.errors import ConfigError
+from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
+from collector.records import (
+    Access,
+    Attempt,
+    AttemptRole,
+    Citation,
+    SearchObserved,
+    ToolTrace,
+    Usage,
+)
+
+try:  # httpcore tries `import sniffio` for every lock it makes; cache a missing module's absence once
+    import sniffio  # noqa: F401
+except ImportError:  # pragma: no cover - depends on the environment
+    sys.modules.setdefault("sniffio", None)
+
+DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+KEY_ENV, URL_ENV = "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"
+REDACTED = "[redacted]"
+
+
+@dataclass
+class ChatResult:
+    """All attempts of one logical call, the final content, and the failure kind if it failed."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+    content: str | None = None
+    finish_reason: str | None = None
+    failure: str | None = None  # None | "timeout" | "api_error"
+    error: str | None = None
+
+    @property
+    def cost(self) -> float:
+        return sum(a.usage.cost_usd or 0.0 for a in self.attempts)
+
+
+def build_body(
+    model: str, messages: list[dict[str, str]], access: Access, settings: OpenRouterSettings, *,
+    json_mode: bool = True, max_tokens: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The chat-completions request body (never any credential)."""
+    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens or settings.max_tokens}
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if json_mode:
+        body["response_format"] = {"type": "json_object"}
+    if access is Access.OPEN_BOOK:
+        body["tools"] = [
+            {"type": "openrouter:web_search", "parameters": {"max_results": settings.web_search_max_results}}
+        ]
+    return body
+
+
+def body_error(response: httpx.Response) -> str | None:
+    """An error OpenRouter reports inside an HTTP 200 body, or None when the body is a completion."""
+    try:
+        data = orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        return "HTTP 200 body is not JSON"
+    if not isinstance(data, dict):
+        return "HTTP 200 body is not a JSON object"
+    if data.get("error"):
+        err = data["error"]
+        if isinstance(err, dict):
+            return f"error inside HTTP 200: code {err.get('code')}: {err.get('message')}"
+        return f"error inside HTTP 200: {err}"
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return "HTTP 200 body has no choices"
+    first = choices[0]
+    if not isinstance(first.get("message"), dict):
+        return "HTTP 200 choice has no message object"
+    if first.get("error"):
+        return f"error inside HTTP 200 choice: {first['error']}"
+    if first.get("finish_reason") == "error":
+        return "finish_reason 'error' inside HTTP 200"
+    return None
+
+
+def _content(message: dict) -> str | None:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return content if isinstance(content, str) else None
+
+
+def _list(value: Any) -> list:
+    """``value`` when it is a JSON array, else empty (provider fields of the wrong shape are ignored)."""
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_usage(usage: Any) -> Usage:
+    if not isinstance(usage, dict):
+        return Usage()
+    details = usage.get("completion_tokens_details") or {}
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    cost = usage.get("cost")
+    ok_cost = isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 and cost == cost
+    return Usage(
+        prompt_tokens=_int(usage.get("prompt_tokens")),
+        completion_tokens=_int(usage.get("completion_tokens")),
+        reasoning_tokens=_int(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
+        cached_tokens=_int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None,
+        cost_usd=float(cost) if ok_cost and cost != float("inf") else None,
+    )
+
+
+def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
+    """Search calls, search results and url_citation annotations; searched vs only cited told apart."""
+    calls: list[dict] = []
+    for call in _list(message.get("tool_calls")):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = str(function.get("name", "")) if isinstance(function, dict) else ""
+        if isinstance(call, dict) and ("search" in name or "search" in str(call.get("type", ""))):
+            calls.append(call)
+    server = (data.get("usage") or {}).get("server_tool_use") if isinstance(data.get("usage"), dict) else None
+    if isinstance(server, dict) and (_int(server.get("web_search_requests")) or 0) > 0:
+        calls.append({"source": "usage.server_tool_use", **server})
+    results = [r for r in _list(data.get("search_results")) if isinstance(r, dict)]
+    citations = []
+    for note in _list(message.get("annotations")):
+        if isinstance(note, dict) and note.get("type") == "url_citation":
+            cite = note.get("url_citation") or {}
+            if isinstance(cite, dict) and isinstance(cite.get("url"), str):
+                title = cite.get("title") if isinstance(cite.get("title"), str) else None
+                citations.append(Citation(url=cite["url"], title=title))
+    if calls or results:
+        observed = SearchObserved.SEARCHED
+    elif citations:
+        observed = SearchObserved.CITED_ONLY
+    else:
+        observed = SearchObserved.NONE
+    return ToolTrace(
+        search_calls=tuple(calls), search_results=tuple(results), citations=tuple(citations), search_observed=observed
+    )
+
+
+class OpenRouterClient:
+    """One client per tick; ``clock`` is the tick's (real or simulated) clock."""
+
+    def __init__(
+        self, api_key: str, base_url: str = DEFAULT_BASE_URL, *, settings: OpenRouterSettings | None = None,
+        transport: httpx.AsyncBaseTransport | None = None, sleep: Callable = asyncio.sleep,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC), max_connections: int = 32,
+    ):  # fmt: skip
+        if not api_key:
+            raise ConfigError(f"{KEY_ENV} is not set; LLM forecasters need it in the environment")
+        self.settings = settings or OpenRouterSettings()
+        self._key = api_key
+        s = self.settings
+        self._service = ServiceClient(
+            "openrouter", base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch"},
+            connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
+            retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
+            transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
+        )  # fmt: skip
+
+    @classmethod
+    def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
+        settings = settings or OpenRouterSettings()
+        base = settings.base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL
+        return cls(os.environ.get(KEY_ENV, "").strip(), base, settings=settings, **kwargs)  # a pasted newline
+
+    async def aclose(self) -> None:
+        await self._service.aclose()
+
+    def redact(self, text: str | None) -> str | None:
+        return text.replace(self._key, REDACTED) if text and self._key in text else text
+
+    async def chat(self, body: dict[str, Any], *, role: AttemptRole, deadline: datetime) -> ChatResult:
+        """Send one logical call (with transport retries and the JSON-mode fallback)."""
+        try:
+            response, exchanges = await self._service.request(
+                "POST", "/chat/completions", json=body, deadline=deadline, body_error=body_error
+            )
+        except ServiceCallFailed as exc:
+            result = ChatResult(attempts=self._attempts(exc.exchanges, body, role))
+            if "response_format" in body and _rejects_json_mode(exc.exchanges[-1]):
+                plain = {k: v for k, v in body.items() if k != "response_format"}
+                retry = await self.chat(plain, role=AttemptRole.FALLBACK, deadline=deadline)
+                retry.attempts[:0] = result.attempts
+                return retry
+            result.failure = "timeout" if exc.kind == "timeout" else "api_error"
+            result.error = self.redact(str(exc))
+            return result
+        result = ChatResult(attempts=self._attempts(exchanges, body, role))
+        data = orjson.loads(response.content)
+        message = data["choices"][0]["message"]
+        result.content = self.redact(_content(message))
+        result.finish_reason = result.attempts[-1].finish_reason
+        return result
+
+    def _attempts(self, exchanges: list[Exchange], body: dict, role: AttemptRole) -> list[Attempt]:
+        return [self._attempt(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
+
+    def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
+        fields: dict[str, Any] = {}
+        try:
+            data = orjson.loads(ex.text) if ex.text else None
+        except orjson.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            choices = data.get("choices") if isinstance(data.get("choices"), list) else []
+            first = choices[0] if choices and isinstance(choices[0], dict) else {}
+            message = first.get("message") if isinstance(first.get("message"), dict) else {}
+            fields = {
+                "response_id": _str(data.get("id")),
+                "served_model": _str(data.get("model")),
+                "provider": _str(data.get("provider")),
+                "finish_reason": _str(first.get("finish_reason")),
+                "usage": parse_usage(data.get("usage")),
+                "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
+            }
+        return Attempt(
+            role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
+            http_status=ex.status, response_text=self.redact(ex.text), error=self.redact(ex.error), **fields,
+        )  # fmt: skip
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _rejects_json_mode(exchange: Exchange) -> bool:
+    if exchange.status not in (400, 404, 422) or not exchange.text:
+        return False
+    text = exchange.text.lower()
+    return any(word in text for word in ("response_format", "json mode", "json_object", "structured output"))

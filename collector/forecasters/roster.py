@@ -1,0 +1,86 @@
+"""Build the configured forecasters for one tick: OpenRouter LLMs and built-in baselines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from collector.config import ArenaConfig
+from collector.errors import ConfigError, PrematchError, Problem
+from collector.forecasters.llm.forecaster import Budget, LLMForecaster
+from collector.forecasters.llm.openrouter import OpenRouterClient
+from collector.records import ForecasterType
+
+
+@dataclass
+class Roster:
+    forecasters: list[Any] = field(default_factory=list)
+    client: OpenRouterClient | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+
+def build_roster(
+    config: ArenaConfig, *, budget: Budget, clock: Callable[[], datetime], data_dir: Path | str | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Roster:  # fmt: skip
+    """Every enabled forecaster; a missing API key or unknown baseline is a problem, not a crash."""
+    roster = Roster()
+    llms = [f for f in config.enabled_forecasters() if f.type == "llm"]
+    if llms:
+        try:
+            roster.client = OpenRouterClient.from_env(
+                config.openrouter, transport=transport, clock=clock, max_connections=config.concurrency
+            )
+        except ConfigError as exc:
+            roster.problems.append(Problem(config.source_path, f"LLM forecasters skipped: {exc}"))
+        else:
+            roster.forecasters += [LLMForecaster(f, config, roster.client, budget, clock) for f in llms]
+    for f in config.enabled_forecasters():
+        if f.type != "baseline":
+            continue
+        try:
+            from collector.forecasters.baselines import (
+                build_baseline,  # lazy: baselines are optional for a tick
+            )
+
+            roster.forecasters.append(build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id))
+        except (ImportError, PrematchError, TypeError) as exc:
+            roster.problems.append(Problem(config.source_path, f"forecaster {f.id}: {exc}"))
+    return roster
+
+
+@dataclass(frozen=True)
+class ForecasterSpec:
+    """What the scheduler needs to know about a forecaster, without a client or a fitted model."""
+
+    id: str
+    type: ForecasterType
+    version: str
+    conditions: tuple
+    model: str | None = None
+
+
+def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) -> list[ForecasterSpec]:
+    """Scheduling view of every enabled forecaster (for ``next_due_after``; no API key needed)."""
+    specs = []
+    for f in config.enabled_forecasters():
+        if f.type == "llm":
+            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model))
+            continue
+        try:
+            from collector.forecasters.baselines import build_baseline
+
+            built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)
+        except (ImportError, PrematchError, TypeError):
+            continue
+        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions)))
+    return specs

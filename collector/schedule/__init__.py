@@ -1,0 +1,1 @@
+"""Schedule stage: which forecasts are due, one tick, and replays on a simulated clock."""

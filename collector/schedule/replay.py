@@ -1,0 +1,217 @@
+"""Replay a finished competition on a simulated clock: the real scheduler, tick by tick, into a git repo.
+
+:func:`replay` creates a git repository at ``out``, then runs :func:`collector.schedule.tick.run_tick`
+with ``Clock.REPLAY`` at each simulated time something happens: a forecast window opens or
+closes (``collector.schedule.tick.next_due_after``) or a match's result becomes knowable
+(``collector.fixtures.knowable.finished_at``). Fixtures are registered as they became known, outcomes
+written after each match, and every tick is one commit dated at the simulated time by a bot
+identity. The forecasters are the built-in baselines (no API key), plus ``market`` when odds
+files are given; they are built once so their per-date fits are reused across ticks.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from collector.archive.reader import Archive, load_archive
+from collector.competitions import competition_from_definition, load_definition
+from collector.config import ArenaConfig, load_config, parse_config
+from collector.datasource import DataSource
+from collector.errors import ConfigError, PrematchError, Problem
+from collector.fixtures.knowable import finished_at
+from collector.forecasters.baselines import BASELINES, build_baseline
+from collector.records import Clock
+from collector.schedule.tick import TickReport, next_due_after, run_tick
+from collector.sources import source_for
+
+BOT = {"GIT_AUTHOR_NAME": "prematch-replay", "GIT_AUTHOR_EMAIL": "replay@prematch.invalid",
+       "GIT_COMMITTER_NAME": "prematch-replay", "GIT_COMMITTER_EMAIL": "replay@prematch.invalid"}
+LEAD_IN = timedelta(days=8)  # start before the first kickoff: stage-opening windows open up to 7 days ahead
+STEP = timedelta(minutes=1)  # a result is read one minute after it became knowable
+RESULT_LAG = timedelta(hours=1)  # ... or at the next forecast tick, if that comes within the hour
+
+
+@dataclass
+class ReplaySummary:
+    competition: str
+    out: Path
+    ticks: int = 0
+    matches: int = 0
+    outcomes: int = 0
+    statuses: Counter = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+    started: datetime | None = None
+    ended: datetime | None = None
+    elapsed_s: float = 0.0
+    tick_s: float = 0.0  # inside run_tick (sync, archive reads, scheduling, writing), forecasters included
+    forecast_s: float = 0.0  # inside the forecasters
+    git_s: float = 0.0
+
+
+class Timed:
+    """Wraps a forecaster to measure the time spent in it; every other attribute is the forecaster's."""
+
+    def __init__(self, inner, summary: ReplaySummary):
+        self._inner, self._summary = inner, summary
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    async def forecast(self, task):
+        started = time.perf_counter()
+        try:
+            return await self._inner.forecast(task)
+        finally:
+            self._summary.forecast_s += time.perf_counter() - started
+
+
+def replay_config(competition_id: str, config_path: Path | None, baselines: Sequence[str]) -> ArenaConfig:
+    """The arena config for a replay: one competition, baseline forecasters only (LLMs dropped)."""
+    if config_path is not None:
+        base = load_config(config_path)
+        kept = [f.model_dump(mode="json", exclude_none=True) for f in base.forecasters if f.type == "baseline"]
+        data = {"arena": {"competitions": [competition_id], "access": [a.value for a in base.access],
+                          "strategies": [s.value for s in base.strategies],
+                          "horizons": [h.value for h in base.horizons],
+                          "questions": base.questions},
+                "windows": base.windows.model_dump(mode="json"), "forecasters": kept}
+        return parse_config(data, str(config_path))
+    data = {"arena": {"competitions": [competition_id], "access": ["closed_book"],
+                      "strategies": ["probabilistic_forecast"]},
+            "forecasters": [{"id": name, "type": "baseline"} for name in baselines]}
+    return parse_config(data, "replay defaults")
+
+
+def build_forecasters(config: ArenaConfig, data_dir, market=None) -> list:
+    """Every configured baseline, built once for the whole replay; the market forecaster when given."""
+    built = [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()]
+    return built + ([market] if market is not None else [])
+
+
+def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
+    """When each match's result becomes knowable (sorted), and how many matches the source lists."""
+    definition = load_definition(competition_id)
+    competition = competition_from_definition(definition, datetime.now(UTC), Clock.REPLAY)
+    batch = source_for(definition, DataSource(data_dir)).fetch(competition)
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(competition.time_zone)
+    times = sorted(t for t in (finished_at(m, tz) for m in batch.matches) if t is not None)
+    return times, len(batch.matches)
+
+
+def init_repo(out: Path) -> Path:
+    """A fresh git repository at ``out`` with an ``archive/`` folder; refuses a non-empty folder."""
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"{out}: folder exists and is not empty; choose a new --out")
+    (out / "archive").mkdir(parents=True, exist_ok=True)
+    _git(out, "init", "-q", "-b", "main")
+    return out / "archive"
+
+
+def _git(repo: Path, *args: str, when: datetime | None = None) -> None:
+    env = {**os.environ, **BOT}
+    if when is not None:
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
+        env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise PrematchError(f"git {args[0]} failed in {repo}: {done.stderr.strip()}")
+
+
+def commit_tick(repo: Path, report: TickReport) -> None:
+    """One commit per tick, dated at the simulated time, by the replay bot."""
+    _git(repo, "add", "--", "archive")
+    message = (f"replay tick {report.now.isoformat()}: {report.produced} forecast(s), {report.missed} missed, "
+               f"{len(report.written)} file(s)")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", message, when=report.now)
+
+
+def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes: list[datetime]) -> datetime | None:
+    """The next simulated time anything happens: a window opens or closes, or a result becomes knowable.
+
+    A result is read at the next forecast tick when that comes within ``RESULT_LAG`` (a live
+    collector ticking every 15 minutes is no faster), else one minute after it became knowable.
+    """
+    due = next_due_after(config, root, now, forecasters)
+    result = next((t + STEP for t in finishes if t + STEP > now), None)
+    if due is not None and (result is None or due <= result + RESULT_LAG):
+        return due
+    return result
+
+
+def replay(
+    competition_id: str, out: Path, data_dir=None, *, config_path: Path | None = None, until: datetime | None = None,
+    baselines: Sequence[str] = BASELINES, market=None, progress: Callable[[str], None] = print,
+    progress_every_s: float = 2.0,
+) -> ReplaySummary:
+    """Run the whole replay; returns the summary (problems collected, never raised per tick)."""
+    config = replay_config(competition_id, config_path, baselines)
+    root = init_repo(out)
+    finishes, matches = knowable_times(competition_id, data_dir)
+    summary = ReplaySummary(competition_id, out, matches=matches)
+    forecasters = [Timed(f, summary) for f in build_forecasters(config, data_dir, market)]
+    started, last_note = time.perf_counter(), 0.0
+    now: datetime | None = (finishes[0] - LEAD_IN - timedelta(days=3)).replace(minute=0, second=0) if finishes else None
+    summary.started = now
+    archive = load_archive(root)  # the replay is the only writer: one view, kept current by each tick
+    while now is not None and (until is None or now <= until):
+        tick_started = time.perf_counter()
+        report = run_tick(config, root, now, data_dir, Clock.REPLAY, forecasters, lock_dir=out / ".locks",
+                          archive=archive)
+        git_started = time.perf_counter()
+        commit_tick(out, report)
+        summary.tick_s += git_started - tick_started
+        summary.git_s += time.perf_counter() - git_started
+        _tally(summary, report)
+        if time.perf_counter() - last_note >= progress_every_s:
+            last_note = time.perf_counter()
+            progress(_progress_line(summary, now, last_note - started))
+        summary.ended = now
+        now = next_tick(config, archive, now, forecasters, finishes)
+    summary.elapsed_s = time.perf_counter() - started
+    return summary
+
+
+def _tally(summary: ReplaySummary, report: TickReport) -> None:
+    summary.ticks += 1
+    summary.outcomes += sum(1 for p in report.written if "/outcome.r000." in p)
+    summary.statuses.update(report.statuses)
+    summary.problems += report.problems
+
+
+def _progress_line(summary: ReplaySummary, now: datetime, elapsed: float) -> str:
+    forecasts = sum(summary.statuses.values())
+    return (f"  {now:%Y-%m-%d %H:%M}Z  matches done {summary.outcomes}/{summary.matches}  ticks {summary.ticks}  "
+            f"forecasts {forecasts}  elapsed {elapsed:.1f}s")
+
+
+def summary_lines(summary: ReplaySummary) -> list[str]:
+    statuses = ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "none"
+    span = f"{summary.started:%Y-%m-%d} .. {summary.ended:%Y-%m-%d}" if summary.started and summary.ended else "-"
+    return [
+        f"replayed {summary.competition} ({span}) into {summary.out}",
+        f"  ticks (commits) {summary.ticks}, matches with outcomes {summary.outcomes}/{summary.matches}",
+        f"  forecast records: {statuses} (every record clock=replay)",
+        f"  problems {len(summary.problems)}, elapsed {summary.elapsed_s:.1f}s (forecasters {summary.forecast_s:.1f}s, "
+        f"rest of the ticks {summary.tick_s - summary.forecast_s:.1f}s, git {summary.git_s:.1f}s)",
+    ]
+
+
+def market_forecaster(competition_id: str, odds_files: Sequence[Path], method: str):
+    """The ``market`` forecaster from odds files; any unreadable row stops the replay with every problem named."""
+    from collector.errors import ProblemsFound
+    from collector.forecasters.baselines.market import MarketForecaster, load_quotes
+
+    competition = competition_from_definition(load_definition(competition_id), datetime.now(UTC), Clock.REPLAY)
+    quotes, problems = load_quotes(odds_files, competition)
+    if problems:
+        raise ProblemsFound(problems)
+    return MarketForecaster(quotes, method=method)

@@ -1,0 +1,302 @@
+"""Which forecast keys are due at ``now``, which windows closed unserved, and claiming keys once.
+
+A *slot* is one forecast key with its window ``[opens, closes)`` and its deadline (the
+kickoff, or the question's close). At ``now`` a slot without a record is
+
+* due when ``opens <= now < closes`` and ``now < deadline`` (the hard guard: no request
+  starts at or after kickoff);
+* missed when ``now >= closes`` and the arena owed it: the target was registered, and the
+  forecaster configured (``since``/``collect_from``), before the window closed.
+
+Stage opening (see :mod:`collector.config`): a stage (for leagues: a matchday) is complete
+when all its pairings are registered: the group stage holds every pairing of each group,
+a knockout stage one event per knockout slot, a matchday half as many events as teams.
+Overlapping ticks are kept apart by claiming each key with an ``O_EXCL`` lock file; the
+append-only writer refuses a second record for a key anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from collector.archive.layout import event_path, forecast_path, question_path
+from collector.archive.reader import Archive
+from collector.config import OFFSETS, ArenaConfig
+from collector.records import (
+    Access,
+    Clock,
+    Competition,
+    Event,
+    EventStatus,
+    Forecast,
+    ForecastStatus,
+    Horizon,
+    Question,
+    Strategy,
+)
+
+
+@dataclass(frozen=True)
+class Slot:
+    competition_id: str
+    target_kind: str  # "match" | "question"
+    target_id: str
+    forecaster: str
+    access: Access
+    strategy: Strategy
+    horizon: Horizon
+    sample: int
+    opens: datetime
+    closes: datetime
+    deadline: datetime
+    owed_from: datetime  # the window is owed only if it closes after this
+
+    @property
+    def path(self) -> str:
+        return forecast_path(
+            self.competition_id, self.target_kind, self.target_id, self.forecaster,
+            self.access.value, self.strategy.value, self.horizon.value, self.sample,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Window:
+    horizon: Horizon
+    opens: datetime
+    closes: datetime
+
+
+@dataclass
+class Plan:
+    due: list[Slot]
+    missed: list[Slot]
+    upcoming: list[Slot]
+
+
+def registered_at(archive: Archive, record: Event | Question) -> datetime:
+    """When the arena first knew the target: revision 0's ``recorded_at``."""
+    if isinstance(record, Event):
+        first = archive.records.get(event_path(record.competition_id, record.id, 0))
+    else:
+        first = archive.records.get(question_path(record.competition_id, record.id, 0))
+    return first.recorded_at if first is not None else record.recorded_at
+
+
+def stage_key(competition: Competition, event: Event) -> tuple:
+    if competition.stage_opening_by == "matchday":
+        return (event.stage, event.matchday)
+    return (event.stage,)
+
+
+def expected_pairings(competition: Competition, key: tuple) -> int | None:
+    if competition.stage_opening_by == "matchday":
+        return len(competition.teams) // 2
+    slots = sum(1 for s in competition.knockout_slots if s.stage == key[0])
+    if slots:
+        return slots
+    try:
+        knockout = competition.stage(key[0]).knockout
+    except KeyError:
+        knockout = False
+    if competition.groups and not knockout:
+        return sum(len(g.teams) * (len(g.teams) - 1) // 2 for g in competition.groups)
+    return None
+
+
+def stage_openings(archive: Archive, competition: Competition, events: Sequence[Event]) -> dict[tuple, tuple]:
+    """Stage key -> (time all pairings were known or None, first kickoff of the stage)."""
+    members: dict[tuple, list[Event]] = defaultdict(list)
+    for event in events:
+        members[stage_key(competition, event)].append(event)
+    out = {}
+    for key, group in members.items():  # every registered pairing counts; only scheduled ones set the kickoff
+        kickoffs = [e.kickoff_utc for e in group if e.kickoff_utc is not None and e.status is EventStatus.SCHEDULED]
+        if not kickoffs:
+            continue
+        expected = expected_pairings(competition, key)
+        complete = expected is None or len(group) >= expected
+        known = max(registered_at(archive, e) for e in group) if complete else None
+        out[key] = (known, min(kickoffs))
+    return out
+
+
+def event_windows(arena: ArenaConfig, event: Event, opening: tuple | None) -> list[Window]:
+    kickoff = event.kickoff_utc
+    windows = []
+    for horizon in arena.horizons:
+        if horizon is Horizon.STAGE_OPENING:
+            if opening is None:
+                continue
+            known, first = opening
+            so = arena.windows.stage_opening
+            closes = min(first - _minutes(so.close_before_minutes), kickoff)
+            opens = closes if known is None else max(known, first - _hours(so.max_lead_hours))
+            windows.append(Window(horizon, min(opens, closes), closes))
+        else:
+            opens = kickoff - OFFSETS[horizon]
+            width = getattr(arena.windows, horizon.value).width()
+            windows.append(Window(horizon, opens, min(opens + width, kickoff)))
+    return windows
+
+
+def question_window(arena: ArenaConfig, question: Question, known: datetime) -> Window:
+    so = arena.windows.stage_opening
+    closes = question.closes_at - _minutes(so.close_before_minutes)
+    opens = max(known, question.closes_at - _hours(so.max_lead_hours))
+    return Window(Horizon.STAGE_OPENING, min(opens, closes), closes)
+
+
+def _minutes(value: float) -> timedelta:
+    return timedelta(minutes=value)
+
+
+def _hours(value: float) -> timedelta:
+    return timedelta(hours=value)
+
+
+def answers_questions(forecaster) -> bool:
+    """Every forecaster answers tournament questions unless it sets ``answers_questions = False``."""
+    return bool(getattr(forecaster, "answers_questions", True))
+
+
+def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since: dict[str, datetime | None]):
+    """Every slot of every followed competition (whatever its state at ``now``)."""
+    for cid in arena.competitions:
+        competition = archive.competitions.get(cid)
+        if competition is None:
+            continue
+        registered = [e for (c, _), e in archive.events.items() if c == cid]
+        openings = stage_openings(archive, competition, registered)
+        for event in registered:
+            if event.status is not EventStatus.SCHEDULED or event.kickoff_utc is None:
+                continue  # postponed, cancelled or kickoff time not yet known: nothing to ask
+            known = registered_at(archive, event)
+            for w in event_windows(arena, event, openings.get(stage_key(competition, event))):
+                yield from _cells(arena, forecasters, since, cid, "match", event.id, w, event.kickoff_utc, known)
+        asking = [f for f in forecasters if answers_questions(f)]
+        for (c, _), question in archive.questions.items():
+            if c != cid or Horizon.STAGE_OPENING not in arena.horizons:
+                continue
+            known = registered_at(archive, question)
+            w = question_window(arena, question, known)
+            yield from _cells(arena, asking, since, cid, "question", question.id, w, question.closes_at, known)
+
+
+def _cells(arena, forecasters, since, cid, kind, target, window: Window, deadline, known) -> Iterable[Slot]:
+    for f in forecasters:
+        owed = max(t for t in (known, since.get(f.id)) if t is not None)
+        for access, strategy in f.conditions:
+            for sample in range(arena.samples):
+                yield Slot(cid, kind, target, f.id, access, strategy, window.horizon, sample,
+                           window.opens, window.closes, deadline, owed)  # fmt: skip
+
+
+def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datetime, since=None) -> Plan:
+    """Split every unserved slot into due, missed (window closed, owed) and upcoming."""
+    existing = set(archive.records)
+    out = Plan([], [], [])
+    for slot in slots_for(archive, arena, forecasters, since or {}):
+        if slot.path in existing:
+            continue
+        if now >= slot.closes or now >= slot.deadline:
+            target = out.missed if slot.closes > slot.owed_from else None
+        else:
+            target = out.due if now >= slot.opens else out.upcoming
+        # a file the reader rejected still occupies its key (the writer never overwrites it)
+        if target is not None and (target is out.upcoming or not (archive.root / slot.path).exists()):
+            target.append(slot)
+    return out
+
+
+def next_due_after(archive: Archive, arena: ArenaConfig, forecasters: Sequence, after: datetime, since=None):
+    """The earliest time after ``after`` at which a slot opens or closes (for a replay's clock)."""
+    times = []
+    for slot in slots_for(archive, arena, forecasters, since or {}):
+        if slot.path in archive.records:
+            continue
+        times.extend(t for t in (slot.opens, slot.closes) if t > after)
+    return min(times) if times else None
+
+
+def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Forecast:
+    """The honest record of a window that closed without a forecast."""
+    return Forecast(
+        recorded_at=now, clock=clock, competition_id=slot.competition_id, target_kind=slot.target_kind,
+        target_id=slot.target_id, forecaster=slot.forecaster, forecaster_type=forecaster.type,
+        model=getattr(forecaster, "model", None), model_version=forecaster.version, access=slot.access,
+        strategy=slot.strategy, horizon=slot.horizon, sample=slot.sample, kickoff_utc=slot.deadline,
+        scheduled_at=slot.opens, status=ForecastStatus.MISSED,
+    )  # fmt: skip
+
+
+class KeyLocks:
+    """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``.
+
+    A lock older than ``stale_after`` seconds (wall clock) was left by a tick that died; it is
+    broken once. A live request never holds a key that long: it cannot run past its window.
+    """
+
+    def __init__(self, folder: Path, stale_after: float = 3600.0):
+        self.folder = Path(folder)
+        self.stale_after = stale_after
+        self._made: set[Path] = set()
+
+    def _lock(self, slot: Slot) -> Path:
+        return self.folder / (slot.path + ".lock")
+
+    def claim(self, slot: Slot) -> bool:
+        lock = self._lock(slot)
+        if lock.parent not in self._made:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(lock.parent)
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            if not self._stale(lock) or not self._break(lock):
+                return False
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                return False
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.close(fd)
+        return True
+
+    def _stale(self, lock: Path) -> bool:
+        try:
+            return time.time() - lock.stat().st_mtime > self.stale_after
+        except FileNotFoundError:
+            return True
+
+    def _break(self, lock: Path) -> bool:
+        """Move a stale lock aside; False if another tick broke it first or took the key meanwhile.
+
+        Unlinking by name could remove a fresh lock that a racing tick made after both saw the
+        stale one; a rename moves exactly one file, whose age is then checked (and a fresh one
+        put back).
+        """
+        aside = lock.with_name(f"{lock.name}.{secrets.token_hex(6)}.stale")
+        try:
+            os.rename(lock, aside)
+        except FileNotFoundError:
+            return False
+        try:
+            if time.time() - aside.stat().st_mtime > self.stale_after:
+                return True
+            try:
+                os.link(aside, lock)
+            except FileExistsError:
+                pass
+            return False
+        finally:
+            aside.unlink(missing_ok=True)
+
+    def release(self, slot: Slot) -> None:
+        self._lock(slot).unlink(missing_ok=True)

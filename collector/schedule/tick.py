@@ -1,0 +1,256 @@
+"""One scheduler pass: sync fixtures, register questions, produce due forecasts, write outcomes.
+
+:func:`run_tick` is the conductor used by ``python -m collector tick`` and by replays (which
+pass a simulated ``now`` and ``Clock.REPLAY``, and commit ``TickReport.written``).
+:func:`next_due_after` tells a replay when anything becomes due next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from collector.archive.layout import path_for
+from collector.archive.manifest import write_tick_manifest
+from collector.archive.reader import Archive, load_archive
+from collector.archive.writer import ArchiveWriter
+from collector.config import ArenaConfig
+from collector.errors import PrematchError, Problem, RecordExistsError
+from collector.fixtures.questions import register_questions
+from collector.forecasters.llm.forecaster import Budget, Deferred, ScheduledTask
+from collector.forecasters.roster import Roster, build_roster, forecaster_specs
+from collector.forecasters.tasks import KnownResult
+from collector.records import Clock
+from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
+from collector.schedule.scheduler import next_due_after as _next_due
+
+
+@dataclass
+class TickReport:
+    now: datetime
+    written: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    due: int = 0
+    produced: int = 0
+    missed: int = 0
+    deferred: int = 0
+    locked: int = 0
+    spent_usd: float = 0.0
+    statuses: Counter = field(default_factory=Counter)
+    manifest: str | None = None
+
+    seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @contextmanager
+    def phase(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = time.perf_counter() - start
+
+
+def tick_clock(now: datetime):
+    """A clock that starts at ``now`` and advances with real time (simulated in a replay)."""
+    start = datetime.now(UTC)
+    return lambda: now + (datetime.now(UTC) - start)
+
+
+def run_tick(
+    config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
+    clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, **options: Any,
+) -> TickReport:  # fmt: skip
+    """Run one tick synchronously (see :func:`run_tick_async`)."""
+    return asyncio.run(run_tick_async(config, archive_root, now, data_dir, clock, forecasters, **options))
+
+
+async def run_tick_async(
+    config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
+    clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, *, sync: bool = True,
+    transport: httpx.AsyncBaseTransport | None = None, lock_dir: Path | None = None,
+    archive: Archive | None = None,
+) -> TickReport:  # fmt: skip
+    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest.
+
+    The archive is read once; the writer keeps that in-memory view current with every record
+    it writes. A caller that is the archive's only writer (a replay) may pass ``archive`` to
+    carry the view from one tick to the next instead of re-reading the folder.
+    """
+    now = now or datetime.now(UTC)
+    timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
+    root = Path(archive_root)
+    report = TickReport(now)
+    if archive is None:
+        archive = load_archive(root)
+        report.problems += archive.problems
+    writer = ArchiveWriter(root, archive)
+    with report.phase("sync_fixtures"):
+        if sync:
+            _sync(writer, archive, config, "sync_fixtures", now, data_dir, clock, report)
+    with report.phase("questions"):
+        _register_questions(writer, archive, config, now, clock)
+    budget = Budget(config.spending_cap_usd)
+    if forecasters is None:
+        roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
+        report.problems += roster.problems
+    else:
+        roster = Roster(forecasters=list(forecasters))
+    locks = lock_dir or root.parent / ".prematch-locks"
+    try:
+        with report.phase("forecasts"):
+            await _forecasts(writer, archive, config, roster.forecasters, now, clock, locks, report, timer)
+    finally:
+        await roster.aclose()
+    report.spent_usd = budget.spent
+    with report.phase("sync_outcomes"):
+        if sync:
+            _sync(writer, archive, config, "sync_outcomes", now, data_dir, clock, report)
+    try:  # stamped when the tick ends, so two ticks at one `now` never collide
+        report.manifest = write_tick_manifest(writer, timer(), clock)
+    except RecordExistsError as exc:
+        report.problems.append(Problem("manifests", str(exc)))
+    report.written = list(writer.written)
+    return report
+
+
+def _sync(writer, archive: Archive, config, step: str, now, data_dir, clock, report: TickReport) -> None:
+    from collector.fixtures import sync as sync_module
+
+    run = getattr(sync_module, step)
+    for cid in config.competitions:
+        try:
+            result = run(writer, archive, cid, now=now, data_dir=data_dir, clock=clock)
+        except Exception as exc:  # noqa: BLE001 - a failed sync must not stop forecasts for known events
+            report.problems.append(Problem(cid, f"{step}: {type(exc).__name__}: {exc}"))
+            continue
+        report.problems += list(getattr(result, "problems", []))
+
+
+def _register_questions(writer, archive: Archive, config: ArenaConfig, now, clock) -> None:
+    if config.questions:
+        for cid in config.competitions:
+            register_questions(writer, archive, cid, now=now, clock=clock)
+
+
+def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
+    by_id = {f.id: f for f in config.forecasters}
+    return {f.id: config.owes_since(by_id[f.id].since if f.id in by_id else None) for f in forecasters}
+
+
+async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir, report: TickReport, timer) -> None:
+    if not forecasters:
+        return
+    todo = plan(archive, config, forecasters, now, _since(config, forecasters))
+    by_id = {f.id: f for f in forecasters}
+    for slot in todo.missed:
+        if _write(writer, missed_record(slot, by_id[slot.forecaster], now, clock), report):
+            report.missed += 1
+    report.due = len(todo.due)
+    locks, gate = KeyLocks(lock_dir), asyncio.Semaphore(config.concurrency)
+    history = _history(archive, now)
+    stop = now + timedelta(minutes=config.max_tick_minutes)  # no new forecast starts after this
+
+    async def one(slot: Slot) -> None:
+        await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report,
+                       timer, gate, stop)  # fmt: skip
+
+    # the windows that close first are served first (gather starts coroutines in this order)
+    await asyncio.gather(*(one(s) for s in sorted(todo.due, key=lambda s: (s.closes, s.path))))
+
+
+async def _produce(writer, archive, slot, forecaster, now, clock, locks, history, report, timer, gate, stop) -> None:
+    """Claim the key, ask the forecaster (``gate`` bounds the calls in flight), write its record."""
+    try:
+        claimed = locks.claim(slot)
+    except OSError as exc:
+        report.problems.append(Problem(slot.path, f"cannot claim the key: {exc}"))
+        return
+    if not claimed:
+        report.locked += 1
+        return
+    try:
+        if (writer.root / slot.path).exists():
+            report.locked += 1
+            return
+        async with gate:
+            if timer() >= min(slot.deadline, slot.closes, stop):  # window closed, or the tick's time is up
+                report.deferred += 1
+                return
+            record = await forecaster.forecast(_task(archive, slot, now, clock, history))
+        if path_for(record) != slot.path:
+            raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
+        if await asyncio.to_thread(_write, writer, record, report):  # fsync off the loop and outside the gate
+            report.produced += 1
+    except Deferred:
+        report.deferred += 1
+    except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
+        report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
+    finally:
+        locks.release(slot)
+
+
+_COUNT = threading.Lock()
+
+
+def _write(writer: ArchiveWriter, record, report: TickReport) -> bool:
+    try:
+        writer.write(record)
+    except RecordExistsError:
+        with _COUNT:
+            report.locked += 1
+        return False
+    with _COUNT:
+        report.statuses[record.status.value] += 1
+    return True
+
+
+def _history(archive: Archive, now: datetime) -> dict[str, list[KnownResult]]:
+    """Results knowable strictly before ``now``, per competition (baselines fit on them)."""
+    out: dict[str, list[KnownResult]] = {}
+    for key, outcome in archive.outcomes.items():
+        event = archive.events.get(key)
+        if event is None or event.kickoff_utc is None or event.kickoff_utc >= now or outcome.recorded_at >= now:
+            continue
+        out.setdefault(key[0], []).append(KnownResult(event, outcome))
+    for results in out.values():
+        results.sort(key=lambda r: r.event.kickoff_utc)
+    return out
+
+
+def _task(archive: Archive, slot: Slot, now: datetime, clock: Clock, history) -> ScheduledTask:
+    cid = slot.competition_id
+    event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
+    question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None
+    fixtures = [e for (c, _), e in archive.events.items() if c == cid] if question is not None else ()
+    return ScheduledTask(
+        competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
+        sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,
+        event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
+        window_closes=slot.closes,
+    )  # fmt: skip
+
+
+def next_due_after(
+    config: ArenaConfig, archive_root: Path | str | Archive, after: datetime, forecasters: Sequence | None = None
+) -> datetime | None:
+    """The next time after ``after`` at which a forecast window opens or closes (None: nothing left).
+
+    ``archive_root`` may be an already loaded :class:`Archive`.
+    """
+    archive = archive_root if isinstance(archive_root, Archive) else load_archive(archive_root)
+    chosen = forecasters if forecasters is not None else forecaster_specs(config)
+    return _next_due(archive, config, chosen, after, _since(config, chosen))
