@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from datetime import UTC, datetime
+
+from collector.errors import PROBLEM_PREFIX, Problem, RunReport, UsageError
+
+EXIT_DONE, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 def build_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
@@ -26,8 +31,28 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     """Parse ``argv`` and run the chosen command; returns its exit code."""
     chosen = argv[0].replace("-", "_") if argv else ""
     needed = [chosen] if chosen in modules else modules  # unknown or help: let argparse list them all
-    args = build_parser(prog, description, package, needed).parse_args(argv)
-    return args._run(args)
+    parser = build_parser(prog, description, package, needed)
+    args = parser.parse_args(argv)  # a bad option exits 2 here (argparse)
+    try:
+        return args._run(args)
+    except UsageError as exc:
+        print(f"{prog.split()[-1]} {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def print_problems(problems: list[Problem]) -> None:
+    """Every problem on stderr, one line each, behind the one prefix."""
+    for problem in problems:
+        print(f"{PROBLEM_PREFIX}{problem}", file=sys.stderr)
+
+
+def finish(report: RunReport, *, quiet_summary: bool = False) -> int:
+    """Print a run's summary (stdout) and problems (stderr); exit 0 when clean, 1 with problems."""
+    if not quiet_summary:
+        for line in report.summary_lines():
+            print(line)
+    print_problems(report.problems)
+    return EXIT_PROBLEMS if report.problems else EXIT_DONE
 
 
 def parse_utc_instant(value: str) -> datetime:

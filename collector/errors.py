@@ -7,6 +7,7 @@ Batch operations collect :class:`Problem` items and raise a single :class:`Probl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class PrematchError(Exception):
@@ -33,6 +34,10 @@ class ConfigError(PrematchError):
     """The arena configuration or a competition definition is invalid."""
 
 
+class UsageError(PrematchError):
+    """A command was used wrongly: a bad option value, or a folder that is not what it expects (exit 2)."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a batch: where, and what."""
@@ -51,3 +56,19 @@ class ProblemsFound(PrematchError):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{len(self.problems)} problem(s):\n{lines}")
+
+
+class RunReport(Protocol):
+    """The one shape of every command's result: what went wrong, and what to tell the user.
+
+    ``problems`` are printed to stderr, each behind :data:`PROBLEM_PREFIX`; ``summary_lines()``
+    go to stdout. A command exits 0 when there are no problems, 1 when there are (see
+    :func:`collector.commandline.finish`).
+    """
+
+    problems: list[Problem]
+
+    def summary_lines(self) -> list[str]: ...
+
+
+PROBLEM_PREFIX = "problem: "
