@@ -1,5 +1,8 @@
 """The one jinja2 environment of the site: autoescape on, StrictUndefined, templates in site_templates/.
 
+The templates are package data of the top-level ``site_templates`` package, so an installed
+(not editable) Prematch finds them wherever it runs.
+
 Every template has exactly one declared page model (a frozen dataclass whose ``TEMPLATE``
 names it); :func:`render_page` refuses a model of another type, so a template can only
 use the fields its model declares.
@@ -8,14 +11,13 @@ use the fields its model declares.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import orjson
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "site_templates"
+from site_templates import TEMPLATES_DIR
 
 
 class PageModel(Protocol):

@@ -16,8 +16,10 @@ from collector.forecasters.tasks import ForecastTask
 
 from .base import BaselineForecaster, Source, source_for
 from .common import MatchView
+from .dixon_coles import DixonColesForecaster
+from .elo import EloForecaster
 
-DEFAULT_MEMBERS = ("elo", "dixon_coles")
+DEFAULT_MEMBERS: tuple[type[BaselineForecaster], ...] = (EloForecaster, DixonColesForecaster)
 
 
 class EnsembleForecaster(BaselineForecaster):
@@ -26,9 +28,7 @@ class EnsembleForecaster(BaselineForecaster):
     def __init__(self, data_dir=None, *, members: tuple[BaselineForecaster, ...] = (), **kwargs: Any):
         super().__init__(data_dir, **kwargs)
         if not members:
-            from . import build_baseline
-
-            members = tuple(build_baseline(name, data_dir) for name in DEFAULT_MEMBERS)
+            members = tuple(member(data_dir) for member in DEFAULT_MEMBERS)
         self.members = members
 
     def prepared(self, task: ForecastTask) -> tuple[Source, Any]:

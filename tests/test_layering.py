@@ -1,0 +1,106 @@
+"""The layering of the pipeline, as declared in pyproject.toml's import-linter contracts.
+
+Data flows one way (sources -> fixtures -> forecasters -> schedule -> audit; the builder reads
+only the contract and the archive). ``lint-imports`` checks the contracts; these tests run it on
+the real tree, on a copy with one upward import added (it must fail and name it), and check
+that no module imports itself through a loop, deferred imports included.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+REPO = Path(__file__).resolve().parent.parent
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def lint(cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([str(LINT), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_the_layer_contracts_hold_on_the_tree():
+    done = lint(REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_an_upward_import_breaks_the_layer_contract(tmp_path):
+    for name in ("collector", "builder", "site_templates"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    layout = tmp_path / "collector" / "archive" / "layout.py"
+    layout.write_text(layout.read_text() + "\nfrom collector.schedule import tick  # upward: archive -> schedule\n")
+    done = lint(tmp_path)
+    assert done.returncode != 0
+    assert "Pipeline stages import only downwards BROKEN" in done.stdout
+    assert "collector.archive.layout -> collector.schedule.tick" in done.stdout
+
+
+def test_the_builder_importing_a_collector_stage_breaks_its_contract(tmp_path):
+    for name in ("collector", "builder", "site_templates"):
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    fmt = tmp_path / "builder" / "site" / "fmt.py"
+    fmt.write_text(fmt.read_text() + "\nfrom collector.fixtures import sync  # the site reaching into a stage\n")
+    done = lint(tmp_path)
+    assert done.returncode != 0
+    assert "never the collector's stages BROKEN" in done.stdout
+
+
+def strongly_connected(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Tarjan's algorithm over the direct imports; components of two or more modules are loops."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph.find_modules_directly_imported_by(module)):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == module:
+                    break
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return loops
+
+
+def test_no_import_loops_anywhere():
+    graph = grimp.build_graph("collector", "builder", cache_dir=None)
+    assert strongly_connected(graph) == []
+
+
+def test_the_loop_finder_finds_a_loop():
+    graph = grimp.ImportGraph()
+    for name in ("a", "a.x", "a.y", "a.z"):
+        graph.add_module(name)
+    graph.add_import(importer="a.x", imported="a.y")
+    graph.add_import(importer="a.y", imported="a.x")
+    graph.add_import(importer="a.z", imported="a.x")
+    assert strongly_connected(graph) == [["a.x", "a.y"]]
