@@ -104,3 +104,39 @@ def test_the_loop_finder_finds_a_loop():
     graph.add_import(importer="a.y", imported="a.x")
     graph.add_import(importer="a.z", imported="a.x")
     assert strongly_connected(graph) == [["a.x", "a.y"]]
+
+
+def readme_layout() -> dict[str, str]:
+    """The README's layout tree: package path -> its one-line description."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Layout", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    entries: dict[str, str] = {}
+    parents: list[str] = []
+    for line in block.strip("\n").splitlines():
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        name, _, description = line.strip().partition("/")
+        parents[depth:] = [name]
+        entries["/".join(parents)] = description.strip()
+    return entries
+
+
+def code_packages() -> set[str]:
+    roots = [REPO / "collector", REPO / "builder", REPO / "site_templates"]
+    return {str(init.parent.relative_to(REPO)) for root in roots for init in root.rglob("__init__.py")}
+
+
+def test_the_readme_layout_matches_the_packages():
+    listed = readme_layout()
+    assert set(listed) == code_packages()
+    assert all(listed.values()), "every package in the README's tree has a one-line description"
+
+
+def test_every_package_says_what_it_holds():
+    for package in code_packages():
+        source = (REPO / package / "__init__.py").read_text(encoding="utf-8")
+        assert source.lstrip().startswith('"""'), f"{package}/__init__.py has no docstring"
+
+
+def test_collector_keeps_only_shared_modules_flat():
+    flat = sorted(p.stem for p in (REPO / "collector").glob("*.py"))
+    assert flat == ["__init__", "__main__", "cli", "commandline", "config", "datasource", "errors", "http"]
