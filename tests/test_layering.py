@@ -32,25 +32,25 @@ def test_the_layer_contracts_hold_on_the_tree():
     assert "0 broken" in done.stdout
 
 
-def test_an_upward_import_breaks_the_layer_contract(tmp_path):
+def lint_with_added_import(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` on a copy of the tree where ``module`` (a path) gained one import ``line``."""
     for name in ("collector", "builder", "site_templates"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
-    layout = tmp_path / "collector" / "archive" / "layout.py"
-    layout.write_text(layout.read_text() + "\nfrom collector.schedule import tick  # upward: archive -> schedule\n")
-    done = lint(tmp_path)
+    target = tmp_path / module
+    target.write_text(target.read_text() + f"\n{line}\n")
+    return lint(tmp_path)
+
+
+def test_an_upward_import_breaks_the_layer_contract(tmp_path):
+    done = lint_with_added_import(tmp_path, "collector/archive/layout.py", "from collector.schedule import tick")
     assert done.returncode != 0
     assert "Pipeline stages import only downwards BROKEN" in done.stdout
     assert "collector.archive.layout -> collector.schedule.tick" in done.stdout
 
 
 def test_the_builder_importing_a_collector_stage_breaks_its_contract(tmp_path):
-    for name in ("collector", "builder", "site_templates"):
-        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
-    fmt = tmp_path / "builder" / "site" / "fmt.py"
-    fmt.write_text(fmt.read_text() + "\nfrom collector.fixtures import sync  # the site reaching into a stage\n")
-    done = lint(tmp_path)
+    done = lint_with_added_import(tmp_path, "builder/site/fmt.py", "from collector.fixtures import sync")
     assert done.returncode != 0
     assert "never the collector's stages BROKEN" in done.stdout
 
