@@ -43,7 +43,7 @@ from builder.score.metrics import (
 )
 from builder.score.types import MEASURES, ScoredForecast, Scores
 from collector.archive.reader import Archive
-from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, Outcome
+from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
@@ -132,7 +132,7 @@ def scorable_pairs(
         event = archive.events.get(key)
         if not forecast.scorable or not isinstance(forecast.payload, MatchForecast) or event is None:
             continue
-        if outcome is None or outcome.status not in SCORED_STATUSES or outcome.score_90 is None:
+        if outcome is None or not outcome.status.has_result or outcome.score_90 is None:
             continue
         pairs.append((forecast, forecast.payload, event, outcome))
     return pairs
