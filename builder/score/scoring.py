@@ -69,7 +69,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
-    forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
+    chosen = archive.forecasts if competition_id is None else archive.forecasts_of(competition_id)
+    forecasts = sorted(chosen, key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = _boards(scores, archive, match_forecasts)
