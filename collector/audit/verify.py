@@ -23,10 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from collector.archive.git import git_dir
 from collector.archive.reader import parse_record
 from collector.audit import checks
 from collector.audit.facts import Checked, FactsCache, facts_of
-from collector.audit.gitlog import NULL_BLOB, Commit, git_dir, read_blobs, read_history
+from collector.audit.gitlog import NULL_BLOB, Commit, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
 
 
