@@ -8,9 +8,6 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-
 import numpy as np
 
 from builder.score import (
@@ -42,6 +39,7 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.types import MEASURES, ScoredForecast, Scores
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
 from collector.records import Event, Forecast, MatchForecast, Outcome
 
@@ -50,19 +48,6 @@ def score_archive(archive: Archive, competition_id: str | None = None, *, infere
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
     with paused_garbage_collector():
         return _score_archive(archive, competition_id, inference_tests)
-
-
-@contextmanager
-def paused_garbage_collector():
-    """Pause the cyclic garbage collector: scoring allocates many small, acyclic objects next to
-    a large archive, and collector passes over that heap would otherwise dominate the run time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:

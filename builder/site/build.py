@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.score.scoring import paused_garbage_collector, score_archive, score_part
+from builder.score.scoring import score_archive, score_part
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -30,6 +30,7 @@ from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
 from builder.site.textpages import data_page, method_pages
 from collector.archive.git import git
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import load_archive
 from collector.errors import ArchiveError, ConfigError, Problem
 

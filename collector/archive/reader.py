@@ -7,7 +7,6 @@ path and left out; the rest of the archive still loads.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import defaultdict
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from collector.archive.layout import SCHEMA_DIR, identity, is_record_path, path_for
+from collector.archive.memory import paused_garbage_collector, promote_to_oldest_generation
 from collector.errors import Problem, ProblemsFound
 from collector.records import (
     RECORD_ADAPTER,
@@ -157,28 +157,11 @@ def load_archive(root: Path | str) -> Archive:
         return archive
     # Loading creates millions of long-lived objects; the cyclic garbage collector would rescan
     # them over and over (more than half the load time at 100,000 records), so it is paused.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_garbage_collector():
         _load_files(archive)
         _resolve(archive)
-        _promote_to_oldest_generation()
-    finally:
-        if collecting:
-            gc.enable()
+        promote_to_oldest_generation()
     return archive
-
-
-def _promote_to_oldest_generation() -> None:
-    """Move every tracked object straight into the oldest GC generation without scanning it.
-
-    Otherwise the young generations would rescan the freshly loaded archive on the next
-    collections. Cycles among them are still collected by the next full collection. Skipped
-    when something else in the process has frozen objects (unfreeze would undo that).
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def _load_files(archive: Archive) -> None:
