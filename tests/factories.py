@@ -20,7 +20,6 @@ from collector.archive.layout import path_for
 from collector.archive.reader import Archive, _resolve
 from collector.archive.writer import ArchiveWriter
 from collector.records import (
-    SCORED_STATUSES,
     Access,
     Attempt,
     AttemptRole,
@@ -129,7 +128,7 @@ def make_outcome(
         competition_id=event.competition_id,
         event_id=event.id,
         status=status,
-        score_90=Score(home=home_goals, away=away_goals) if status in SCORED_STATUSES else None,
+        score_90=Score(home=home_goals, away=away_goals) if status.has_result else None,
         source="tests.factories",
         source_retrieved_at=(event.kickoff_utc or T0) + timedelta(hours=3),
         source_payload={"score": {"ft": [home_goals, away_goals]}},

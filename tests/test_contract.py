@@ -14,6 +14,7 @@ from collector.archive.revise import next_revision
 from collector.archive.schema_export import schema_documents
 from collector.archive.writer import ArchiveWriter, record_bytes
 from collector.errors import RecordExistsError
+from collector.fixtures.match_records import OUTCOME_STATUS
 from collector.records import (
     RECORD_MODELS,
     Event,
@@ -22,6 +23,7 @@ from collector.records import (
     ResolutionRule,
     Score,
 )
+from collector.sources.base import MatchStatus
 from tests.conftest import REPO_ROOT
 
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
@@ -91,6 +93,13 @@ def test_postponed_outcome_cannot_carry_a_score():
     with pytest.raises(ValidationError, match="cannot carry a score"):
         make_outcome(status=OutcomeStatus.POSTPONED)
     assert make_outcome(status=OutcomeStatus.POSTPONED, score_90=None).score_90 is None
+
+
+def test_only_finished_and_awarded_have_a_result_and_the_source_status_maps_onto_it():
+    assert {s for s in OutcomeStatus if s.has_result} == {OutcomeStatus.FINISHED, OutcomeStatus.AWARDED}
+    assert {s for s in MatchStatus if s.has_result} == {MatchStatus.FINISHED, MatchStatus.AWARDED}
+    assert all(source.has_result == outcome.has_result for source, outcome in OUTCOME_STATUS.items())
+    assert all(not s.has_result for s in MatchStatus if s not in OUTCOME_STATUS)
 
 
 def test_extra_time_is_cumulative_and_shootouts_need_it():

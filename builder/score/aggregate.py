@@ -39,7 +39,7 @@ from builder.score.types import (
     LeaderboardRow,
     ScoredForecast,
 )
-from collector.records import SCORED_STATUSES, Forecast
+from collector.records import Forecast
 
 ENSEMBLE_ID = "llm-ensemble"
 NOTES = [
@@ -118,7 +118,7 @@ def _getter(names: tuple[str, ...]) -> Callable[[dict], list[float]]:
 
 def eligible_by_condition(archive, forecasts: list[Forecast]) -> dict[Condition, set[tuple[str, str]]]:
     """Resolved events that any forecaster was scheduled for, per condition."""
-    resolved = {k for k, o in archive.outcomes.items() if o.status in SCORED_STATUSES and o.score_90 is not None}
+    resolved = {k for k, o in archive.outcomes.items() if o.status.has_result and o.score_90 is not None}
     eligible: dict[Condition, set] = defaultdict(set)
     for f in forecasts:
         key = (f.competition_id, f.target_id)

@@ -8,9 +8,6 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-
 import numpy as np
 
 from builder.score import (
@@ -42,8 +39,9 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.types import MEASURES, ScoredForecast, Scores
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
-from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, Outcome
+from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
@@ -52,24 +50,12 @@ def score_archive(archive: Archive, competition_id: str | None = None, *, infere
         return _score_archive(archive, competition_id, inference_tests)
 
 
-@contextmanager
-def paused_garbage_collector():
-    """Pause the cyclic garbage collector: scoring allocates many small, acyclic objects next to
-    a large archive, and collector passes over that heap would otherwise dominate the run time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
-    forecasts = sorted((f for f in archive.forecasts if competition_id in (None, f.competition_id)), key=Forecast.key)
+    chosen = archive.forecasts if competition_id is None else archive.forecasts_of(competition_id)
+    forecasts = sorted(chosen, key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = _boards(scores, archive, match_forecasts)
@@ -132,7 +118,7 @@ def scorable_pairs(
         event = archive.events.get(key)
         if not forecast.scorable or not isinstance(forecast.payload, MatchForecast) or event is None:
             continue
-        if outcome is None or outcome.status not in SCORED_STATUSES or outcome.score_90 is None:
+        if outcome is None or not outcome.status.has_result or outcome.score_90 is None:
             continue
         pairs.append((forecast, forecast.payload, event, outcome))
     return pairs

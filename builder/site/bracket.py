@@ -33,9 +33,10 @@ INDEX = "bracket/index.html"
 
 def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, str]) -> tuple[GroupTable, ...]:
     results = defaultdict(list)
-    for (cid, _), event in sorted(ctx.archive.events.items()):
-        outcome = ctx.archive.outcomes.get((cid, event.id))
-        if cid != competition.id or event.group is None or outcome is None or outcome.score_90 is None:
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    for event in sorted(ctx.archive.events_of(competition.id), key=lambda e: e.id):
+        outcome = outcomes.get(event.id)
+        if event.group is None or outcome is None or outcome.score_90 is None:
             continue
         s = outcome.score_90
         results[event.group].append(MatchResult(event.home_team, event.away_team, s.home, s.away))
@@ -69,12 +70,12 @@ def _knockout_picks(forecasts: list[Forecast], event: Event, winner: str | None,
 
 def knockout_rounds(ctx: SiteContext, competition: Competition, names: dict[str, str], path: str) -> tuple[Round, ...]:
     by_event = defaultdict(list)
-    for f in ctx.archive.forecasts:
-        if f.competition_id == competition.id and f.target_kind == "match":
+    for f in ctx.archive.forecasts_of(competition.id):
+        if f.target_kind == "match":
             by_event[f.target_id].append(f)
     rounds = []
     for stage in sorted((s for s in competition.stages if s.knockout), key=lambda s: (s.order, s.id)):
-        events = sorted((e for (c, _), e in ctx.archive.events.items() if c == competition.id and e.stage == stage.id),
+        events = sorted((e for e in ctx.archive.events_of(competition.id) if e.stage == stage.id),
                         key=lambda e: (e.match_number or 0, e.id))
         ties = []
         for e in events:
@@ -94,11 +95,11 @@ def knockout_rounds(ctx: SiteContext, competition: Competition, names: dict[str,
 
 def progression(ctx: SiteContext, competition: Competition, names: dict[str, str]):
     """One row per forecaster and condition cell: its final picks for every tournament question."""
-    questions = sorted((q for (c, _), q in ctx.archive.questions.items() if c == competition.id), key=lambda q: q.id)
+    questions = sorted(ctx.archive.questions_of(competition.id), key=lambda q: q.id)
     columns = tuple(q.label for q in questions)
     picks: dict[tuple[str, str], dict[str, QuestionForecast]] = defaultdict(dict)
-    for f in ctx.archive.forecasts:
-        if f.competition_id == competition.id and f.target_kind == "question" and f.scorable and f.sample == 0:
+    for f in ctx.archive.forecasts_of(competition.id):
+        if f.target_kind == "question" and f.scorable and f.sample == 0:
             cell = f"{f.access.value}/{f.strategy.value}/{f.horizon.value}"
             picks[(f.forecaster, cell)][f.target_id] = f.payload
     rows = []

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import gc
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.score.scoring import paused_garbage_collector, score_archive, score_part
+from builder.score.scoring import score_archive, score_part
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -30,6 +29,8 @@ from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
 from builder.site.textpages import data_page, method_pages
+from collector.archive.git import git
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import load_archive
 from collector.errors import ArchiveError, ConfigError, Problem
 
@@ -63,11 +64,9 @@ class BuildReport:
 def archive_commit(archive_dir: Path) -> str:
     """The git commit the archive folder is at, or 'unknown' outside a git checkout."""
     try:
-        done = subprocess.run(["git", "-C", str(archive_dir), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=20, check=False)
-    except (OSError, subprocess.SubprocessError):
+        return git(archive_dir, "rev-parse", "HEAD", timeout=20).decode().strip() or "unknown"
+    except ArchiveError:
         return "unknown"
-    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "unknown"
 
 
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,

@@ -92,7 +92,8 @@ def slices(archive: Archive) -> list[Slice]:
     wanted = [(ALL, ALL)] + [(c, ALL) for c in comps if len(comps) > 1]
     for cid in [ALL] + (comps if len(comps) > 1 else []):
         order = {st.id: (st.order, st.id) for _, comp in sorted(archive.competitions.items()) for st in comp.stages}
-        stages = sorted({e.stage for (c, _), e in archive.events.items() if cid in (ALL, c)},
+        events = archive.events.values() if cid == ALL else archive.events_of(cid)
+        stages = sorted({e.stage for e in events},
                         key=lambda st: order.get(st, (99, st)))
         if len(stages) > 1:
             wanted += [(cid, s) for s in stages]

@@ -7,17 +7,18 @@ path and left out; the rest of the archive still loads.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from collector.archive.layout import SCHEMA_DIR, identity, is_record_path, path_for
+from collector.archive.memory import paused_garbage_collector, promote_to_oldest_generation
 from collector.errors import Problem, ProblemsFound
 from collector.records import (
     RECORD_ADAPTER,
@@ -53,6 +54,33 @@ class Archive:
 
     def effective_path(self, record: Record) -> str | None:
         return self.effective_paths.get(identity(record))
+
+    # One competition's part of the view. Computed on every call (no index to fall out of step
+    # with :meth:`add` or with a copy made by ``dataclasses.replace``), in archive order.
+
+    def events_of(self, competition_id: str) -> list[Event]:
+        """The competition's effective events."""
+        return [e for (c, _), e in self.events.items() if c == competition_id]
+
+    def outcomes_of(self, competition_id: str) -> dict[str, Outcome]:
+        """The competition's effective outcomes, by event id."""
+        return {eid: o for (c, eid), o in self.outcomes.items() if c == competition_id}
+
+    def results_before(self, competition_id: str, now: datetime) -> dict[str, Outcome]:
+        """The competition's outcomes recorded at or before ``now``, by event id: what was known then."""
+        return {eid: o for eid, o in self.outcomes_of(competition_id).items() if o.recorded_at <= now}
+
+    def questions_of(self, competition_id: str) -> list[Question]:
+        """The competition's effective questions."""
+        return [q for (c, _), q in self.questions.items() if c == competition_id]
+
+    def resolutions_of(self, competition_id: str) -> dict[str, QuestionResolution]:
+        """The competition's effective question resolutions, by question id."""
+        return {qid: r for (c, qid), r in self.resolutions.items() if c == competition_id}
+
+    def forecasts_of(self, competition_id: str) -> list[Forecast]:
+        """The competition's forecasts (every one: forecasts are never revised)."""
+        return [f for f in self.forecasts if f.competition_id == competition_id]
 
     def add(self, path: str, record: Record) -> None:
         """Take a record just written at ``path`` into the in-memory view (the writer calls this).
@@ -129,28 +157,11 @@ def load_archive(root: Path | str) -> Archive:
         return archive
     # Loading creates millions of long-lived objects; the cyclic garbage collector would rescan
     # them over and over (more than half the load time at 100,000 records), so it is paused.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_garbage_collector():
         _load_files(archive)
         _resolve(archive)
-        _promote_to_oldest_generation()
-    finally:
-        if collecting:
-            gc.enable()
+        promote_to_oldest_generation()
     return archive
-
-
-def _promote_to_oldest_generation() -> None:
-    """Move every tracked object straight into the oldest GC generation without scanning it.
-
-    Otherwise the young generations would rescan the freshly loaded archive on the next
-    collections. Cycles among them are still collected by the next full collection. Skipped
-    when something else in the process has frozen objects (unfreeze would undo that).
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def _load_files(archive: Archive) -> None:

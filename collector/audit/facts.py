@@ -66,7 +66,7 @@ def facts_of(record: Record) -> Facts:
         case Outcome():
             target = (record.competition_id, "match", record.event_id)
             return Facts(**base, target=target, status=record.status.value,
-                         settles=record.status.value in ("finished", "awarded"))
+                         settles=record.status.has_result)
         case QuestionResolution():
             return Facts(**base, target=(record.competition_id, "question", record.question_id), settles=True)
         case Manifest():

@@ -11,13 +11,13 @@ Paths returned are relative to the archive folder (``archive/`` stripped).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from collector.archive.git import git, head_commit
 from collector.errors import ArchiveError
 
 NULL_BLOB = "0" * 40
@@ -49,34 +49,6 @@ class History:
     head: str | None
 
 
-def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
-    """Run one git command in ``repo``; raise :class:`ArchiveError` naming it when it fails."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), *args], input=input_bytes, capture_output=True, check=False
-        )
-    except FileNotFoundError as exc:
-        raise ArchiveError("git is not installed (needed to read the archive's history)") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        raise ArchiveError(f"git {' '.join(args[:2])} failed in {repo}: {message}")
-    return done.stdout
-
-
-def git_dir(repo: Path) -> Path:
-    """The repository's own ``.git`` folder (absolute), where private caches may live."""
-    found = Path(git(repo, "rev-parse", "--git-dir").decode().strip())
-    return found if found.is_absolute() else Path(repo) / found
-
-
-def head_commit(repo: Path) -> str | None:
-    """The sha of HEAD, or None for a repository without commits."""
-    try:
-        return git(repo, "rev-parse", "--verify", "--quiet", "HEAD").decode().strip() or None
-    except ArchiveError:
-        return None
-
-
 LOG_ARGS = (
     "-c", "core.quotePath=false", "log", "--reverse", "--first-parent", "--diff-merges=first-parent",
     "--no-renames", "--raw", "--no-abbrev", "-z", "--format=%x1e%H%x00%ct%x00%at",
@@ -101,16 +73,7 @@ def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[
             meanwhile()
         return History([], [], None)
     prefix = archive_path.strip("/") + "/"
-    proc = subprocess.Popen(
-        ["git", "-C", str(repo), *LOG_ARGS, "--", prefix], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    try:
-        if meanwhile is not None:
-            meanwhile()
-    finally:
-        raw, err = proc.communicate()
-    if proc.returncode != 0:
-        raise ArchiveError(f"git log failed in {repo}: {err.decode('utf-8', 'replace').strip()}")
+    raw = git(repo, *LOG_ARGS, "--", prefix, meanwhile=meanwhile)
     return _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head)
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from collector.archive.git import git
 from collector.archive.layout import is_record_path
 from collector.archive.reader import parse_record
-from collector.audit.gitlog import git, read_blobs
+from collector.audit.gitlog import read_blobs
 from collector.errors import Problem
 
 _WORDS = {"M": "modifies", "D": "deletes", "T": "changes the type of"}

@@ -16,17 +16,16 @@ dates are simulated, so they say nothing about what was known before a match.
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from collector.archive.git import git_dir
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import parse_record
 from collector.audit import checks
 from collector.audit.facts import Checked, FactsCache, facts_of
-from collector.audit.gitlog import NULL_BLOB, Commit, git_dir, read_blobs, read_history
+from collector.audit.gitlog import NULL_BLOB, Commit, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
 
 
@@ -50,20 +49,8 @@ class Report:
 
 def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:
     """Read the history of ``archive_path`` in ``repo`` and run every check on it."""
-    with _no_gc_pauses():
+    with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
         return _verify(Path(repo), archive_path, use_cache)
-
-
-@contextmanager
-def _no_gc_pauses() -> Iterator[None]:
-    """The history becomes tens of thousands of small acyclic objects; cycle collection only slows it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:

@@ -28,14 +28,12 @@ def summarise(archive: Archive) -> dict[str, Any]:
     """Per competition: events, outcomes and forecasts by status; questions and resolutions."""
     per: dict[str, dict[str, Any]] = {}
     for cid in sorted(archive.competitions):
-        events = [e for (c, _), e in archive.events.items() if c == cid]
-        outcomes = [o for (c, _), o in archive.outcomes.items() if c == cid]
         per[cid] = {
-            "events": _by(e.status.value for e in events),
-            "outcomes": _by(o.status.value for o in outcomes),
-            "forecasts": _by(f.status.value for f in archive.forecasts if f.competition_id == cid),
-            "questions": sum(1 for (c, _) in archive.questions if c == cid),
-            "resolutions": sum(1 for (c, _) in archive.resolutions if c == cid),
+            "events": _by(e.status.value for e in archive.events_of(cid)),
+            "outcomes": _by(o.status.value for o in archive.outcomes_of(cid).values()),
+            "forecasts": _by(f.status.value for f in archive.forecasts_of(cid)),
+            "questions": len(archive.questions_of(cid)),
+            "resolutions": len(archive.resolutions_of(cid)),
         }
     return {
         "competitions": len(archive.competitions),

@@ -30,7 +30,6 @@ from .competition import (
     TieBreakers,
 )
 from .event import (
-    SCORED_STATUSES,
     Event,
     EventStatus,
     Goal,

@@ -68,8 +68,10 @@ class OutcomeStatus(StrEnum):
     ABANDONED = "abandoned"
     CANCELLED = "cancelled"
 
-
-SCORED_STATUSES = frozenset({OutcomeStatus.FINISHED, OutcomeStatus.AWARDED})
+    @property
+    def has_result(self) -> bool:
+        """Finished or awarded: the outcome carries a score and settles its event."""
+        return self in (OutcomeStatus.FINISHED, OutcomeStatus.AWARDED)
 
 
 class Goal(Contract):
@@ -109,7 +111,7 @@ class Outcome(Revisable):
 
     @model_validator(mode="after")
     def _consistent(self) -> Outcome:
-        scored = self.status in SCORED_STATUSES
+        scored = self.status.has_result
         if not scored and any(
             s is not None for s in (self.score_90, self.score_extra_time, self.score_penalties)
         ):

@@ -11,8 +11,6 @@ files are given; they are built once so their per-date fits are reused across ti
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -20,11 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from collector.archive.git import git
 from collector.archive.reader import Archive, load_archive
 from collector.competitions import competition_from_definition, load_definition
 from collector.config import ArenaConfig, load_config, parse_config
 from collector.datasource import DataSource
-from collector.errors import ConfigError, PrematchError, Problem
+from collector.errors import ConfigError, Problem
 from collector.fixtures.knowable import finished_at
 from collector.forecasters.baselines import BASELINES, build_baseline
 from collector.records import Clock
@@ -117,13 +116,12 @@ def init_repo(out: Path) -> Path:
 
 
 def _git(repo: Path, *args: str, when: datetime | None = None) -> None:
-    env = {**os.environ, **BOT}
+    """Run git as the replay bot; a commit is dated ``when`` (author and committer alike)."""
+    env = dict(BOT)
     if when is not None:
         stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
         env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
-    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise PrematchError(f"git {args[0]} failed in {repo}: {done.stderr.strip()}")
+    git(repo, *args, env=env)
 
 
 def commit_tick(repo: Path, report: TickReport) -> None:

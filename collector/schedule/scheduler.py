@@ -172,7 +172,7 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
         competition = archive.competitions.get(cid)
         if competition is None:
             continue
-        registered = [e for (c, _), e in archive.events.items() if c == cid]
+        registered = archive.events_of(cid)
         openings = stage_openings(archive, competition, registered)
         for event in registered:
             if event.status is not EventStatus.SCHEDULED or event.kickoff_utc is None:
@@ -181,8 +181,8 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
             for w in event_windows(arena, event, openings.get(stage_key(competition, event))):
                 yield from _cells(arena, forecasters, since, cid, "match", event.id, w, event.kickoff_utc, known)
         asking = [f for f in forecasters if answers_questions(f)]
-        for (c, _), question in archive.questions.items():
-            if c != cid or Horizon.STAGE_OPENING not in arena.horizons:
+        for question in archive.questions_of(cid):
+            if Horizon.STAGE_OPENING not in arena.horizons:
                 continue
             known = registered_at(archive, question)
             w = question_window(arena, question, known)

@@ -235,7 +235,7 @@ def _task(archive: Archive, slot: Slot, now: datetime, clock: Clock, history) ->
     cid = slot.competition_id
     event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
     question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None
-    fixtures = [e for (c, _), e in archive.events.items() if c == cid] if question is not None else ()
+    fixtures = archive.events_of(cid) if question is not None else ()
     return ScheduledTask(
         competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
         sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,

@@ -29,6 +29,11 @@ class MatchStatus(StrEnum):
     ABANDONED = "abandoned"  # abandoned for good (until a later source change says otherwise)
     CANCELLED = "cancelled"
 
+    @property
+    def has_result(self) -> bool:
+        """Finished or awarded: the source gives the match's result."""
+        return self in (MatchStatus.FINISHED, MatchStatus.AWARDED)
+
 
 @dataclass(frozen=True)
 class SourceMatch:

@@ -19,14 +19,12 @@ from collector.competitions.standings import (
     rank_third_placed,
 )
 from collector.records import Competition
-from collector.sources.base import MatchStatus, SourceMatch
-
-_RESULT = (MatchStatus.FINISHED, MatchStatus.AWARDED)
+from collector.sources.base import SourceMatch
 
 
 def winner_and_loser(match: SourceMatch) -> tuple[str, str] | None:
     """(winner, loser) of a decided knockout match: shoot-out, else extra time, else 90 minutes."""
-    if match.status not in _RESULT or match.home_team is None or match.away_team is None:
+    if not match.status.has_result or match.home_team is None or match.away_team is None:
         return None
     for score in (match.score_penalties, match.score_extra_time, match.score_90):
         if score is not None and score.home != score.away:
@@ -41,7 +39,7 @@ def group_tables(matches: list[SourceMatch], competition: Competition) -> dict[s
     for group in competition.groups:
         played = [m for m in matches if m.group == group.name and not m.knockout]
         expected = len(group.teams) * (len(group.teams) - 1) // 2
-        if len(played) < expected or any(m.status not in _RESULT or m.score_90 is None for m in played):
+        if len(played) < expected or any(not m.status.has_result or m.score_90 is None for m in played):
             continue
         results = [MatchResult(m.home_team, m.away_team, m.score_90.home, m.score_90.away) for m in played]
         tables[group.name] = compute_table(group.teams, results, competition.tie_breakers)

@@ -263,7 +263,7 @@ def parse_match(raw: Any, competition: Competition, tz: ZoneInfo, source: str, l
     knockout = competition.stage(stage).knockout
     home = _team(raw, "homeTeam", competition, knockout, source, label)
     away = _team(raw, "awayTeam", competition, knockout, source, label)
-    scored = status in (MatchStatus.FINISHED, MatchStatus.AWARDED)
+    scored = status.has_result
     group = raw.get("group")
     return SourceMatch(
         label=label, stage=stage, round_name=str(raw.get("stage")), kickoff_date=kickoff.astimezone(tz).date(),

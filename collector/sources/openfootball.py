@@ -194,7 +194,7 @@ def _status_and_scores(raw: dict[str, Any]) -> tuple[MatchStatus, dict[str, Any]
         if str(declared).lower() not in _STATUS:
             raise ValueError(f"field status: unknown status {declared!r}")
         status = _STATUS[str(declared).lower()]
-    if status not in (MatchStatus.FINISHED, MatchStatus.AWARDED):
+    if not status.has_result:
         return status, {}
     scores = {
         "score_90": score_from_pair(score.get("ft"), "score.ft"),
