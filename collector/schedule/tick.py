@@ -27,9 +27,8 @@ from collector.archive.writer import ArchiveWriter
 from collector.config import ArenaConfig
 from collector.errors import PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
-from collector.forecasters.llm.forecaster import Budget, Deferred, ScheduledTask
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
-from collector.forecasters.tasks import KnownResult
+from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
