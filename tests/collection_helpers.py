@@ -7,7 +7,7 @@ from functools import cache
 
 from collector.competitions import load_competition
 from collector.config import parse_config
-from collector.forecasters.llm.forecaster import ScheduledTask
+from collector.forecasters.tasks import ScheduledTask
 from collector.records import (
     Access,
     Clock,

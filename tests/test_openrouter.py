@@ -12,8 +12,9 @@ import respx
 
 from collector.archive.writer import record_bytes
 from collector.errors import ConfigError
-from collector.forecasters.llm.forecaster import Budget, Deferred, LLMForecaster
+from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient, build_body
+from collector.forecasters.tasks import Budget, Deferred
 from collector.records import (
     Access,
     AttemptRole,

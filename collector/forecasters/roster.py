@@ -1,8 +1,8 @@
-"""Build the configured forecasters for one tick: OpenRouter LLMs and built-in baselines."""
+"""Build the configured forecasters: a tick's OpenRouter LLMs and baselines, a replay's baselines and market."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -11,10 +11,12 @@ from typing import Any
 import httpx
 
 from collector.config import ArenaConfig
-from collector.errors import ConfigError, PrematchError, Problem
-from collector.forecasters.llm.forecaster import Budget, LLMForecaster
+from collector.errors import ConfigError, PrematchError, Problem, ProblemsFound
+from collector.forecasters.baselines import BASELINES, build_baseline
+from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
-from collector.records import ForecasterType
+from collector.forecasters.tasks import Budget
+from collector.records import Competition, ForecasterType
 
 
 @dataclass
@@ -47,11 +49,7 @@ def build_roster(
     for f in config.enabled_forecasters():
         if f.type != "baseline":
             continue
-        try:
-            from collector.forecasters.baselines import (
-                build_baseline,  # lazy: baselines are optional for a tick
-            )
-
+        try:  # a baseline's model modules are imported when it is built: a missing one is a problem
             roster.forecasters.append(build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id))
         except (ImportError, PrematchError, TypeError) as exc:
             roster.problems.append(Problem(config.source_path, f"forecaster {f.id}: {exc}"))
@@ -77,10 +75,34 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
             specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model))
             continue
         try:
-            from collector.forecasters.baselines import build_baseline
-
             built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)
         except (ImportError, PrematchError, TypeError):
             continue
         specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions)))
     return specs
+
+
+def build_baselines(config: ArenaConfig, data_dir: Path | str | None = None) -> list:
+    """Every enabled baseline, built once (a replay reuses their per-date fits); an unknown one raises."""
+    return [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()]
+
+
+def market_forecaster(competition: Competition, odds_files: Sequence[Path], method: str):
+    """The ``market`` forecaster from odds files; any unreadable row raises, with every problem named."""
+    from collector.forecasters.baselines.market import MarketForecaster, load_quotes
+
+    quotes, problems = load_quotes(odds_files, competition)
+    if problems:
+        raise ProblemsFound(problems)
+    return MarketForecaster(quotes, method=method)
+
+
+__all__ = [
+    "BASELINES",
+    "ForecasterSpec",
+    "Roster",
+    "build_baselines",
+    "build_roster",
+    "forecaster_specs",
+    "market_forecaster",
+]

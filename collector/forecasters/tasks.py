@@ -5,6 +5,10 @@ each; a :class:`Forecaster` turns the task into a :class:`~collector.records.For
 (whatever happened: a valid forecast, an invalid answer, an API error). The scheduler
 writes it. Forecasters never write to the archive and never see outcomes: ``history``
 holds only what was knowable strictly before ``task.now``.
+
+The scheduler hands out :class:`ScheduledTask` (a task with the close of its window); a
+forecaster that does not attempt a task this tick raises :class:`Deferred`; :class:`Budget`
+is the tick's spending cap, shared by the forecasters that pay for their calls.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from collector.errors import PrematchError
 from collector.records import (
     Access,
     Clock,
@@ -63,6 +68,35 @@ class ForecastTask:
             return self.event.id
         assert self.question is not None
         return self.question.id
+
+
+class Deferred(PrematchError):
+    """The forecast was not attempted this tick (spending cap reached, or too late); no record."""
+
+
+@dataclass
+class Budget:
+    """The spending cap of one tick: no new LLM call starts once ``spent >= cap``."""
+
+    cap: float
+    spent: float = 0.0
+
+    def allows(self) -> bool:
+        return self.spent < self.cap
+
+    def add(self, amount: float) -> None:
+        self.spent += amount
+
+
+@dataclass(frozen=True)
+class ScheduledTask(ForecastTask):
+    """A forecast task with the close of its window (no request may start or run past it)."""
+
+    window_closes: datetime | None = None
+
+    @property
+    def request_deadline(self) -> datetime:
+        return min(self.deadline, self.window_closes) if self.window_closes else self.deadline
 
 
 @runtime_checkable

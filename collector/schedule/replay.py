@@ -25,7 +25,8 @@ from collector.config import ArenaConfig, load_config, parse_config
 from collector.datasource import DataSource
 from collector.errors import ConfigError, Problem
 from collector.fixtures.knowable import finished_at
-from collector.forecasters.baselines import BASELINES, build_baseline
+from collector.forecasters import roster
+from collector.forecasters.roster import BASELINES
 from collector.records import Clock
 from collector.schedule.tick import TickReport, next_due_after, run_tick
 from collector.sources import source_for
@@ -90,8 +91,7 @@ def replay_config(competition_id: str, config_path: Path | None, baselines: Sequ
 
 def build_forecasters(config: ArenaConfig, data_dir, market=None) -> list:
     """Every configured baseline, built once for the whole replay; the market forecaster when given."""
-    built = [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()]
-    return built + ([market] if market is not None else [])
+    return roster.build_baselines(config, data_dir) + ([market] if market is not None else [])
 
 
 def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
@@ -205,11 +205,5 @@ def summary_lines(summary: ReplaySummary) -> list[str]:
 
 def market_forecaster(competition_id: str, odds_files: Sequence[Path], method: str):
     """The ``market`` forecaster from odds files; any unreadable row stops the replay with every problem named."""
-    from collector.errors import ProblemsFound
-    from collector.forecasters.baselines.market import MarketForecaster, load_quotes
-
     competition = competition_from_definition(load_definition(competition_id), datetime.now(UTC), Clock.REPLAY)
-    quotes, problems = load_quotes(odds_files, competition)
-    if problems:
-        raise ProblemsFound(problems)
-    return MarketForecaster(quotes, method=method)
+    return roster.market_forecaster(competition, odds_files, method)

@@ -11,7 +11,7 @@ import asyncio
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -27,9 +27,10 @@ from collector.archive.writer import ArchiveWriter
 from collector.config import ArenaConfig
 from collector.errors import PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
-from collector.forecasters.llm.forecaster import Budget, Deferred, ScheduledTask
+from collector.fixtures.sync import sync_fixtures, sync_outcomes
+from collector.fixtures.sync_report import SyncReport
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
-from collector.forecasters.tasks import KnownResult
+from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
@@ -70,6 +71,28 @@ def tick_clock(now: datetime):
     return lambda: now + (datetime.now(UTC) - start)
 
 
+@dataclass(frozen=True)
+class TickContext:
+    """What one tick works with, made once by :func:`run_tick_async` and handed to every step.
+
+    The fields never change; ``archive`` (kept current by ``writer``), ``report`` and
+    ``budget`` are filled as the tick goes.
+    """
+
+    config: ArenaConfig
+    archive: Archive  # the in-memory view of the archive
+    writer: ArchiveWriter
+    now: datetime  # the tick's (real or simulated) time: what is due, what is knowable
+    clock: Clock  # live or replay, stamped on every record
+    timer: Callable[[], datetime]  # ``now`` advanced by real time (request times, the tick's time limit)
+    data_dir: Path | str | None
+    budget: Budget  # the spending cap, shared by the forecasters
+    locks: KeyLocks  # at-most-once claims of forecast keys
+    gate: asyncio.Semaphore  # bounds the forecasts in flight
+    stop: datetime  # no new forecast starts after this
+    report: TickReport
+
+
 def run_tick(
     config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
     clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, **options: Any,
@@ -97,53 +120,54 @@ async def run_tick_async(
     if archive is None:
         archive = load_archive(root)
         report.problems += archive.problems
-    writer = ArchiveWriter(root, archive)
+    tick = TickContext(
+        config=config, archive=archive, writer=ArchiveWriter(root, archive), now=now, clock=clock, timer=timer,
+        data_dir=data_dir, budget=Budget(config.spending_cap_usd),
+        locks=KeyLocks(lock_dir or root.parent / ".prematch-locks"), gate=asyncio.Semaphore(config.concurrency),
+        stop=now + timedelta(minutes=config.max_tick_minutes), report=report,
+    )  # fmt: skip
     with report.phase("sync_fixtures"):
         if sync:
-            _sync(writer, archive, config, "sync_fixtures", now, data_dir, clock, report)
+            _sync(tick, sync_fixtures)
     with report.phase("questions"):
-        _register_questions(writer, archive, config, now, clock)
-    budget = Budget(config.spending_cap_usd)
+        _register_questions(tick)
     if forecasters is None:
-        roster = build_roster(config, budget=budget, clock=timer, data_dir=data_dir, transport=transport)
+        roster = build_roster(config, budget=tick.budget, clock=tick.timer, data_dir=data_dir, transport=transport)
         report.problems += roster.problems
     else:
         roster = Roster(forecasters=list(forecasters))
-    locks = lock_dir or root.parent / ".prematch-locks"
     try:
         with report.phase("forecasts"):
-            await _forecasts(writer, archive, config, roster.forecasters, now, clock, locks, report, timer)
+            await _forecasts(tick, roster.forecasters)
     finally:
         await roster.aclose()
-    report.spent_usd = budget.spent
+    report.spent_usd = tick.budget.spent
     with report.phase("sync_outcomes"):
         if sync:
-            _sync(writer, archive, config, "sync_outcomes", now, data_dir, clock, report)
+            _sync(tick, sync_outcomes)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(writer, timer(), clock)
+        report.manifest = write_tick_manifest(tick.writer, timer(), clock)
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
-    report.written = list(writer.written)
+    report.written = list(tick.writer.written)
     return report
 
 
-def _sync(writer, archive: Archive, config, step: str, now, data_dir, clock, report: TickReport) -> None:
-    from collector.fixtures import sync as sync_module
-
-    run = getattr(sync_module, step)
-    for cid in config.competitions:
+def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
+    """``sync_fixtures`` or ``sync_outcomes`` for every followed competition; a failure is a problem."""
+    for cid in tick.config.competitions:
         try:
-            result = run(writer, archive, cid, now=now, data_dir=data_dir, clock=clock)
+            result = step(tick.writer, tick.archive, cid, now=tick.now, data_dir=tick.data_dir, clock=tick.clock)
         except Exception as exc:  # noqa: BLE001 - a failed sync must not stop forecasts for known events
-            report.problems.append(Problem(cid, f"{step}: {type(exc).__name__}: {exc}"))
+            tick.report.problems.append(Problem(cid, f"{step.__name__}: {type(exc).__name__}: {exc}"))
             continue
-        report.problems += list(getattr(result, "problems", []))
+        tick.report.problems += list(result.problems)
 
 
-def _register_questions(writer, archive: Archive, config: ArenaConfig, now, clock) -> None:
-    if config.questions:
-        for cid in config.competitions:
-            register_questions(writer, archive, cid, now=now, clock=clock)
+def _register_questions(tick: TickContext) -> None:
+    if tick.config.questions:
+        for cid in tick.config.competitions:
+            register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
@@ -151,31 +175,27 @@ def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | N
     return {f.id: config.owes_since(by_id[f.id].since if f.id in by_id else None) for f in forecasters}
 
 
-async def _forecasts(writer, archive, config, forecasters, now, clock, lock_dir, report: TickReport, timer) -> None:
+async def _forecasts(tick: TickContext, forecasters: Sequence) -> None:
     if not forecasters:
         return
-    todo = plan(archive, config, forecasters, now, _since(config, forecasters))
+    report = tick.report
+    todo = plan(tick.archive, tick.config, forecasters, tick.now, _since(tick.config, forecasters))
     by_id = {f.id: f for f in forecasters}
     for slot in todo.missed:
-        if _write(writer, missed_record(slot, by_id[slot.forecaster], now, clock), report):
+        if _write(tick, missed_record(slot, by_id[slot.forecaster], tick.now, tick.clock)):
             report.missed += 1
     report.due = len(todo.due)
-    locks, gate = KeyLocks(lock_dir), asyncio.Semaphore(config.concurrency)
-    history = _history(archive, now)
-    stop = now + timedelta(minutes=config.max_tick_minutes)  # no new forecast starts after this
-
-    async def one(slot: Slot) -> None:
-        await _produce(writer, archive, slot, by_id[slot.forecaster], now, clock, locks, history, report,
-                       timer, gate, stop)  # fmt: skip
-
+    history = _history(tick.archive, tick.now)  # after the fixtures sync: what is known at `now`
     # the windows that close first are served first (gather starts coroutines in this order)
-    await asyncio.gather(*(one(s) for s in sorted(todo.due, key=lambda s: (s.closes, s.path))))
+    due = sorted(todo.due, key=lambda s: (s.closes, s.path))
+    await asyncio.gather(*(_produce(tick, slot, by_id[slot.forecaster], history) for slot in due))
 
 
-async def _produce(writer, archive, slot, forecaster, now, clock, locks, history, report, timer, gate, stop) -> None:
-    """Claim the key, ask the forecaster (``gate`` bounds the calls in flight), write its record."""
+async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str, list[KnownResult]]) -> None:
+    """Claim the key, ask the forecaster (``tick.gate`` bounds the calls in flight), write its record."""
+    report = tick.report
     try:
-        claimed = locks.claim(slot)
+        claimed = tick.locks.claim(slot)
     except OSError as exc:
         report.problems.append(Problem(slot.path, f"cannot claim the key: {exc}"))
         return
@@ -183,38 +203,38 @@ async def _produce(writer, archive, slot, forecaster, now, clock, locks, history
         report.locked += 1
         return
     try:
-        if (writer.root / slot.path).exists():
+        if (tick.writer.root / slot.path).exists():
             report.locked += 1
             return
-        async with gate:
-            if timer() >= min(slot.deadline, slot.closes, stop):  # window closed, or the tick's time is up
+        async with tick.gate:
+            if tick.timer() >= min(slot.deadline, slot.closes, tick.stop):  # window closed, or the tick's time is up
                 report.deferred += 1
                 return
-            record = await forecaster.forecast(_task(archive, slot, now, clock, history))
+            record = await forecaster.forecast(_task(tick, slot, history))
         if path_for(record) != slot.path:
             raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
-        if await asyncio.to_thread(_write, writer, record, report):  # fsync off the loop and outside the gate
+        if await asyncio.to_thread(_write, tick, record):  # fsync off the loop and outside the gate
             report.produced += 1
     except Deferred:
         report.deferred += 1
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
         report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
     finally:
-        locks.release(slot)
+        tick.locks.release(slot)
 
 
 _COUNT = threading.Lock()
 
 
-def _write(writer: ArchiveWriter, record, report: TickReport) -> bool:
+def _write(tick: TickContext, record) -> bool:
     try:
-        writer.write(record)
+        tick.writer.write(record)
     except RecordExistsError:
         with _COUNT:
-            report.locked += 1
+            tick.report.locked += 1
         return False
     with _COUNT:
-        report.statuses[record.status.value] += 1
+        tick.report.statuses[record.status.value] += 1
     return True
 
 
@@ -231,7 +251,8 @@ def _history(archive: Archive, now: datetime) -> dict[str, list[KnownResult]]:
     return out
 
 
-def _task(archive: Archive, slot: Slot, now: datetime, clock: Clock, history) -> ScheduledTask:
+def _task(tick: TickContext, slot: Slot, history: dict[str, list[KnownResult]]) -> ScheduledTask:
+    archive, now, clock = tick.archive, tick.now, tick.clock
     cid = slot.competition_id
     event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
     question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None

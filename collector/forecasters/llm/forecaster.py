@@ -7,11 +7,9 @@ retry, the repair call) is kept in the record with its own usage, cost and laten
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from collector.config import ArenaConfig, ForecasterConfig
-from collector.errors import PrematchError
 from collector.forecasters.llm.openrouter import (
     ChatResult,
     OpenRouterClient,
@@ -28,7 +26,7 @@ from collector.forecasters.llm.validation import (
     validate_match,
     validate_question,
 )
-from collector.forecasters.tasks import ForecastTask
+from collector.forecasters.tasks import Budget, Deferred, ForecastTask, ScheduledTask
 from collector.records import (
     Access,
     Attempt,
@@ -39,35 +37,6 @@ from collector.records import (
     Prompt,
     Validation,
 )
-
-
-class Deferred(PrematchError):
-    """The forecast was not attempted this tick (spending cap reached, or too late); no record."""
-
-
-@dataclass
-class Budget:
-    """The spending cap of one tick: no new LLM call starts once ``spent >= cap``."""
-
-    cap: float
-    spent: float = 0.0
-
-    def allows(self) -> bool:
-        return self.spent < self.cap
-
-    def add(self, amount: float) -> None:
-        self.spent += amount
-
-
-@dataclass(frozen=True)
-class ScheduledTask(ForecastTask):
-    """A forecast task with the close of its window (no request may start or run past it)."""
-
-    window_closes: datetime | None = None
-
-    @property
-    def request_deadline(self) -> datetime:
-        return min(self.deadline, self.window_closes) if self.window_closes else self.deadline
 
 
 class LLMForecaster:
