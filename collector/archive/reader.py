@@ -250,3 +250,62 @@ def _index(archive: Archive, record: Revisable) -> None:
             archive.questions[(record.competition_id, record.id)] = record
         case QuestionResolution():
             archive.resolutions[(record.competition_id, record.question_id)] = record
+
+
+PROJECT_MARKERS = (".git", "pyproject.toml", "archive")
+COMPETITION_MARKERS = ("events", "questions")
+
+
+def check_archive_dir(path: Path | str, *, may_be_missing: bool = False) -> None:
+    """The one rule for a folder given as ``--archive``; a :class:`UsageError` (exit 2) says why not.
+
+    An archive folder exists (a command that writes may create it: ``may_be_missing``), is a
+    folder, and holds only ``schema/``, ``manifests/`` and competition folders (each holding a
+    ``competition.rNNN.json``, ``events/`` or ``questions/``; empty folders are harmless).
+    Hidden entries and plain files are ignored, as the reader ignores them. A repository or
+    project folder (with ``.git``, ``pyproject.toml`` or an ``archive/`` inside) is refused,
+    pointing at its ``archive/``; so is a competition folder, pointing at its parent.
+    """
+    from collector.errors import UsageError  # imported here: this block stays apart from the reader's
+
+    root = Path(path)
+    if not root.exists():
+        if may_be_missing:
+            return
+        raise UsageError(f"{root}: no such archive folder")
+    if not root.is_dir():
+        raise UsageError(f"{root}: not a folder, so not an archive")
+    markers = [name for name in PROJECT_MARKERS if (root / name).exists()]
+    if markers:
+        inner = root / "archive"
+        hint = f"; did you mean {inner}?" if inner.is_dir() and _archive_problem(inner) is None else ""
+        raise UsageError(f"{root}: a repository or project folder (it holds {', '.join(markers)}), "
+                         f"not an archive{hint}")
+    if _is_competition_folder(root):
+        raise UsageError(f"{root}: a competition folder, not an archive; did you mean {root.resolve().parent}?")
+    problem = _archive_problem(root)
+    if problem is not None:
+        raise UsageError(f"{root}: not an archive: {problem}")
+
+
+def _archive_problem(root: Path) -> str | None:
+    """Why ``root``'s top level is not an archive's (None: it is one, or is empty)."""
+    from collector.archive.layout import MANIFEST_DIR
+
+    strangers = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.is_dir() or entry.name in (SCHEMA_DIR, MANIFEST_DIR):
+                continue
+            folder = Path(entry.path)
+            if any(folder.iterdir()) and not _is_competition_folder(folder):
+                strangers.append(entry.name)
+    if not strangers:
+        return None
+    shown = ", ".join(sorted(strangers)[:3]) + (f" and {len(strangers) - 3} more" if len(strangers) > 3 else "")
+    return (f"{shown} {'is not a competition folder' if len(strangers) == 1 else 'are not competition folders'} "
+            "(an archive holds schema/, manifests/ and competition folders)")
+
+
+def _is_competition_folder(folder: Path) -> bool:
+    return any((folder / name).is_dir() for name in COMPETITION_MARKERS) or any(folder.glob("competition.r*.json"))

@@ -28,6 +28,8 @@ from collector.audit import checks
 from collector.audit.facts import Checked, FactsCache, facts_of
 from collector.audit.gitlog import NULL_BLOB, Commit, git_dir, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
+from collector.audit.report import summary_lines
+from collector.errors import Problem
 
 
 @dataclass
@@ -46,6 +48,14 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.violations
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every violation, as a problem naming its path and code (notes stay in the summary)."""
+        return [f.as_problem() for f in self.violations]
+
+    def summary_lines(self) -> list[str]:
+        return summary_lines(self)
 
 
 def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:
