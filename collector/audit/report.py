@@ -101,7 +101,7 @@ def summary_lines(report: Report) -> list[str]:
         lines.append("  replay records are dated on a simulated clock and are not prospective evidence")
     if report.violations:
         lines.append(f"VIOLATIONS: {len(report.violations)} ("
-                     + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + "), listed on stderr")
+                     + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + "), one problem: line each on stderr")
     else:
         lines.append("OK: no violations")
     if c["notes"]:
