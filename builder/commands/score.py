@@ -76,12 +76,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"no competition {args.competition!r} in {args.archive} (known: {listed})")
     scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all)
     rows = [r.flat() for r in (scores.matched if args.matched else scores.leaderboard)]
-    noticed = [Problem(*text.partition(": ")[::2]) for text in scores.problems[len(archive.problems):]]  # not scored
-    report = ScoreReport([r for r in rows if _selected(r, args)], list(archive.problems) + noticed)
+    unscored = [_problem(text) for text in scores.problems[len(archive.problems):]]  # after the archive's own
+    report = ScoreReport([r for r in rows if _selected(r, args)], list(archive.problems) + unscored)
     if args.json:
         document = scores.to_dict() if args.all else clean(report.rows)
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return finish(report, quiet_summary=args.json, fail_on_problems=args.strict)
+
+
+def _problem(text: str) -> Problem:
+    """A scoring problem (``Scores.problems`` holds ``"path: message"`` strings) as a Problem."""
+    path, _, message = text.partition(": ")
+    return Problem(path, message)
 
 
 def _selected(row: dict, args: argparse.Namespace) -> bool:
