@@ -12,20 +12,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from collector.schedule.replay import replay, summary_lines
+from collector.commandline import INSTANT_HELP, parse_utc_instant
+from collector.schedule.replay import replay
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"), help="folder laid out like ../shared/data")
     parser.add_argument("--out", type=Path, required=True, help="new folder for the replay repository")
-    parser.add_argument("--until", default=None, help="stop at this simulated time (ISO 8601), default: the whole tournament")
+    parser.add_argument("--until", type=parse_utc_instant, default=None,
+                        help=f"stop at this simulated time ({INSTANT_HELP}; default: the whole tournament)")
     args = parser.parse_args()
-    from datetime import datetime
-
-    until = datetime.fromisoformat(args.until.replace("Z", "+00:00")) if args.until else None
-    summary = replay("worldcup-2026", args.out, args.data_dir, until=until, progress=lambda line: None)
-    print("\n".join(summary_lines(summary)))
+    summary = replay("worldcup-2026", args.out, args.data_dir, until=args.until, progress=lambda line: None)
+    print("\n".join(summary.summary_lines()))
     total = summary.elapsed_s or 1.0
     rest = summary.tick_s - summary.forecast_s
     print(f"shares of wall time: forecasters {summary.forecast_s / total:.0%}, rest of the ticks {rest / total:.0%}, "

@@ -3,18 +3,44 @@
 Each command lives in ``<package>/commands/<module>.py`` and exposes ``add_parser(subparsers)``
 (which registers the command, with help text on every option) and ``run(args) -> int``.
 Only the module of the command being run is imported; ``--help`` imports them all.
+
+Conventions every command follows:
+
+* exit 0 when done, 1 when it found problems (or violations), 2 when used wrongly: a bad
+  option value (argparse), or a folder that is not what the command expects
+  (:class:`~collector.errors.UsageError`, one line on stderr);
+* its result satisfies :class:`~collector.errors.RunReport` and ``run`` ends with
+  ``return finish(report)``: the summary goes to stdout, each problem to stderr behind the
+  one prefix ``problem: ``;
+* one time parser (:func:`parse_utc_instant`), one ``--clock`` (:func:`add_clock_option`,
+  :func:`resolve_clock`) and one ``--data-dir`` (:func:`add_data_dir_option`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from collector.errors import PROBLEM_PREFIX, Problem, RunReport, UsageError
+from collector.errors import (
+    PROBLEM_PREFIX,
+    PrematchError,
+    Problem,
+    ProblemsFound,
+    RunReport,
+    UsageError,
+)
+
+if TYPE_CHECKING:
+    from collector.records import Clock
 
 EXIT_DONE, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+DATA_DIR_ENV = "PREMATCH_DATA_DIR"
 
 
 def build_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
@@ -28,7 +54,11 @@ def build_parser(prog: str, description: str, package: str, modules: list[str]) 
 
 
 def run_program(prog: str, description: str, package: str, modules: list[str], argv: list[str]) -> int:
-    """Parse ``argv`` and run the chosen command; returns its exit code."""
+    """Parse ``argv`` and run the chosen command; returns its exit code.
+
+    A :class:`UsageError` exits 2 with one line naming the command; any other error Prematch
+    raises on purpose stops the run with exit 1, its problems behind the one prefix.
+    """
     chosen = argv[0].replace("-", "_") if argv else ""
     needed = [chosen] if chosen in modules else modules  # unknown or help: let argparse list them all
     parser = build_parser(prog, description, package, needed)
@@ -38,6 +68,12 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     except UsageError as exc:
         print(f"{prog.split()[-1]} {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except ProblemsFound as exc:
+        print_problems(exc.problems)
+        return EXIT_PROBLEMS
+    except PrematchError as exc:
+        print(f"{PROBLEM_PREFIX}{exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
 
 
 def print_problems(problems: list[Problem]) -> None:
@@ -46,21 +82,94 @@ def print_problems(problems: list[Problem]) -> None:
         print(f"{PROBLEM_PREFIX}{problem}", file=sys.stderr)
 
 
-def finish(report: RunReport, *, quiet_summary: bool = False) -> int:
-    """Print a run's summary (stdout) and problems (stderr); exit 0 when clean, 1 with problems."""
+def finish(report: RunReport, *, quiet_summary: bool = False, fail_on_problems: bool = True) -> int:
+    """Print a run's summary (stdout) and problems (stderr); exit 0 when clean, 1 with problems.
+
+    ``quiet_summary``: the command printed its own output (JSON). ``fail_on_problems=False``
+    (a reader without ``--strict``): the problems are printed all the same, and the run exits 0.
+    """
     if not quiet_summary:
         for line in report.summary_lines():
             print(line)
+    sys.stdout.flush()  # the summary comes first when both streams go to one terminal or file
     print_problems(report.problems)
-    return EXIT_PROBLEMS if report.problems else EXIT_DONE
+    return EXIT_PROBLEMS if report.problems and fail_on_problems else EXIT_DONE
+
+
+@dataclass
+class Done:
+    """The report of a command that either finishes or raises: what it did, and no problems."""
+
+    lines: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        return self.lines
+
+
+INSTANT_HELP = "ISO 8601 with a UTC offset, e.g. 2026-06-14T12:00Z; a bare date 2026-06-14 means 00:00 UTC"
 
 
 def parse_utc_instant(value: str) -> datetime:
-    """An ISO 8601 time with its UTC offset (``Z`` allowed), as UTC; argparse ``type=`` for --until."""
+    """The one time parser of every command (argparse ``type=`` for ``--now`` and ``--until``).
+
+    An ISO 8601 date-time must carry its UTC offset (``Z`` allowed): a wall-clock time alone
+    names no instant, so it is refused rather than guessed. A bare date (``2026-08-01``) is read
+    as 00:00 UTC of that day. The result is in UTC.
+    """
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        pass
+    else:
+        return datetime(day.year, day.month, day.day, tzinfo=UTC)
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 timestamp") from None
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an ISO 8601 timestamp (e.g. 2026-06-14T12:00Z, or a date 2026-06-14)"
+        ) from None
     if parsed.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} needs a UTC offset, e.g. 2026-06-14T00:00Z (a bare date 2026-06-14 means 00:00 UTC)"
+        )
     return parsed.astimezone(UTC)
+
+
+def add_clock_option(parser: argparse.ArgumentParser) -> None:
+    """``--clock live|replay``; read it with :func:`resolve_clock`."""
+    from collector.records import Clock
+
+    parser.add_argument("--clock", choices=[c.value for c in Clock], default=None,
+                        help="mark records live or replay (default: replay when --now is given, else live)")
+
+
+def resolve_clock(args: argparse.Namespace) -> Clock:
+    """``--clock`` if given; else ``replay`` when ``--now`` names a time, ``live`` when it does not."""
+    from collector.records import Clock
+
+    if args.clock is not None:
+        return Clock(args.clock)
+    return Clock.REPLAY if getattr(args, "now", None) is not None else Clock.LIVE
+
+
+def existing_folder(value: str) -> Path:
+    """argparse ``type=``: a folder that exists (a missing one is a usage error, exit 2)."""
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: no such folder")
+    return path
+
+
+def add_data_dir_option(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir``: a local copy of the public data; None means the public URLs."""
+    parser.add_argument(
+        "--data-dir", type=existing_folder, default=os.environ.get(DATA_DIR_ENV) or None,
+        help=f"local data folder laid out like shared/data (default: ${DATA_DIR_ENV}, else the public URLs)",
+    )
+
+
+def check_new_folder(path: Path, option: str = "--out") -> None:
+    """A folder a command creates: it may exist only empty (a :class:`UsageError` otherwise)."""
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise UsageError(f"{path}: exists and is not an empty folder; choose a new {option}")

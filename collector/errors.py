@@ -62,8 +62,8 @@ class RunReport(Protocol):
     """The one shape of every command's result: what went wrong, and what to tell the user.
 
     ``problems`` are printed to stderr, each behind :data:`PROBLEM_PREFIX`; ``summary_lines()``
-    go to stdout. A command exits 0 when there are no problems, 1 when there are (see
-    :func:`collector.commandline.finish`).
+    go to stdout. A command exits 0 when there are no problems, 1 when there are (a reader
+    without ``--strict`` reports them and exits 0; see :func:`collector.commandline.finish`).
     """
 
     problems: list[Problem]

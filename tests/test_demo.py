@@ -22,6 +22,7 @@ def test_demo_replays_builds_and_verifies(tmp_path, data_dir, capsys):
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path, data_dir, capsys):
     (tmp_path / "keep.txt").write_text("mine\n")
-    assert main(["demo", "--out", str(tmp_path), "--data-dir", str(data_dir)]) == 1
-    assert "not empty" in capsys.readouterr().err
+    assert main(["demo", "--out", str(tmp_path), "--data-dir", str(data_dir)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "not an empty folder" in captured.err
     assert (tmp_path / "keep.txt").read_text() == "mine\n"

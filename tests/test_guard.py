@@ -39,9 +39,11 @@ def test_pull_request_that_modifies_or_deletes_fails(repo, capsys):
     (repo.archive / "worldcup-2026/events/mex-v-rsa/event.r000.json").unlink()
     repo.commit(at(2), "fix")
     assert guard(repo) == 1
-    out = capsys.readouterr().out
-    assert f"{ELO}: this change modifies an existing archive file" in out
-    assert "event.r000.json: this change deletes an existing archive file" in out
+    captured = capsys.readouterr()
+    assert "guard: 2 problem(s) in the archive changes since main" in captured.out
+    assert f"problem: {ELO}: this change modifies an existing archive file" in captured.err
+    assert "event.r000.json: this change deletes an existing archive file" in captured.err
+    assert all(line.startswith("problem: ") for line in captured.err.splitlines())
 
 
 def test_rename_fails_and_main_moving_on_does_not_matter(repo, capsys):
@@ -52,10 +54,11 @@ def test_rename_fails_and_main_moving_on_does_not_matter(repo, capsys):
     repo.tick(at(3), forecast("market", model_version="m"))  # main advances; the PR is judged on its own diff
     repo.git("checkout", "-q", "pr")
     assert guard(repo) == 1
-    out = capsys.readouterr().out
-    assert "deletes" in out and "added file does not validate" in out and "belongs at" in out
+    err = capsys.readouterr().err
+    assert "deletes" in err and "added file does not validate" in err and "belongs at" in err
 
 
 def test_unknown_base_is_a_clear_error(repo, capsys):
     assert main(["guard", "--repo", str(repo.root), "--base", "no-such-branch"]) == 2
-    assert "no-such-branch" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err == f"collector guard: --base no-such-branch: no such branch or commit in {repo.root}\n"

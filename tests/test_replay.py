@@ -10,7 +10,7 @@ import pytest
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import Clock, Forecast, Horizon
-from collector.schedule.replay import replay, summary_lines
+from collector.schedule.replay import replay
 
 UNTIL = datetime(2026, 6, 12, 6, 0, tzinfo=UTC)  # the first two matches played
 
@@ -71,7 +71,7 @@ def test_one_commit_per_tick_dated_at_the_simulated_time(replayed):
 def test_progress_and_summary(replayed):
     _, summary, lines, _ = replayed
     assert lines and "matches done" in lines[-1] and "ticks" in lines[-1] and "elapsed" in lines[-1]
-    text = "\n".join(summary_lines(summary))
+    text = "\n".join(summary.summary_lines())
     assert f"matches with outcomes {summary.outcomes}/104" in text and "clock=replay" in text
     assert summary.outcomes >= 2
 
@@ -80,7 +80,8 @@ def test_replay_refuses_a_non_empty_folder(tmp_path, data_dir, capsys):
     (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
     code = main(["replay", "worldcup-2026", "--out", str(tmp_path), "--data-dir", str(data_dir)])
     assert code == 2
-    assert "not empty" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "not an empty folder" in captured.err
     assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
 
 

@@ -92,7 +92,14 @@ def test_forecast_edited_after_commit_is_caught(clean, capsys):
     assert finding.path == ELO and finding.commit == sha
     assert "append-only" in finding.message and "2026-06-12T02:00:00Z" in finding.message
     assert main(["verify", "--repo", str(clean.root)]) == 1
-    assert "VIOLATIONS: 1 (modified 1)" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "VIOLATIONS: 1 (modified 1)" in captured.out and ELO not in captured.out
+    assert captured.err.startswith(f"problem: {ELO}: modified: modified in commit {sha[:12]}")
+    assert captured.err.count("\n") == 1
+    assert main(["verify", "--repo", str(clean.root), "--json"]) == 1  # the JSON lists it too
+    captured = capsys.readouterr()
+    assert [f["code"] for f in orjson.loads(captured.out)["findings"]] == ["modified"]
+    assert captured.err.startswith(f"problem: {ELO}: modified: ")
 
 
 def test_deleted_forecast_is_caught(clean):
@@ -224,9 +231,9 @@ def test_replay_records_are_labelled_and_never_counted_as_prospective(tmp_path, 
     [late] = report.violations
     assert late.code == "committed_after_kickoff" and late.replay
     assert main(["verify", "--repo", str(repo.root)]) == 1
-    out = capsys.readouterr().out
-    assert "0 live (prospective), 2 replay (simulated clock)" in out
-    assert "committed_after_kickoff [replay]" in out
+    captured = capsys.readouterr()
+    assert "0 live (prospective), 2 replay (simulated clock)" in captured.out
+    assert ": committed_after_kickoff [replay]: " in captured.err
 
 
 def test_not_a_repository_is_a_clear_error(tmp_path, capsys):

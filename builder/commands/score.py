@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from builder.score.scoring import score_archive
 from builder.score.types import clean
-from collector.archive.reader import load_archive
+from collector.archive.reader import check_archive_dir, load_archive
+from collector.commandline import finish
+from collector.errors import Problem, UsageError
 
 TABLE_COLUMNS = (
     ("forecaster", "forecaster", "{}"),
@@ -37,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "Print the leaderboard computed from an archive, as a table or as "
                                 "JSON."
                             ))
-    parser.add_argument("--archive", default="archive", help="archive folder to score (default: archive)")
+    parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder to score (default: archive)")
     parser.add_argument("--competition", default=None, help="score only this competition id (default: all)")
     parser.add_argument("--json", action="store_true", help="print the leaderboard rows as JSON")
     parser.add_argument("--all", action="store_true",
@@ -49,31 +52,42 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--strategy", default=None, help="show only this strategy")
     parser.add_argument("--no-tests", action="store_true", help="skip permutation tests (faster)")
     parser.add_argument("--strict", action="store_true",
-                        help="exit 1 when the archive has invalid records (they are skipped either way)")
+                        help="exit 1 when the archive has invalid records (they are reported and skipped either way)")
     return parser
 
 
+@dataclass
+class ScoreReport:
+    """The leaderboard rows shown; problems: every archive file skipped, every outcome not scored."""
+
+    rows: list[dict]
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        return format_table(self.rows).split("\n")
+
+
 def run(args: argparse.Namespace) -> int:
-    if not Path(args.archive).is_dir():
-        print(f"error: archive folder {args.archive!r} does not exist", file=sys.stderr)
-        return 2
+    check_archive_dir(args.archive)
     archive = load_archive(args.archive)
     known = set(archive.competitions) | {f.competition_id for f in archive.forecasts}
     if args.competition is not None and args.competition not in known:
         listed = ", ".join(sorted(known)) or "none"
-        print(f"error: no competition {args.competition!r} in {args.archive} (known: {listed})", file=sys.stderr)
-        return 2
-    for problem in archive.problems:
-        print(f"warning: skipped {problem}", file=sys.stderr)
+        raise UsageError(f"no competition {args.competition!r} in {args.archive} (known: {listed})")
     scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all)
     rows = [r.flat() for r in (scores.matched if args.matched else scores.leaderboard)]
-    rows = [r for r in rows if _selected(r, args)]
+    unscored = [_problem(text) for text in scores.problems[len(archive.problems):]]  # after the archive's own
+    report = ScoreReport([r for r in rows if _selected(r, args)], list(archive.problems) + unscored)
     if args.json:
-        document = scores.to_dict() if args.all else clean(rows)
+        document = scores.to_dict() if args.all else clean(report.rows)
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    else:
-        print(format_table(rows))
-    return 1 if args.strict and archive.problems else 0
+    return finish(report, quiet_summary=args.json, fail_on_problems=args.strict)
+
+
+def _problem(text: str) -> Problem:
+    """A scoring problem (``Scores.problems`` holds ``"path: message"`` strings) as a Problem."""
+    path, _, message = text.partition(": ")
+    return Problem(path, message)
 
 
 def _selected(row: dict, args: argparse.Namespace) -> bool:

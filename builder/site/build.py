@@ -49,16 +49,16 @@ class BuildReport:
     heavy_pages: list[tuple[str, int]] = field(default_factory=list)
     replay: bool = False
 
-    def summary(self) -> str:
+    def summary_lines(self) -> list[str]:
+        """What was built; the files left out are the report's problems (one ``problem:`` line each)."""
         lines = [
             f"built {self.pages} pages ({self.files} files) into {self.out}",
             f"records: {self.records} valid, {len(self.problems)} left out with problems",
         ]
-        lines += [f"  problem: {p}" for p in self.problems]
         lines += [f"  warning: {path} weighs {size // 1024} KB (limit 500 KB)" for path, size in self.heavy_pages]
         if self.replay:
             lines.append("note: built from replay records; every page carries the replay banner")
-        return "\n".join(lines)
+        return lines
 
 
 def archive_commit(archive_dir: Path) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from collector.archive.git import git, head_commit
-from collector.errors import ArchiveError
+from collector.errors import ArchiveError, UsageError
 
 NULL_BLOB = "0" * 40
 
@@ -117,3 +117,34 @@ def read_blobs(repo: Path, blob_ids: Iterable[str]) -> Iterator[tuple[str, bytes
         size = int(header[2])
         yield blob, bytes(out[end + 1 : end + 1 + size])
         pos = end + 2 + size  # the object, then a newline
+
+
+def check_repository(repo: Path, archive_path: str = "archive") -> None:
+    """The rule for ``--repo`` and ``--archive-path`` (verify, guard); a :class:`UsageError` says why not.
+
+    ``repo`` is the top folder of a git repository with its whole history (not a shallow
+    clone), and ``archive_path`` is in its working tree or in its history (a deleted archive
+    is still checked: its deletion is what gets reported).
+    """
+    repo = Path(repo)
+    if not repo.is_dir():
+        raise UsageError(f"{repo}: no such folder")
+    try:
+        bare, shallow = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository").split()
+    except (ArchiveError, ValueError):
+        raise UsageError(f"{repo}: not a git repository") from None
+    if bare != b"true":
+        try:
+            top = Path(git(repo, "rev-parse", "--show-toplevel").decode().strip())
+        except ArchiveError:  # e.g. the .git folder itself
+            raise UsageError(f"{repo}: not the working tree of a git repository") from None
+        if top.resolve() != repo.resolve():
+            raise UsageError(f"{repo}: inside the git repository {top}, not its top folder; did you mean --repo {top}?")
+    if shallow == b"true":
+        raise UsageError(f"{repo} is a shallow clone: its oldest commit would seem to add every file. "
+                         "Fetch the whole history first: git fetch --unshallow")
+    prefix = archive_path.strip("/")
+    if not (repo / prefix).is_dir():
+        in_history = head_commit(repo) is not None and git(repo, "log", "-1", "--format=%H", "--", prefix + "/").strip()
+        if not in_history:
+            raise UsageError(f"{repo}: no folder {prefix}/ in its working tree or its history (see --archive-path)")

@@ -8,19 +8,41 @@ Added record files must validate against the contract.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from collector.archive.git import git
 from collector.archive.layout import is_record_path
 from collector.archive.reader import parse_record
 from collector.audit.gitlog import read_blobs
-from collector.errors import Problem
+from collector.errors import ArchiveError, Problem, UsageError
 
 _WORDS = {"M": "modifies", "D": "deletes", "T": "changes the type of"}
 
 
-def check_changes(repo: Path, base: str, archive_path: str = "archive") -> tuple[list[Problem], int]:
-    """Problems with the archive changes between ``base``'s merge base and HEAD, and files added."""
+@dataclass
+class GuardReport:
+    """What a change since ``base`` does to the archive: files added, and every problem."""
+
+    base: str
+    added: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        if self.problems:
+            return [f"guard: {len(self.problems)} problem(s) in the archive changes since {self.base}"]
+        return [f"guard: OK, {self.added} archive file(s) added since {self.base}, none modified or deleted"]
+
+
+def check_changes(repo: Path, base: str, archive_path: str = "archive") -> GuardReport:
+    """The archive changes between ``base``'s merge base and HEAD: files added, and every problem.
+
+    A ``base`` that names no commit is a :class:`UsageError`.
+    """
+    try:
+        git(repo, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
+    except ArchiveError:
+        raise UsageError(f"--base {base}: no such branch or commit in {repo}") from None
     prefix = archive_path.strip("/") + "/"
     raw = git(repo, "diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...HEAD", "--", prefix)
     tokens = raw.decode("utf-8", "surrogateescape").split("\0")
@@ -42,4 +64,4 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> tuple
         _, problem = parse_record(added[blob], data)
         if problem is not None:
             problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
-    return problems, len(added)
+    return GuardReport(base, len(added), problems)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from collector.archive.layout import is_record_path
 from collector.audit.facts import Facts
 from collector.audit.gitlog import NULL_BLOB, Change, History
+from collector.errors import Problem
 
 
 @dataclass
@@ -46,6 +47,9 @@ class Finding:
     violation: bool = True
     replay: bool = False
 
+    def as_problem(self) -> Problem:
+        """The finding as a run problem: its path, then its code (tagged when a replay record)."""
+        return Problem(self.path, f"{self.code}{' [replay]' if self.replay else ''}: {self.message}")
 
 
 def file_histories(history: History) -> dict[str, FileHistory]:

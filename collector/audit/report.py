@@ -1,14 +1,46 @@
-"""How a ``verify`` report reads: a short summary for people, the full list as JSON for tools."""
+"""What a ``verify`` report holds, and how it reads: a short summary for people, the full list as JSON for tools."""
 
 from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from collector.audit.checks import stamp
-from collector.audit.history import FileHistory
-from collector.audit.verify import Report
+from collector.audit.gitlog import Commit
+from collector.audit.history import FileHistory, Finding
+from collector.errors import Problem
+
+
+@dataclass
+class Report:
+    """The result of ``verify``: the history read, and every finding (violations and notes)."""
+
+    repo: Path
+    archive_path: str
+    head: str | None
+    commits: list[Commit]
+    files: dict[str, FileHistory]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for f in self.findings if f.violation]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every violation, as a problem naming its path and code (notes stay in the summary)."""
+        return [f.as_problem() for f in self.violations]
+
+    def summary_lines(self) -> list[str]:
+        return summary_lines(self)
+
 
 LIMITS = (
     "What this proves: the archive's git history, as you cloned it, only ever added record files; "
@@ -82,8 +114,11 @@ def report_json(report: Report) -> dict[str, Any]:
     }
 
 
-def summary_text(report: Report, max_lines: int = 40) -> str:
-    """A readable summary: counts, the first violations, notes by kind, and what git proves."""
+def summary_lines(report: Report) -> list[str]:
+    """A readable summary: counts, violations and notes by kind, and what git proves.
+
+    The violations themselves are the report's problems (one ``problem:`` line each on stderr).
+    """
     c = counts(report)
     head = report.head[:12] if report.head else "(no commits)"
     lines = [
@@ -94,18 +129,13 @@ def summary_text(report: Report, max_lines: int = 40) -> str:
     ]
     if c["forecasts_replay"]:
         lines.append("  replay records are dated on a simulated clock and are not prospective evidence")
-    violations = report.violations
-    if violations:
-        lines.append(f"VIOLATIONS: {len(violations)} (" + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + ")")
-        for finding in violations[:max_lines]:
-            tag = " [replay]" if finding.replay else ""
-            lines.append(f"  - {finding.code}{tag}: {finding.path}: {finding.message}")
-        if len(violations) > max_lines:
-            lines.append(f"  ... and {len(violations) - max_lines} more (use --json for all)")
+    if report.violations:
+        lines.append(f"VIOLATIONS: {len(report.violations)} ("
+                     + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + "), one problem: line each on stderr")
     else:
         lines.append("OK: no violations")
     if c["notes"]:
         lines.append("notes: " + ", ".join(f"{k} {n}" for k, n in c["notes"].items()) + " (details with --json)")
     lines.append("")
-    lines.append(textwrap.fill(LIMITS, width=92))
-    return "\n".join(lines)
+    lines += textwrap.wrap(LIMITS, width=92)
+    return lines

@@ -17,7 +17,6 @@ dates are simulated, so they say nothing about what was known before a match.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from collector.archive.git import git_dir
@@ -25,26 +24,9 @@ from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import parse_record
 from collector.audit import checks
 from collector.audit.facts import Checked, FactsCache, facts_of
-from collector.audit.gitlog import NULL_BLOB, Commit, read_blobs, read_history
+from collector.audit.gitlog import NULL_BLOB, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
-
-
-@dataclass
-class Report:
-    repo: Path
-    archive_path: str
-    head: str | None
-    commits: list[Commit]
-    files: dict[str, FileHistory]
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def violations(self) -> list[Finding]:
-        return [f for f in self.findings if f.violation]
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
+from collector.audit.report import Report
 
 
 def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:

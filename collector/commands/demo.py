@@ -2,7 +2,7 @@
 
 The three steps a new user would otherwise run by hand::
 
-    python -m collector replay --competition worldcup-2026 --out DIR   # baselines, simulated clock
+    python -m collector replay worldcup-2026 --out DIR   # baselines, simulated clock
     python -m builder build --archive DIR/archive --out DIR/site
     python -m collector verify --repo DIR
 
@@ -13,12 +13,17 @@ result. No API key is needed (the forecasters are the built-in baselines).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector.commandline import parse_utc_instant
-from collector.errors import PrematchError
+from collector.commandline import (
+    INSTANT_HELP,
+    add_data_dir_option,
+    check_new_folder,
+    finish,
+    parse_utc_instant,
+)
+from collector.errors import Problem
 
 COMPETITION = "worldcup-2026"
 
@@ -33,55 +38,59 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="new folder for the demo repository (its site goes to OUT/site)"
+        "--out", type=Path, required=True, help="new (or empty) folder for the demo repository (its site goes to OUT/site)"
     )
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=os.environ.get("PREMATCH_DATA_DIR"),
-        help="local copy of the public data (default: $PREMATCH_DATA_DIR, else download from the public URLs)",
-    )
+    add_data_dir_option(parser)
     parser.add_argument(
         "--until",
         type=parse_utc_instant,
         default=None,
-        help="stop the replay at this simulated UTC time, e.g. 2026-06-14T00:00Z (default: the whole tournament)",
+        help=f"stop the replay at this simulated time ({INSTANT_HELP}; default: the whole tournament)",
     )
     return parser
 
 
+@dataclass
+class DemoReport:
+    """The problems of the three steps (replay, build, verify), and how to look at the result."""
+
+    out: Path
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        site = self.out / "site"
+        return [
+            "",
+            "Open the site:",
+            f"  python -m http.server --directory {site} 8000",
+            "  then browse to http://localhost:8000/",
+            f"Check the history again any time: python -m collector verify --repo {self.out}",
+        ]
+
+
 def run(args: argparse.Namespace) -> int:
     from builder.site.build import build_site
-    from collector.audit.report import summary_text
     from collector.audit.verify import verify_repository
-    from collector.schedule.replay import replay, summary_lines
+    from collector.schedule.replay import replay
 
     out: Path = args.out.resolve()
-    try:
-        _step(1, f"replaying {COMPETITION} on a simulated clock into {out} (one commit per tick)")
-        replayed = replay(COMPETITION, out, args.data_dir, until=args.until, progress=print)
-        print("\n".join(summary_lines(replayed)))
-        _step(2, f"building the site into {out / 'site'}")
-        built = build_site(out / "archive", out / "site", progress=lambda line: None)
-        print(built.summary())
-        _step(3, f"verifying the history of {out / 'archive'}")
-        report = verify_repository(out)
-    except PrematchError as exc:
-        print(f"demo: {exc}", file=sys.stderr)
-        return 1
-    print(summary_text(report, max_lines=10))
-    _open_instructions(out)
-    return 0 if report.ok and not replayed.problems else 1
+    check_new_folder(out)
+    report = DemoReport(out)
+    _step(1, f"replaying {COMPETITION} on a simulated clock into {out} (one commit per tick)")
+    replayed = replay(COMPETITION, out, args.data_dir, until=args.until, progress=print)
+    _show(replayed, report)
+    _step(2, f"building the site into {out / 'site'}")
+    _show(build_site(out / "archive", out / "site", progress=lambda line: None), report)
+    _step(3, f"verifying the history of {out / 'archive'}")
+    _show(verify_repository(out), report)
+    return finish(report)
 
 
 def _step(number: int, text: str) -> None:
     print(f"\n[{number}/3] {text}", flush=True)
 
 
-def _open_instructions(out: Path) -> None:
-    print(
-        "\nOpen the site:\n"
-        f"  python -m http.server --directory {out / 'site'} 8000\n"
-        "  then browse to http://localhost:8000/\n"
-        f"Check the history again any time: python -m collector verify --repo {out}"
-    )
+def _show(step, report: DemoReport) -> None:
+    """A step's summary now; its problems with the others at the end."""
+    print("\n".join(step.summary_lines()), flush=True)
+    report.problems += step.problems

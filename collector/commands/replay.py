@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from collector.commandline import parse_utc_instant
-from collector.errors import PrematchError
+from collector.commandline import (
+    INSTANT_HELP,
+    add_data_dir_option,
+    check_new_folder,
+    finish,
+    parse_utc_instant,
+)
+from collector.competitions import list_competitions
+from collector.errors import ConfigError, UsageError
 from collector.forecasters.baselines import BASELINES
 
 
@@ -18,16 +24,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "scheduler, one git commit per tick, into a new repository; every "
                                 "record is marked clock=replay."
                             ))
-    parser.add_argument("competition", help="competition id, e.g. worldcup-2026 or en-1-2025-26")
-    parser.add_argument("--out", type=Path, required=True, help="new folder for the replay's git repository")
-    parser.add_argument(
-        "--data-dir", type=Path, default=os.environ.get("PREMATCH_DATA_DIR"),
-        help="local data folder instead of the public URLs (default: $PREMATCH_DATA_DIR)",
-    )
+    parser.add_argument("competition", choices=list_competitions(), metavar="COMPETITION",
+                        help=f"competition id: {', '.join(list_competitions())}")
+    parser.add_argument("--out", type=Path, required=True, help="new (or empty) folder for the replay's git repository")
+    add_data_dir_option(parser)
     parser.add_argument("--config", type=Path, default=None,
                         help="arena configuration to take horizons, windows and baselines from (LLMs are dropped)")
     parser.add_argument("--until", type=parse_utc_instant, default=None,
-                        help="stop after the tick at this simulated time (ISO 8601)")
+                        help=f"stop after the tick at this simulated time ({INSTANT_HELP})")
     parser.add_argument("--baselines", default=",".join(BASELINES),
                         help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)})")
     parser.add_argument("--odds", type=Path, action="append", default=[],
@@ -39,17 +43,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collector.schedule.replay import market_forecaster, replay, summary_lines
+    from collector.schedule.replay import market_forecaster, replay
 
+    check_new_folder(args.out)
+    baselines = [b for b in args.baselines.split(",") if b]
+    unknown = [b for b in baselines if b not in BASELINES]
+    if unknown:
+        raise UsageError(f"--baselines: unknown {', '.join(unknown)} (known: {', '.join(BASELINES)})")
     try:
         market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None
-        summary = replay(args.competition, args.out, args.data_dir, config_path=args.config, until=args.until,
-                         baselines=[b for b in args.baselines.split(",") if b], market=market)
-    except PrematchError as exc:
-        print(f"error: {exc}")
-        return 2
-    for line in summary_lines(summary):
-        print(line)
-    for problem in summary.problems[:20]:
-        print(f"problem: {problem}")
-    return 1 if summary.problems else 0
+        report = replay(args.competition, args.out, args.data_dir, config_path=args.config, until=args.until,
+                        baselines=baselines, market=market)
+    except ConfigError as exc:  # --config, or a competition definition
+        raise UsageError(str(exc)) from None
+    return finish(report)

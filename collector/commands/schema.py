@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from collector.archive.reader import check_archive_dir
 from collector.archive.schema_export import export_schemas
+from collector.commandline import Done, finish
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -14,11 +16,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "Export the JSON Schema of every record kind into ARCHIVE/schema (a"
                                 " test fails when they drift from the models)."
                             ))
-    parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
+    parser.add_argument("--archive", type=Path, default=Path("archive"),
+                        help="archive folder, created if missing (default: archive)")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    check_archive_dir(args.archive, may_be_missing=True)
     paths = export_schemas(args.archive / "schema")
-    print(f"wrote {len(paths)} schema files to {args.archive / 'schema'}")
-    return 0
+    return finish(Done([f"wrote {len(paths)} schema files to {args.archive / 'schema'}"]))

@@ -5,26 +5,61 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from collector.archive.reader import Archive, load_archive
+from collector.archive.reader import Archive, check_archive_dir, load_archive
+from collector.commandline import finish
+from collector.errors import Problem
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser("status", help="count competitions, events, outcomes and forecasts by status",
                             description=(
                                 "Count the competitions, events, outcomes, forecasts (by status) "
-                                "and questions an archive holds."
+                                "and questions an archive holds; each file that does not load is "
+                                "one 'problem:' line on stderr (exit 1)."
                             ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a text summary")
     return parser
 
 
-def summarise(archive: Archive) -> dict[str, Any]:
+@dataclass
+class StatusReport:
+    """What an archive holds: totals, and per competition counts by status; every file left out."""
+
+    competitions: int = 0
+    events: int = 0
+    outcomes: int = 0
+    forecasts: int = 0
+    by_competition: dict[str, dict[str, Any]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``status --json`` document (problems as ``path: message`` strings)."""
+        return {
+            "competitions": self.competitions,
+            "events": self.events,
+            "outcomes": self.outcomes,
+            "forecasts": self.forecasts,
+            "by_competition": self.by_competition,
+            "problems": [str(p) for p in self.problems],
+        }
+
+    def summary_lines(self) -> list[str]:
+        lines = [f"{self.competitions} competitions, {self.events} events, "
+                 f"{self.outcomes} outcomes, {self.forecasts} forecasts"]
+        for cid, s in self.by_competition.items():
+            parts = [f"{k} " + " ".join(f"{n}={c}" for n, c in v.items()) for k, v in s.items() if isinstance(v, dict)]
+            lines.append(f"  {cid}: " + "; ".join(parts) + f"; questions {s['questions']}, resolved {s['resolutions']}")
+        return lines
+
+
+def summarise(archive: Archive) -> StatusReport:
     """Per competition: events, outcomes and forecasts by status; questions and resolutions."""
     per: dict[str, dict[str, Any]] = {}
     for cid in sorted(archive.competitions):
@@ -35,14 +70,8 @@ def summarise(archive: Archive) -> dict[str, Any]:
             "questions": len(archive.questions_of(cid)),
             "resolutions": len(archive.resolutions_of(cid)),
         }
-    return {
-        "competitions": len(archive.competitions),
-        "events": len(archive.events),
-        "outcomes": len(archive.outcomes),
-        "forecasts": len(archive.forecasts),
-        "by_competition": per,
-        "problems": [str(p) for p in archive.problems],
-    }
+    return StatusReport(len(archive.competitions), len(archive.events), len(archive.outcomes),
+                        len(archive.forecasts), per, list(archive.problems))
 
 
 def _by(values) -> dict[str, int]:
@@ -51,15 +80,8 @@ def _by(values) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    summary = summarise(load_archive(args.archive))
+    check_archive_dir(args.archive)
+    report = summarise(load_archive(args.archive))
     if args.json:
-        sys.stdout.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
-    else:
-        print(f"{summary['competitions']} competitions, {summary['events']} events, "
-              f"{summary['outcomes']} outcomes, {summary['forecasts']} forecasts")
-        for cid, s in summary["by_competition"].items():
-            parts = [f"{k} " + " ".join(f"{n}={c}" for n, c in v.items()) for k, v in s.items() if isinstance(v, dict)]
-            print(f"  {cid}: " + "; ".join(parts) + f"; questions {s['questions']}, resolved {s['resolutions']}")
-        for problem in summary["problems"]:
-            print(f"problem: {problem}", file=sys.stderr)
-    return 1 if summary["problems"] else 0
+        sys.stdout.write(orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
+    return finish(report, quiet_summary=args.json)

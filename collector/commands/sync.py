@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from collector.archive.reader import check_archive_dir
+from collector.commandline import (
+    INSTANT_HELP,
+    add_clock_option,
+    add_data_dir_option,
+    finish,
+    parse_utc_instant,
+    resolve_clock,
+)
 from collector.competitions import list_competitions, load_definition
 from collector.datasource import DataSource
-from collector.errors import PrematchError
+from collector.errors import PrematchError, Problem
 from collector.fixtures.sync import sync_competition
-from collector.records import Clock
+from collector.fixtures.sync_report import SyncReport
 from collector.sources import ADAPTERS, source_for
-
-
-def parse_now(text: str) -> datetime:
-    """ISO date or date-time; a value without offset is read as UTC."""
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an ISO date/time: {text!r} (e.g. 2026-07-20T12:00Z)") from None
-    return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -32,37 +32,47 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "--now."
                             ))
     parser.add_argument("--competition", action="append", required=True, metavar="ID",
+                        choices=[*list_competitions(), "all"],
                         help=f"competition id (repeatable; 'all' for every one): {', '.join(list_competitions())}")
-    parser.add_argument("--now", type=parse_now, default=None,
-                        help="the time to sync as of (ISO, UTC if no offset; default: the current time); "
+    parser.add_argument("--now", type=parse_utc_instant, default=None,
+                        help=f"the time to sync as of ({INSTANT_HELP}; default: the current time); "
                              "only what was knowable then is written")
-    parser.add_argument("--clock", choices=[c.value for c in Clock], default=None,
-                        help="mark records live or replay (default: replay when --now is given, else live)")
-    parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="local data folder laid out like shared/data (default: $PREMATCH_DATA_DIR, else the public URLs)")
+    add_clock_option(parser)
+    parser.add_argument("--archive", type=Path, default=Path("archive"),
+                        help="archive folder, created if missing (default: archive)")
+    add_data_dir_option(parser)
     parser.add_argument("--source", choices=ADAPTERS, default=None,
                         help="override the competition's source adapter (football-data needs FOOTBALL_DATA_API_KEY)")
     return parser
 
 
+@dataclass
+class SyncRun:
+    """One ``sync`` command: a report per competition; problems once each, in the order met."""
+
+    reports: list[SyncReport] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, report: SyncReport) -> None:
+        self.reports.append(report)
+        self.problems += [p for p in report.problems if p not in self.problems]
+
+    def summary_lines(self) -> list[str]:
+        return [line for report in self.reports for line in report.summary_lines()]
+
+
 def run(args: argparse.Namespace) -> int:
+    check_archive_dir(args.archive, may_be_missing=True)
     now = args.now or datetime.now(UTC)
-    clock = Clock(args.clock) if args.clock else (Clock.REPLAY if args.now else Clock.LIVE)
+    clock = resolve_clock(args)
     ids = list_competitions() if "all" in args.competition else args.competition
-    failed = False
+    result = SyncRun()
     for competition_id in ids:
         try:
             source = source_for(load_definition(competition_id), DataSource(args.data_dir), args.source)
         except PrematchError as exc:
-            print(f"problem: {competition_id}: {exc}", file=sys.stderr)
-            failed = True
+            result.problems.append(Problem(competition_id, str(exc)))
             continue
-        report = sync_competition(args.archive, competition_id, now=now, data_dir=args.data_dir,
-                                  clock=clock, source=source)
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items())) or "nothing new"
-        print(f"{competition_id} @ {now.isoformat()} ({clock.value}): {counts}")
-        for problem in report.problems:
-            print(f"problem: {problem}", file=sys.stderr)
-        failed = failed or bool(report.problems)
-    return 1 if failed else 0
+        result.add(sync_competition(args.archive, competition_id, now=now, data_dir=args.data_dir,
+                                    clock=clock, source=source))
+    return finish(result)

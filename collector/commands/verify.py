@@ -8,9 +8,10 @@ from pathlib import Path
 
 import orjson
 
-from collector.audit.report import report_json, summary_text
+from collector.audit.gitlog import check_repository
+from collector.audit.report import report_json
 from collector.audit.verify import verify_repository
-from collector.errors import ArchiveError
+from collector.commandline import finish
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -20,14 +21,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description=(
             "Check from the git history of the archive that every record was only ever added, never"
             " changed, and that every forecast was committed before its kickoff and its result. "
-            "Exit 1 on any violation."
+            "Each violation is one 'problem:' line on stderr; exit 1 on any violation."
         ),
     )
-    parser.add_argument("--repo", type=Path, default=Path("."), help="the git repository to check (default: .)")
+    parser.add_argument("--repo", type=Path, default=Path("."),
+                        help="the top folder of the git repository to check (default: .)")
     parser.add_argument(
         "--archive-path", default="archive", help="the archive folder inside the repository (default: archive)"
     )
-    parser.add_argument("--json", action="store_true", help="print the full report (every record, every finding) as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the full report (every record, every finding) as JSON on stdout")
     parser.add_argument(
         "--no-cache",
         action="store_true",
@@ -37,13 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache)
-    except ArchiveError as exc:
-        print(f"verify: {exc}", file=sys.stderr)
-        return 2
+    check_repository(args.repo, args.archive_path)
+    report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2) + b"\n")
-    else:
-        print(summary_text(report))
-    return 0 if report.ok else 1
+    return finish(report, quiet_summary=args.json)

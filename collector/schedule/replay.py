@@ -54,6 +54,17 @@ class ReplaySummary:
     forecast_s: float = 0.0  # inside the forecasters
     git_s: float = 0.0
 
+    def summary_lines(self) -> list[str]:
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "none"
+        span = f"{self.started:%Y-%m-%d} .. {self.ended:%Y-%m-%d}" if self.started and self.ended else "-"
+        return [
+            f"replayed {self.competition} ({span}) into {self.out}",
+            f"  ticks (commits) {self.ticks}, matches with outcomes {self.outcomes}/{self.matches}",
+            f"  forecast records: {statuses} (every record clock=replay)",
+            f"  problems {len(self.problems)}, elapsed {self.elapsed_s:.1f}s (forecasters {self.forecast_s:.1f}s, "
+            f"rest of the ticks {self.tick_s - self.forecast_s:.1f}s, git {self.git_s:.1f}s)",
+        ]
+
 
 class Timed:
     """Wraps a forecaster to measure the time spent in it; every other attribute is the forecaster's."""
@@ -189,18 +200,6 @@ def _progress_line(summary: ReplaySummary, now: datetime, elapsed: float) -> str
     forecasts = sum(summary.statuses.values())
     return (f"  {now:%Y-%m-%d %H:%M}Z  matches done {summary.outcomes}/{summary.matches}  ticks {summary.ticks}  "
             f"forecasts {forecasts}  elapsed {elapsed:.1f}s")
-
-
-def summary_lines(summary: ReplaySummary) -> list[str]:
-    statuses = ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) or "none"
-    span = f"{summary.started:%Y-%m-%d} .. {summary.ended:%Y-%m-%d}" if summary.started and summary.ended else "-"
-    return [
-        f"replayed {summary.competition} ({span}) into {summary.out}",
-        f"  ticks (commits) {summary.ticks}, matches with outcomes {summary.outcomes}/{summary.matches}",
-        f"  forecast records: {statuses} (every record clock=replay)",
-        f"  problems {len(summary.problems)}, elapsed {summary.elapsed_s:.1f}s (forecasters {summary.forecast_s:.1f}s, "
-        f"rest of the ticks {summary.tick_s - summary.forecast_s:.1f}s, git {summary.git_s:.1f}s)",
-    ]
 
 
 def market_forecaster(competition_id: str, odds_files: Sequence[Path], method: str):

@@ -64,6 +64,18 @@ class TickReport:
         finally:
             self.seconds[name] = time.perf_counter() - start
 
+    def summary_lines(self) -> list[str]:
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "none"
+        lines = [
+            f"tick {self.now.isoformat()}: {len(self.written)} file(s) written",
+            f"  forecasts due {self.due}, produced {self.produced}, missed {self.missed}, deferred {self.deferred}, "
+            f"already claimed {self.locked}; spent {self.spent_usd:.4f} USD",
+            f"  statuses: {statuses}",
+        ]
+        if self.manifest:
+            lines.append(f"  manifest: {self.manifest}")
+        return lines
+
 
 def tick_clock(now: datetime):
     """A clock that starts at ``now`` and advances with real time (simulated in a replay)."""
