@@ -57,6 +57,29 @@ class Cell:
         )
 
 
+ALL = "all"
+"""The competition or stage of a :class:`Slice` that covers every competition or stage."""
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A part of the archive with its own leaderboard: one competition (or all) x one stage (or all).
+
+    The names are the archive's display names (``"all"`` for the whole); ``builder.score.slices``
+    decides which slices exist and scores each.
+    """
+
+    competition: str  # competition id or ALL
+    stage: str  # stage id or ALL
+    competition_name: str = ALL
+    stage_name: str = ALL
+
+    @property
+    def whole(self) -> bool:
+        """Whether this slice is the whole archive (every competition, every stage)."""
+        return (self.competition, self.stage) == (ALL, ALL)
+
+
 @dataclass(frozen=True)
 class ScoredForecast:
     """One scorable match forecast joined with its outcome, with every per-forecast measure."""

@@ -1,10 +1,12 @@
-"""What every page builder shares: the loaded archive, its scores, the commit and the replay flag."""
+"""What every page builder shares: the loaded archive, its scores and slices, the commit and the replay flag."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from builder.score.types import Scores, Slice
 from builder.site.links import root_for
 from builder.site.models import Meta
 from collector.archive.reader import Archive
@@ -17,6 +19,8 @@ class SiteContext:
     scores: Any  # builder.score.scoring.Scores (or None when the archive has nothing to score)
     commit: str
     replay: bool
+    slices: Mapping[Slice, Scores] = field(default_factory=dict)
+    """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
 
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(
