@@ -42,6 +42,7 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.types import MEASURES, ScoredForecast, Scores
+from collector.archive.layout import path_for
 from collector.archive.reader import Archive
 from collector.records import SCORED_STATUSES, Event, Forecast, MatchForecast, Outcome
 
@@ -184,6 +185,8 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 confidence=payload.confidence,
                 measures=dict(zip(MEASURES, values, strict=True)),
                 advancement=advancement.get(i),
+                key=forecast.key(),
+                path=path_for(forecast),
             )
         )
     return rows

@@ -21,6 +21,16 @@ class SiteContext:
     replay: bool
     slices: Mapping[Slice, Scores] = field(default_factory=dict)
     """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
+    _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def team_names(self, competition_id: str) -> dict[str, str]:
+        """Team id -> display name in one of the archive's competitions (built once per context;
+        callers must not modify it)."""
+        found = self._team_names.get(competition_id)
+        if found is None:
+            teams = self.archive.competitions[competition_id].teams
+            found = self._team_names[competition_id] = {team.id: team.name for team in teams}
+        return found
 
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(

@@ -63,9 +63,8 @@ def _usage_fields(forecast: Forecast) -> tuple:
 
 
 def forecast_table(archive: Archive) -> Table:
-    # a loaded record's path is the key it was read under (the reader checked it is path_for's);
-    # many forecasts share a kickoff or schedule time, so each moment is formatted once
-    paths = {id(record): path for path, record in archive.records.items()}
+    # a loaded record's path is path_for's (the reader checked it); many forecasts share a
+    # kickoff or schedule time, so each moment is formatted once
     stamps: dict = {}
 
     def iso(moment) -> str | None:
@@ -77,7 +76,7 @@ def forecast_table(archive: Archive) -> Table:
     rows = []
     for f in archive.forecasts:
         rows.append(
-            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
+            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
              f.forecaster_type.value, f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value,
              f.sample, f.clock.value, f.status.value, iso(f.kickoff_utc), iso(f.scheduled_at),
              iso(f.requested_at), f.lead_time_minutes)
