@@ -47,19 +47,11 @@ def _payload_fields(forecast: Forecast) -> tuple:
 
 
 def _usage_fields(forecast: Forecast) -> tuple:
+    """Attempts, tokens, cost and latency summed over the record's attempts (``Forecast.usage``)."""
+    usage = forecast.usage
     attempts = forecast.attempts
-    def total(values):
-        values = [v for v in values if v is not None]
-        return sum(values) if values else None
     search = attempts[-1].tool_trace.search_observed.value if attempts else None
-    return (
-        len(attempts),
-        total(a.usage.prompt_tokens for a in attempts),
-        total(a.usage.completion_tokens for a in attempts),
-        total(a.usage.cost_usd for a in attempts),
-        total(a.latency_ms for a in attempts),
-        search,
-    )
+    return (usage.attempts, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd, usage.latency_ms, search)
 
 
 def forecast_table(archive: Archive) -> Table:
