@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from builder.score.types import Scores, Slice
 from builder.site.links import root_for
@@ -15,8 +14,10 @@ from collector.records import Clock
 
 @dataclass(frozen=True)
 class SiteContext:
+    """The inputs of every page model: records, the scores computed before any page, and labels."""
+
     archive: Archive
-    scores: Any  # builder.score.scoring.Scores (or None when the archive has nothing to score)
+    scores: Scores  # the whole archive's scores (builder.score.scoring.score_archive)
     commit: str
     replay: bool
     slices: Mapping[Slice, Scores] = field(default_factory=dict)
