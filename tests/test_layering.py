@@ -55,6 +55,13 @@ def test_the_builder_importing_a_collector_stage_breaks_its_contract(tmp_path):
     assert "never the collector's stages BROKEN" in done.stdout
 
 
+def test_a_page_calling_the_scoring_stage_breaks_its_contract(tmp_path):
+    done = lint_with_added_import(tmp_path, "builder/site/matches.py", "from builder.score import scoring")
+    assert done.returncode != 0
+    assert "never the scoring internals BROKEN" in done.stdout
+    assert "builder.site.matches -> builder.score.scoring" in done.stdout
+
+
 def strongly_connected(graph: grimp.ImportGraph) -> list[list[str]]:
     """Tarjan's algorithm over the direct imports; components of two or more modules are loops."""
     index: dict[str, int] = {}

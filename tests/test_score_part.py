@@ -1,11 +1,12 @@
-"""score_part (the site's per-slice leaderboards) gives the numbers score_archive gives on that slice alone."""
+"""Slices of the leaderboard (builder.score.slices, score_part) give the numbers score_archive gives on that slice alone."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, replace
 
 from builder.score.scoring import score_archive, score_part
-from builder.site.leaderboard import ALL, slice_archive, slice_filter
+from builder.score.slices import score_slices, slice_archive, slice_filter, slices
+from builder.score.types import ALL
 from collector.records import Forecast
 from tests.factories import synthetic_archive
 
@@ -46,3 +47,19 @@ def test_score_part_of_the_whole_archive_has_the_build_matched_view_and_ensemble
     assert part.matched and [asdict(r) for r in part.matched] == [asdict(r) for r in scores.matched]
     assert [asdict(r) for r in part.ensemble] == [asdict(r) for r in scores.ensemble]
     assert score_part(archive, forecasts, [], inference_tests=False).matched == []
+
+
+def test_score_slices_gives_every_slice_the_scores_of_its_part_of_the_archive():
+    archive = synthetic_archive(n_events=14, n_models=3, knockout_from=9)
+    scores = score_archive(archive, inference_tests=False)
+    found = score_slices(archive, scores)
+    assert list(found) == slices(archive) and len(found) > 1
+    whole, *parts = found
+    assert whole.whole and found[whole] is scores  # the build's own scores, not a second scoring
+    for current in parts:
+        alone = score_archive(slice_archive(archive, current.competition, current.stage),
+                              inference_tests=current.stage == ALL)
+        assert found[current].forecasts == alone.forecasts
+        assert found[current].matched == alone.matched
+        assert found[current].ensemble == alone.ensemble
+        assert found[current].tests == alone.tests

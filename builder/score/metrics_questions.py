@@ -20,6 +20,7 @@ import numpy as np
 
 from builder.score.metrics import LOG_LOSS_FLOOR
 from builder.score.types import QuestionScore, QuestionSummary
+from collector.archive.layout import path_for
 from collector.records import Forecast, QuestionForecast
 
 
@@ -133,6 +134,7 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
             strategy=f.strategy.value, horizon=f.horizon.value, clock=f.clock.value, k=k,
             answer=tuple(resolution.answer), final_picks=tuple(f.payload.final_picks),
             measures={name: float(v[i]) for name, v in cols.items()},
+            key=f.key(), path=path_for(f),
         )
         for i, f in enumerate(group)
     ]

@@ -15,6 +15,7 @@ import numpy as np
 
 from builder.score.types import OperationalRow
 from collector.records import Access, Forecast, ForecastStatus, SearchObserved
+from collector.records.forecast import AttemptTotals
 
 RATE_GROUPS: dict[str, tuple[ForecastStatus, ...]] = {
     "valid": (ForecastStatus.VALID,),
@@ -86,6 +87,7 @@ def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
         "unknown": observed.count(None) / len(observed) if observed else 0.0,
     }
     attempts = [a for f in group for a in f.attempts]
+    usage = AttemptTotals.of(attempts)  # every attempt of the group in one sum, in record order
     latencies = np.array([a.latency_ms for a in attempts if a.latency_ms is not None], dtype=float)
     return OperationalRow(
         forecaster=forecaster,
@@ -98,10 +100,10 @@ def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
         search_observed_rate=shares["searched"] if observed else None,
         search_shares=shares,
         sum_audit=sum_audit(group),
-        prompt_tokens=sum(a.usage.prompt_tokens or 0 for a in attempts),
-        completion_tokens=sum(a.usage.completion_tokens or 0 for a in attempts),
-        cost_usd=float(sum(a.usage.cost_usd or 0.0 for a in attempts)),
+        prompt_tokens=usage.prompt_tokens or 0,
+        completion_tokens=usage.completion_tokens or 0,
+        cost_usd=float(usage.cost_usd or 0.0),
         latency_ms_mean=float(latencies.mean()) if len(latencies) else None,
         latency_ms_median=float(np.median(latencies)) if len(latencies) else None,
-        attempts=len(attempts),
+        attempts=usage.attempts,
     )

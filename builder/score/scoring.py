@@ -39,6 +39,7 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.types import MEASURES, ScoredForecast, Scores
+from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
 from collector.records import Event, Forecast, MatchForecast, Outcome
@@ -170,6 +171,8 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 confidence=payload.confidence,
                 measures=dict(zip(MEASURES, values, strict=True)),
                 advancement=advancement.get(i),
+                key=forecast.key(),
+                path=path_for(forecast),
             )
         )
     return rows

@@ -57,9 +57,36 @@ class Cell:
         )
 
 
+ALL = "all"
+"""The competition or stage of a :class:`Slice` that covers every competition or stage."""
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A part of the archive with its own leaderboard: one competition (or all) x one stage (or all).
+
+    The names are the archive's display names (``"all"`` for the whole); ``builder.score.slices``
+    decides which slices exist and scores each.
+    """
+
+    competition: str  # competition id or ALL
+    stage: str  # stage id or ALL
+    competition_name: str = ALL
+    stage_name: str = ALL
+
+    @property
+    def whole(self) -> bool:
+        """Whether this slice is the whole archive (every competition, every stage)."""
+        return (self.competition, self.stage) == (ALL, ALL)
+
+
 @dataclass(frozen=True)
 class ScoredForecast:
-    """One scorable match forecast joined with its outcome, with every per-forecast measure."""
+    """One scorable match forecast joined with its outcome, with every per-forecast measure.
+
+    ``key`` and ``path`` name the scored record, so a row finds its record (and a record its
+    row) by ``Forecast.key()`` or archive path, never by re-joining fields by hand.
+    """
 
     competition_id: str
     event_id: str
@@ -85,6 +112,10 @@ class ScoredForecast:
     confidence: float | None
     measures: dict[str, float]
     advancement: dict[str, float] | None = None
+    key: tuple[Any, ...] | None = None
+    """The scored record's ``Forecast.key()`` (None for derived rows such as the ensemble)."""
+    path: str | None = None
+    """The scored record's archive-relative path (``collector.archive.layout.path_for``; None when derived)."""
 
     def cell(self) -> Cell:
         return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)
@@ -192,7 +223,7 @@ class ConfidenceGroup:
 
 @dataclass(frozen=True)
 class QuestionScore:
-    """One scored tournament-question forecast."""
+    """One scored tournament-question forecast (``key`` and ``path`` name its record)."""
 
     competition_id: str
     question_id: str
@@ -206,6 +237,10 @@ class QuestionScore:
     answer: tuple[str, ...]
     final_picks: tuple[str, ...]
     measures: dict[str, float | None]
+    key: tuple[Any, ...] | None = None
+    """The scored record's ``Forecast.key()``."""
+    path: str | None = None
+    """The scored record's archive-relative path (``collector.archive.layout.path_for``)."""
 
 
 @dataclass(frozen=True)

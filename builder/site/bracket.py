@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from builder.site.links import bracket_path, match_path, root_for
-from builder.site.matches import result_label, team_names
+from builder.site.matches import result_label
 from builder.site.models import Link
 from builder.site.models_board import (
     BracketIndexPage,
@@ -124,7 +124,7 @@ def bracket_pages(ctx: SiteContext) -> list[BracketPage | BracketIndexPage]:
     links = tuple(Link(bracket_path(c.id).removeprefix("bracket/"), c.name) for c in tournaments)
     for competition in tournaments:
         path = bracket_path(competition.id)
-        names = team_names(competition)
+        names = ctx.team_names(competition.id)
         columns, rows = progression(ctx, competition, names)
         pages.append(BracketPage(
             path=path, meta=ctx.meta(f"Bracket · {competition.name}", path, "bracket"), competition=competition.name,

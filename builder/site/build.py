@@ -15,13 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.score.scoring import score_archive, score_part
+from builder.score.scoring import score_archive
+from builder.score.slices import score_slices, slices
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exports import export_files
 from builder.site.forecasters import forecaster_pages
-from builder.site.leaderboard import leaderboard_pages, slice_scores, slices
+from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.questions import question_pages
@@ -98,13 +99,14 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
         progress(f"  left out: {problem}")
     progress("scoring")
     scores = score_archive(archive)
-    ctx = SiteContext(archive, scores, commit or archive_commit(archive_dir), has_replay_records(archive))
-    report.replay = ctx.replay
-    if len(slices(archive)) > 1:
-        progress(f"scoring {len(slices(archive)) - 1} leaderboard slices (per competition and stage)")
-    slice_results = slice_scores(ctx, score_part)
+    commit, replay = commit or archive_commit(archive_dir), has_replay_records(archive)
+    report.replay = replay
+    parts = slices(archive)
+    if len(parts) > 1:
+        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
+    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts))
     progress("building page models")
-    models = page_models(ctx, slice_results)
+    models = page_models(ctx)
     progress(f"rendering {len(models) + 1} pages")
     files = {model.path: render_page(model) for model in models}
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
@@ -120,11 +122,11 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     return report
 
 
-def page_models(ctx: SiteContext, slice_results: dict) -> list:
+def page_models(ctx: SiteContext) -> list:
     """Every page model of the site (the data page is added once the downloads exist)."""
     measures = measures_lookup(ctx.scores)
     models: list = []
-    models += leaderboard_pages(ctx, slice_results)
+    models += leaderboard_pages(ctx)
     models += match_pages(ctx, measures)
     models += question_pages(ctx, measures)
     models += bracket_pages(ctx)

@@ -40,10 +40,10 @@ def most_likely_score(payload: MatchForecast) -> str:
 
 
 def _attempt_totals(forecast: Forecast) -> tuple[str | None, str | None]:
-    costs = [a.usage.cost_usd for a in forecast.attempts if a.usage.cost_usd is not None]
-    latencies = [a.latency_ms for a in forecast.attempts if a.latency_ms is not None]
-    cost = f"${sum(costs):.4f}" if costs else None
-    latency = f"{sum(latencies) / 1000:.1f} s" if latencies else None
+    """Cost and latency summed over the record's attempts (``Forecast.usage``), formatted."""
+    usage = forecast.usage
+    cost = f"${usage.cost_usd:.4f}" if usage.cost_usd is not None else None
+    latency = f"{usage.latency_ms / 1000:.1f} s" if usage.latency_ms is not None else None
     return cost, latency
 
 

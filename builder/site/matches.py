@@ -30,22 +30,6 @@ from collector.records import (
     Outcome,
 )
 
-_TEAM_NAMES: dict[int, tuple[Competition, dict[str, str]]] = {}
-
-
-def team_names(competition: Competition) -> dict[str, str]:
-    """Team id -> display name (cached per competition record; callers must not modify it).
-
-    Cached by identity: hashing a frozen record hashes every nested team, which cost more
-    than building the dict on every match page of a big archive.
-    """
-    cached = _TEAM_NAMES.get(id(competition))
-    if cached is None or cached[0] is not competition:
-        if len(_TEAM_NAMES) >= 64:
-            _TEAM_NAMES.clear()
-        cached = _TEAM_NAMES[id(competition)] = (competition, {team.id: team.name for team in competition.teams})
-    return cached[1]
-
 
 def _score(score) -> str | None:
     return f"{score.home}–{score.away}" if score is not None else None
@@ -112,7 +96,7 @@ def _sort_forecasts(forecasts: list[Forecast]) -> list[Forecast]:
 
 def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor) -> MatchPage:
     competition = ctx.archive.competitions[event.competition_id]
-    names = team_names(competition)
+    names = ctx.team_names(competition.id)
     outcome = ctx.archive.outcomes.get((event.competition_id, event.id))
     path = match_path(event.competition_id, event.id)
     stage = _stage_name(competition, event.stage)
@@ -153,7 +137,7 @@ def _event_sort_key(event: Event) -> tuple:
 
 def match_list_page(ctx: SiteContext, competition: Competition, events: list[Event], counts: dict) -> MatchListPage:
     path = match_list_path(competition.id)
-    names = team_names(competition)
+    names = ctx.team_names(competition.id)
     rows = []
     for event in sorted(events, key=_event_sort_key):
         outcome = ctx.archive.outcomes.get((competition.id, event.id))

@@ -1,7 +1,12 @@
-"""Look up the per-forecast scores computed by ``builder.score.scoring`` for display beside each forecast."""
+"""Look up the per-forecast scores computed by the scoring stage for display beside each forecast.
+
+Scored rows carry their record's ``Forecast.key()`` (``ScoredForecast.key``,
+``QuestionScore.key``), so a record finds its scores by its own key.
+"""
 
 from __future__ import annotations
 
+from builder.score.types import Scores
 from builder.site.forecast_view import MeasuresFor
 from builder.site.models import Measure
 from collector.records import Forecast
@@ -17,26 +22,21 @@ def _fmt(label: str, value: float | None, digits: int) -> Measure:
     return Measure(label, "–" if value is None else f"{value:.{digits}f}")
 
 
-def measures_lookup(scores) -> MeasuresFor:
+def measures_lookup(scores: Scores) -> MeasuresFor:
     """A function from a forecast record to its displayed scores (empty before resolution)."""
-    match = {}
-    for s in scores.forecasts:
-        match[(s.competition_id, s.event_id, s.forecaster, s.access, s.strategy, s.horizon, s.sample)] = s
-    question = {}
-    for q in scores.questions:
-        question[(q.competition_id, q.question_id, q.forecaster, q.access, q.strategy, q.horizon)] = q
+    match = {s.key: s for s in scores.forecasts}
+    question = {q.key: q for q in scores.questions}
 
     def measures_for(forecast: Forecast) -> tuple[Measure, ...]:
-        cell = (forecast.forecaster, forecast.access.value, forecast.strategy.value, forecast.horizon.value)
         if forecast.target_kind == "match":
-            s = match.get((forecast.competition_id, forecast.target_id, *cell, forecast.sample))
+            s = match.get(forecast.key())
             if s is None:
                 return ()
             shown = [_fmt(label, s.measures.get(key), d) for key, label, d in MATCH_SHOWN]
             if s.advancement:
                 shown += [_fmt(label, s.advancement.get(key), d) for key, label, d in ADVANCEMENT_SHOWN]
             return tuple(shown)
-        q = question.get((forecast.competition_id, forecast.target_id, *cell))
+        q = question.get(forecast.key())
         if q is None:
             return ()
         return tuple(_fmt(k.replace("_", " "), v, 3) for k, v in sorted(q.measures.items()))

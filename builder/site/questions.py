@@ -7,7 +7,6 @@ from collections import defaultdict
 from builder.site.fmt import number
 from builder.site.forecast_view import MeasuresFor, question_forecast_view
 from builder.site.links import kickoff
-from builder.site.matches import team_names
 from builder.site.models import (
     QuestionPage,
     QuestionsPage,
@@ -41,7 +40,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
         competition = ctx.archive.competitions.get(question.competition_id)
         if competition is None:
             continue
-        names = team_names(competition)
+        names = ctx.team_names(competition.id)
         resolution = ctx.archive.resolutions.get(key)
         answer = tuple(names.get(t, t) for t in resolution.answer) if resolution else None
         forecasts = sorted(by_question.get(key, []), key=lambda f: (f.forecaster, f.key()))

@@ -1,10 +1,11 @@
-"""What every page builder shares: the loaded archive, its scores, the commit and the replay flag."""
+"""What every page builder shares: the loaded archive, its scores and slices, the commit and the replay flag."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from builder.score.types import Scores, Slice
 from builder.site.links import root_for
 from builder.site.models import Meta
 from collector.archive.reader import Archive
@@ -13,10 +14,24 @@ from collector.records import Clock
 
 @dataclass(frozen=True)
 class SiteContext:
+    """The inputs of every page model: records, the scores computed before any page, and labels."""
+
     archive: Archive
-    scores: Any  # builder.score.scoring.Scores (or None when the archive has nothing to score)
+    scores: Scores  # the whole archive's scores (builder.score.scoring.score_archive)
     commit: str
     replay: bool
+    slices: Mapping[Slice, Scores] = field(default_factory=dict)
+    """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
+    _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def team_names(self, competition_id: str) -> dict[str, str]:
+        """Team id -> display name in one of the archive's competitions (built once per context;
+        callers must not modify it)."""
+        found = self._team_names.get(competition_id)
+        if found is None:
+            teams = self.archive.competitions[competition_id].teams
+            found = self._team_names[competition_id] = {team.id: team.name for team in teams}
+        return found
 
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(

@@ -47,25 +47,16 @@ def _payload_fields(forecast: Forecast) -> tuple:
 
 
 def _usage_fields(forecast: Forecast) -> tuple:
+    """Attempts, tokens, cost and latency summed over the record's attempts (``Forecast.usage``)."""
+    usage = forecast.usage
     attempts = forecast.attempts
-    def total(values):
-        values = [v for v in values if v is not None]
-        return sum(values) if values else None
     search = attempts[-1].tool_trace.search_observed.value if attempts else None
-    return (
-        len(attempts),
-        total(a.usage.prompt_tokens for a in attempts),
-        total(a.usage.completion_tokens for a in attempts),
-        total(a.usage.cost_usd for a in attempts),
-        total(a.latency_ms for a in attempts),
-        search,
-    )
+    return (usage.attempts, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd, usage.latency_ms, search)
 
 
 def forecast_table(archive: Archive) -> Table:
-    # a loaded record's path is the key it was read under (the reader checked it is path_for's);
-    # many forecasts share a kickoff or schedule time, so each moment is formatted once
-    paths = {id(record): path for path, record in archive.records.items()}
+    # a loaded record's path is path_for's (the reader checked it); many forecasts share a
+    # kickoff or schedule time, so each moment is formatted once
     stamps: dict = {}
 
     def iso(moment) -> str | None:
@@ -77,7 +68,7 @@ def forecast_table(archive: Archive) -> Table:
     rows = []
     for f in archive.forecasts:
         rows.append(
-            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
+            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
              f.forecaster_type.value, f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value,
              f.sample, f.clock.value, f.status.value, iso(f.kickoff_utc), iso(f.scheduled_at),
              iso(f.requested_at), f.lead_time_minutes)

@@ -7,8 +7,9 @@ answers, missed windows) are forecast records too, so coverage is honest.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, JsonValue, model_validator
 
@@ -125,6 +126,62 @@ class Attempt(Contract):
     usage: Usage = Usage()
     tool_trace: ToolTrace = ToolTrace()
     error: str | None = None
+
+
+class AttemptTotals(NamedTuple):
+    """What a sequence of attempts used, added up: the one place attempt usage is summed.
+
+    A quantity is None when no attempt reported it (unknown, not zero), else the sum over the
+    attempts that did (``sum`` in attempt order). ``attempts`` and ``search_calls`` (search
+    calls seen in the tool traces) are counts. Immutable and derived, never stored: not part
+    of any record's JSON Schema. (A named tuple: made for every record a build shows, twice.)
+    """
+
+    attempts: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    search_calls: int = 0
+
+    @classmethod
+    def of(cls, attempts: Iterable[Attempt]) -> AttemptTotals:
+        """The totals of ``attempts`` (of one record, or of many records' attempts in a row)."""
+        if not isinstance(attempts, tuple | list):
+            attempts = tuple(attempts)
+        if not attempts:
+            return NO_ATTEMPTS
+        if len(attempts) == 1:  # most records: no lists to build (0 + v is what sum([v]) gives)
+            only, usage = attempts[0], attempts[0].usage
+            return cls(1, _plus(usage.prompt_tokens), _plus(usage.completion_tokens), _plus(usage.reasoning_tokens),
+                       _plus(usage.cached_tokens), _plus(usage.cost_usd), _plus(only.latency_ms),
+                       len(only.tool_trace.search_calls))
+        usages = [a.usage for a in attempts]
+        return cls(
+            attempts=len(attempts),
+            prompt_tokens=_total([u.prompt_tokens for u in usages]),
+            completion_tokens=_total([u.completion_tokens for u in usages]),
+            reasoning_tokens=_total([u.reasoning_tokens for u in usages]),
+            cached_tokens=_total([u.cached_tokens for u in usages]),
+            cost_usd=_total([u.cost_usd for u in usages]),
+            latency_ms=_total([a.latency_ms for a in attempts]),
+            search_calls=sum(len(a.tool_trace.search_calls) for a in attempts),
+        )
+
+
+NO_ATTEMPTS = AttemptTotals()
+"""The totals of no attempt at all (a baseline, a market price, a missed forecast)."""
+
+
+def _total(values: list[Any]) -> Any:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _plus(value: Any) -> Any:
+    return None if value is None else 0 + value
 
 
 class Prompt(Contract):
@@ -264,6 +321,11 @@ class Forecast(Record):
     @property
     def scorable(self) -> bool:
         return self.status in SCORABLE_STATUSES
+
+    @property
+    def usage(self) -> AttemptTotals:
+        """Tokens, cost, latency and search calls summed over every attempt (:class:`AttemptTotals`)."""
+        return AttemptTotals.of(self.attempts)
 
     def key(self) -> tuple[Any, ...]:
         return (

@@ -37,6 +37,7 @@ from collector.records import (
     ToolTrace,
     Usage,
 )
+from collector.records.forecast import AttemptTotals
 
 try:  # httpcore tries `import sniffio` for every lock it makes; cache a missing module's absence once
     import sniffio  # noqa: F401
@@ -60,7 +61,7 @@ class ChatResult:
 
     @property
     def cost(self) -> float:
-        return sum(a.usage.cost_usd or 0.0 for a in self.attempts)
+        return AttemptTotals.of(self.attempts).cost_usd or 0.0
 
 
 def build_body(
