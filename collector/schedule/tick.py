@@ -24,6 +24,7 @@ from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter
+from collector.audit.tsa_client import StampReport, stamp_manifests
 from collector.config import ArenaConfig
 from collector.errors import PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
@@ -49,6 +50,7 @@ class TickReport:
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
+    stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -74,6 +76,8 @@ class TickReport:
         ]
         if self.manifest:
             lines.append(f"  manifest: {self.manifest}")
+        if self.stamps is not None and self.stamps.summary_line():
+            lines.append(self.stamps.summary_line())
         return lines
 
 
@@ -119,7 +123,7 @@ async def run_tick_async(
     transport: httpx.AsyncBaseTransport | None = None, lock_dir: Path | None = None,
     archive: Archive | None = None,
 ) -> TickReport:  # fmt: skip
-    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest.
+    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest -> tokens.
 
     The archive is read once; the writer keeps that in-memory view current with every record
     it writes. A caller that is the archive's only writer (a replay) may pass ``archive`` to
@@ -162,7 +166,23 @@ async def run_tick_async(
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)
+    await _timestamps(tick)
     return report
+
+
+async def _timestamps(tick: TickContext) -> None:
+    """RFC 3161 tokens for this tick's manifest and any earlier one still missing a token.
+
+    Live ticks only (an authority stamps the real time, not a replay's). Bounded by
+    ``[timestamps] timeout_s``; an authority that fails is reported in the summary, not as a
+    problem, and asked again at the next tick: the tick never waits on it or fails for it.
+    """
+    settings = tick.config.timestamps
+    if tick.clock is not Clock.LIVE or not settings.authorities:
+        return
+    with tick.report.phase("timestamps"):
+        tick.report.stamps = await stamp_manifests(tick.writer.root, settings)
+    tick.report.written += tick.report.stamps.written
 
 
 def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
