@@ -8,7 +8,9 @@ token is trusted for.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import tomllib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -270,3 +272,32 @@ def test_anchor_finds_and_pins_a_manifest_hash(tmp_path, chains, roots, capsys):
     with pytest.raises(SystemExit) as wrong:
         main(["verify", "--repo", str(repo.root), "--anchor", "abc"])
     assert wrong.value.code == 2 and "'abc' is not a SHA-256" in capsys.readouterr().err
+
+
+# -- attestation bundles -----------------------------------------------------------------------
+
+
+def bundle(digest: str) -> bytes:
+    """A Sigstore bundle's shape as actions/attest writes it: a DSSE envelope around an in-toto statement."""
+    statement = {"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://slsa.dev/provenance/v1",
+                 "subject": [{"name": "manifest.json", "digest": {"sha256": digest}}], "predicate": {}}
+    payload = base64.b64encode(json.dumps(statement).encode()).decode()
+    envelope = {"payload": payload, "payloadType": "application/vnd.in-toto+json", "signatures": [{"sig": "AA=="}]}
+    return json.dumps({"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json", "dsseEnvelope": envelope,
+                       "verificationMaterial": {}}).encode() + b"\n"  # fmt: skip
+
+
+def test_attestation_bundles_are_checked_against_the_committed_manifest_when_present(tmp_path, chains, roots):
+    repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
+    manifests = sorted(p for p in (repo.archive / "manifests").rglob("*.json"))
+    good, other = manifests[1], manifests[2]
+    write_new_file(good.with_name(good.stem + ".attestation.jsonl"), bundle(hashlib.sha256(good.read_bytes()).hexdigest()))
+    write_new_file(other.with_name(other.stem + ".attestation.jsonl"), bundle("ab" * 32))
+    write_new_file(manifests[0].with_name(manifests[0].stem + ".attestation.jsonl"), b"not json\n")
+    repo.commit(at(12, 3), "attestations")
+    report = verify(repo, roots)
+    bad = {f.code: f.path for f in report.violations}
+    assert set(bad) == {"attestation_mismatch", "attestation_invalid"}
+    assert bad["attestation_mismatch"].endswith(other.stem + ".attestation.jsonl")
+    assert report.proofs.attestations == 1 and "attestation_signature_unchecked" in codes(report, violation=False)
+    assert "1 attestation bundle(s) match their manifest" in "\n".join(report.summary_lines())

@@ -28,6 +28,7 @@ from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
+from builder.site.anchor import arena_urls, latest_anchor
 from builder.site.textpages import data_page, method_pages
 from collector.archive.git import git
 from collector.archive.memory import paused_garbage_collector
@@ -98,7 +99,8 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
         progress(f"  left out: {problem}")
     progress("scoring")
     scores = score_archive(archive)
-    ctx = SiteContext(archive, scores, commit or archive_commit(archive_dir), has_replay_records(archive))
+    ctx = SiteContext(archive, scores, commit or archive_commit(archive_dir), has_replay_records(archive),
+                      latest_anchor(Path(archive_dir)), arena_urls(Path(archive_dir)))
     report.replay = ctx.replay
     if len(slices(archive)) > 1:
         progress(f"scoring {len(slices(archive)) - 1} leaderboard slices (per competition and stage)")

@@ -17,6 +17,8 @@ class SiteContext:
     scores: Any  # builder.score.scoring.Scores (or None when the archive has nothing to score)
     commit: str
     replay: bool
+    anchor: Any = None  # builder.site.anchor.AnchorView, shown in every footer
+    urls: Any = None  # builder.site.anchor.ArenaUrls, filled into the Audit page
 
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(
@@ -26,6 +28,7 @@ class SiteContext:
             replay=self.replay,
             commit=self.commit,
             charts=charts,
+            anchor=self.anchor,
         )
 
 

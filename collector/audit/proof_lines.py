@@ -44,6 +44,7 @@ def proof_counts(proofs: Any) -> dict[str, Any]:
         "tokens": len(proofs.tokens),
         "tokens_valid": sum(len(v) for v in proofs.valid.values()),
         "trusted_tsa_roots": proofs.roots,
+        "attestations": proofs.attestations,
         "forecast_proofs": dict(sorted(kinds.items())),
     }
 
@@ -61,6 +62,8 @@ def proof_lines(report: Any) -> list[str]:
             line += f", {kinds['token_after_kickoff']} stamped after kickoff"
         line += f"; {c['tokens']} token file(s), {c['tokens_valid']} valid"
         line += f" ({c['trusted_tsa_roots']} trusted TSA root(s))" if proofs.roots else " (no trusted TSA roots: unchecked)"
+        if proofs.attestations:
+            line += f"; {proofs.attestations} attestation bundle(s) match their manifest"
         lines.append(line)
     lines += ["  " + a.line() for a in report.anchors]
     return lines

@@ -59,6 +59,7 @@ class ProofCheck:
     valid: dict[str, list[tuple[datetime, str]]] = field(default_factory=dict)  # manifest -> [(time, token)]
     proofs: dict[str, Proof] = field(default_factory=dict)  # forecast path -> proof
     roots: int = 0
+    attestations: int = 0  # attestation bundles that name their manifest (collector.audit.attestations)
 
 
 def load_roots(paths: list[Path]) -> list[x509.Certificate]:

@@ -27,6 +27,7 @@ from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import parse_record
 from collector.audit import checks, timestamps
 from collector.audit.anchors import anchor_report
+from collector.audit.attestations import check_attestations
 from collector.audit.facts import Checked, FactsCache, facts_of
 from collector.audit.gitlog import NULL_BLOB, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
@@ -61,6 +62,8 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()
     report.findings += checks.commit_dates(history.commits)
     report.proofs = timestamps.check_tokens(repo, history, files, list(roots))
     report.findings += report.proofs.findings
+    found, report.proofs.attestations = check_attestations(repo, history, files)
+    report.findings += found
     report.anchors, missing = anchor_report(files, list(anchors), report.proofs.valid)
     report.findings += missing
     return report

@@ -1,0 +1,63 @@
+"""The proof shown in every page's footer: the latest tick manifest's SHA-256 and its token times.
+
+A copy of any page (an archive.org snapshot, a screenshot in a post) then carries a manifest
+hash seen at a known moment: ``python -m collector verify --anchor SHA256`` shows what it pins.
+The token times are read from the tokens beside the manifest without checking them (``verify``
+does that); the footer says so. Also the arena's public addresses for the Audit page, from
+``[arena] repository_url`` / ``site_url`` of the ``prematch.toml`` beside the archive folder
+(read here with ``tomllib``: the builder does not import the collector's configuration).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from collector.archive.tokens import manifest_paths, token_target, token_time
+
+
+@dataclass(frozen=True)
+class AnchorView:
+    """The latest manifest: its archive path, SHA-256, and ``(authority, stamped time)`` per token."""
+
+    manifest: str
+    sha256: str
+    tokens: tuple[tuple[str, str], ...]
+
+
+def latest_anchor(archive_dir: Path) -> AnchorView | None:
+    """The newest manifest of the archive folder with its token times, or None without manifests."""
+    manifests = manifest_paths(archive_dir)
+    if not manifests:
+        return None
+    latest = manifests[-1]
+    digest = hashlib.sha256((archive_dir / latest).read_bytes()).hexdigest()
+    tokens = []
+    stem = latest.removesuffix(".json")
+    for token in sorted((archive_dir / latest).parent.glob(f"{Path(stem).name}.*.tsr")):
+        target = token_target(token.relative_to(archive_dir).as_posix())
+        moment = token_time(token.read_bytes()) if target else None
+        if target and moment is not None:
+            tokens.append((target[1], moment.strftime("%Y-%m-%d %H:%M:%S UTC")))
+    return AnchorView(latest, digest, tuple(tokens))
+
+
+@dataclass(frozen=True)
+class ArenaUrls:
+    repository: str | None = None
+    site: str | None = None
+
+
+def arena_urls(archive_dir: Path) -> ArenaUrls:
+    """``[arena] repository_url`` and ``site_url`` of ``prematch.toml`` in the archive's parent folder."""
+    config = Path(archive_dir).resolve().parent / "prematch.toml"
+    try:
+        arena = tomllib.loads(config.read_text(encoding="utf-8")).get("arena", {})
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ArenaUrls()
+    def url(key: str) -> str | None:
+        value = arena.get(key)
+        return value if isinstance(value, str) and value.startswith("https://") and " " not in value else None
+    return ArenaUrls(url("repository_url"), url("site_url"))
