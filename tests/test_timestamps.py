@@ -301,3 +301,20 @@ def test_attestation_bundles_are_checked_against_the_committed_manifest_when_pre
     assert bad["attestation_mismatch"].endswith(other.stem + ".attestation.jsonl")
     assert report.proofs.attestations == 1 and "attestation_signature_unchecked" in codes(report, violation=False)
     assert "1 attestation bundle(s) match their manifest" in "\n".join(report.summary_lines())
+
+
+def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp_path, chains, roots):
+    repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
+    stamp(repo, "stale", chains["stale"], at(12, 1, 1))
+    repo.commit(at(12, 2), "an expired token")
+    fresh = verify_repository(repo.root, use_cache=False, tsa_roots=[roots])
+    first = verify_repository(repo.root, tsa_roots=[roots])  # fills .git/prematch/token-cache.json
+    again = verify_repository(repo.root, tsa_roots=[roots])  # answered from it
+    assert (repo.root / ".git/prematch/token-cache.json").is_file()
+    for report in (first, again):
+        assert [f.as_problem() for f in report.findings] == [f.as_problem() for f in fresh.findings]
+        assert report.proofs.proofs == fresh.proofs.proofs
+    alpha_only = tmp_path / "alpha.pem"
+    alpha_only.write_bytes(chains["alpha"].root_pem())
+    other = verify_repository(repo.root, tsa_roots=[alpha_only])  # beta's tokens now foreign: not from the cache
+    assert sum(1 for f in other.violations if f.code == "token_invalid") == 2  # beta's and stale's

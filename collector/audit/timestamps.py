@@ -23,11 +23,17 @@ forecast's proof is the git date.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.metadata
+import os
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 from cryptography import x509
+from cryptography.hazmat.primitives import hashes
 from rfc3161_client import VerificationError, VerifierBuilder, decode_timestamp_response
 
 from collector.archive.tokens import token_target
@@ -94,8 +100,12 @@ def proof_histories(history: History) -> dict[str, FileHistory]:
 
 
 def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
-                 roots: list[x509.Certificate]) -> ProofCheck:  # fmt: skip
-    """Check every committed token, then give each forecast its proof (see the module docstring)."""
+                 roots: list[x509.Certificate], cache_path: Path | None = None) -> ProofCheck:  # fmt: skip
+    """Check every committed token, then give each forecast its proof (see the module docstring).
+
+    ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
+    the record facts (:class:`TokenCache`).
+    """
     result = ProofCheck(tokens=proof_histories(history), roots=len(roots))
     result.findings += checks.append_only(result.tokens)
     added = {e.added.new_blob: e for e in result.tokens.values() if e.added and e.added.new_blob != NULL_BLOB}
@@ -103,15 +113,74 @@ def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
     if result.tokens and verifier is None:
         result.findings.append(Finding("token_unchecked", "manifests", f"{len(result.tokens)} token file(s) not "
                                        "checked: no trusted TSA roots (see --tsa-roots)", violation=False))
-    for blob, data in read_blobs(repo, list(added)):
+    cache = TokenCache(cache_path, roots)
+    keys = {blob: f"{blob}:{_manifest_sha(files, entry)}" for blob, entry in added.items()}
+    todo = [blob for blob in added if cache.get(keys[blob]) is None]
+    for blob, data in read_blobs(repo, todo):
         entry = added[blob]
-        manifest_path, _ = token_target(entry.path)
-        manifest = files.get(manifest_path)
-        finding = _check_one(entry, data, manifest, verifier, result)
-        if finding is not None:
-            result.findings.append(finding)
+        checked = _check_one(entry, data, files.get(token_target(entry.path)[0]), verifier)
+        cache.put(keys[blob], checked)
+    for blob, entry in added.items():
+        code, message, stamped = cache.get(keys[blob])
+        if code is not None:
+            result.findings.append(Finding(code, entry.path, message, entry.added.commit.sha))
+        elif stamped is not None:
+            result.valid.setdefault(token_target(entry.path)[0], []).append((stamped, entry.path))
+    cache.save()
     _forecast_proofs(files, result)
     return result
+
+
+def _manifest_sha(files: dict[str, FileHistory], entry: FileHistory) -> str | None:
+    manifest = files.get(token_target(entry.path)[0])
+    return manifest.added_sha256 if manifest is not None else None
+
+
+class TokenCache:
+    """Token results by ``blob:manifest sha256``, valid for one set of trusted roots and one library version.
+
+    Stored in ``<git dir>/prematch/token-cache.json``; only a speed-up (``--no-cache`` skips it).
+    """
+
+    def __init__(self, path: Path | None, roots: list[x509.Certificate]):
+        digest = hashlib.sha256(f"rfc3161-client {_library_version()} v1".encode())
+        for cert in roots:
+            digest.update(cert.fingerprint(hashes.SHA256()))
+        self.fingerprint, self.path, self.dirty = digest.hexdigest(), path, False
+        self.entries: dict[str, tuple[str | None, str | None, datetime | None]] = {}
+        if path is not None and path.exists():
+            with contextlib.suppress(OSError, ValueError, TypeError, orjson.JSONDecodeError):
+                data = orjson.loads(path.read_bytes())
+                if data.get("fingerprint") == self.fingerprint:
+                    self.entries = {k: (c, m, datetime.fromisoformat(t) if t else None)
+                                    for k, (c, m, t) in data["entries"].items()}  # fmt: skip
+
+    def get(self, key: str):
+        return self.entries.get(key)
+
+    def put(self, key: str, checked) -> None:
+        self.entries[key] = checked
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        entries = {k: [c, m, t.isoformat() if t else None] for k, (c, m, t) in self.entries.items()}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(orjson.dumps({"fingerprint": self.fingerprint, "entries": entries}))
+            os.replace(tmp, self.path)  # a private cache inside .git, not an archive file
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _library_version() -> str:
+    try:
+        return importlib.metadata.version("rfc3161-client")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _verifier(roots: list[x509.Certificate]):
@@ -123,17 +192,17 @@ def _verifier(roots: list[x509.Certificate]):
     return builder.build()
 
 
-def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, verifier,
-               result: ProofCheck) -> Finding | None:  # fmt: skip
-    sha = entry.added.commit.sha
+def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, verifier):
+    """(violation code, message, None) for a bad token, (None, None, stamped time) for a good one,
+    (None, None, None) when there is nothing to check it against."""
 
-    def bad(code: str, message: str) -> Finding:
-        return Finding(code, entry.path, message, sha)
+    def bad(code: str, message: str):
+        return code, message, None
 
     if manifest is None or manifest.added is None or manifest.added_sha256 is None or manifest.kind != "manifest":
         return bad("token_invalid", "a token for a manifest that is not in the archive's history")
     if verifier is None:
-        return None
+        return None, None, None
     try:
         response = decode_timestamp_response(data)
     except Exception as exc:  # noqa: BLE001 - the DER decoder raises several types
@@ -148,8 +217,7 @@ def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, ve
     except (VerificationError, ValueError) as exc:
         return bad("token_invalid", f"does not verify against the trusted TSA roots at its stamped time: {exc}")
     stamped = response.tst_info.gen_time
-    result.valid.setdefault(manifest.path, []).append((stamped, entry.path))
-    return None
+    return None, None, stamped if stamped.tzinfo else stamped.replace(tzinfo=UTC)
 
 
 def manifest_order(files: dict[str, FileHistory]) -> list[FileHistory]:

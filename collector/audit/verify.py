@@ -60,7 +60,8 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()
     report.findings += checks.supersession(files)
     report.findings += checks.manifest_chain(files)
     report.findings += checks.commit_dates(history.commits)
-    report.proofs = timestamps.check_tokens(repo, history, files, list(roots))
+    token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
+    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache)
     report.findings += report.proofs.findings
     found, report.proofs.attestations = check_attestations(repo, history, files)
     report.findings += found
