@@ -84,8 +84,8 @@ class TimestampSettings(_Model):
     """``[timestamps]``: which authorities stamp each live tick manifest, and how long the tick waits.
 
     Every authority is asked concurrently; one that fails (or does not answer within
-    ``timeout_s``) is asked again at the next tick for the manifests still without its token,
-    newest first, at most ``retry_manifests`` of them. Replay ticks are never stamped (their
+    ``timeout_s``) is asked again at the next tick for those of the newest ``retry_manifests``
+    manifests still without its token (older ones are covered by later tokens through the chain). Replay ticks are never stamped (their
     clock is simulated; an authority stamps the real time).
     """
 

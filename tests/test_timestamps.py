@@ -318,3 +318,22 @@ def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp
     alpha_only.write_bytes(chains["alpha"].root_pem())
     other = verify_repository(repo.root, tsa_roots=[alpha_only])  # beta's tokens now foreign: not from the cache
     assert sum(1 for f in other.violations if f.code == "token_invalid") == 2  # beta's and stale's
+
+
+def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_refused(tmp_path, chains):
+    from collector.archive.manifest import write_tick_manifest
+    from collector.archive.writer import ArchiveWriter
+    from collector.audit.tsa_client import MAX_TOKEN_BYTES, TokenRefused, check_response, pending
+    from collector.config import TimestampAuthority
+
+    writer = ArchiveWriter(tmp_path)
+    names = []
+    for day in (1, 2, 3):
+        writer.write(event(id=f"e{day}-v-x", kickoff_utc=KICKOFF + timedelta(days=day)))
+        names.append(write_tick_manifest(writer, at(day)))
+        writer.written.clear()
+    authorities = (TimestampAuthority(id="alpha", url="http://127.0.0.1:9/"),)
+    write_new_file(tmp_path / token_path(names[2], "alpha"), b"stamped")
+    assert pending(tmp_path, authorities, 2) == [(names[1], "alpha")]  # the oldest is left to the chain
+    with pytest.raises(TokenRefused, match="bytes is not a time-stamp token"):
+        check_response(b"\0" * (MAX_TOKEN_BYTES + 1), b"manifest", None)

@@ -30,6 +30,7 @@ from collector.errors import RecordExistsError
 from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
 
 QUERY_TYPE = "application/timestamp-query"
+MAX_TOKEN_BYTES = 64 * 1024  # real tokens with their certificates are a few kilobytes
 
 
 class TokenRefused(Exception):
@@ -60,6 +61,8 @@ def request_for(manifest_bytes: bytes):
 
 def check_response(answer: bytes, manifest_bytes: bytes, nonce: int | None) -> None:
     """Raise :class:`TokenRefused` unless ``answer`` is a granted token over these bytes, for this nonce."""
+    if len(answer) > MAX_TOKEN_BYTES:
+        raise TokenRefused(f"an answer of {len(answer)} bytes is not a time-stamp token (limit {MAX_TOKEN_BYTES})")
     try:
         response = decode_timestamp_response(answer)
     except Exception as exc:  # noqa: BLE001 - the DER decoder raises several types
@@ -74,13 +77,13 @@ def check_response(answer: bytes, manifest_bytes: bytes, nonce: int | None) -> N
 
 
 def pending(root: Path, authorities: tuple[TimestampAuthority, ...], limit: int) -> list[tuple[str, str]]:
-    """(manifest, authority id) pairs without a token yet: the newest ``limit`` manifests per authority."""
-    manifests = manifest_paths(root)
-    out = []
-    for authority in authorities:
-        missing = [m for m in reversed(manifests) if not (root / token_path(m, authority.id)).exists()]
-        out += [(m, authority.id) for m in missing[:limit]]
-    return out
+    """(manifest, authority id) pairs without a token yet, among the newest ``limit`` manifests.
+
+    Older manifests are not asked again: a token over a later manifest covers them through the
+    hash chain, and a history from before the authorities were configured is not backfilled.
+    """
+    recent = manifest_paths(root)[-limit:][::-1]
+    return [(m, a.id) for a in authorities for m in recent if not (root / token_path(m, a.id)).exists()]
 
 
 async def stamp_manifests(
