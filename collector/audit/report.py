@@ -145,5 +145,6 @@ def summary_lines(report: Report) -> list[str]:
         lines.append("notes: " + ", ".join(f"{k} {n}" for k, n in c["notes"].items()) + " (details with --json)")
     lines.append("")
     lines += textwrap.wrap(LIMITS, width=92)
+    lines.append("")
     lines += textwrap.wrap(PROOF_LIMITS, width=92)
     return lines
