@@ -7,6 +7,7 @@ what the workflow runs.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -226,3 +227,22 @@ def test_the_tick_job_packs_exactly_the_new_archive_files(clones, tmp_path):
     listed = subprocess.run(["tar", "-tf", str(runner / "tick.tar")], capture_output=True, text=True).stdout.split()
     assert sorted(listed) == ["archive/manifests/2026/20260611T184500000000Z.alpha.tsr",
                               "archive/manifests/2026/20260611T184500000000Z.json"]
+
+
+def test_the_commit_job_stores_the_bundle_as_verify_reads_it(tmp_path):
+    """The bundle step, run as the runner runs it, on a one-line and a pretty-printed bundle."""
+    from collector.audit.attestations import subject_digests
+    from tests.test_timestamps import bundle
+
+    digest = "ab" * 32
+    for name, body in (("one-line", bundle(digest)), ("pretty", json.dumps(json.loads(bundle(digest)), indent=2).encode())):
+        source = tmp_path / f"{name}.json"
+        source.write_bytes(body)
+        manifest = tmp_path / f"{name}/manifests/2026/20260611T184500000000Z.json"
+        manifest.parent.mkdir(parents=True)
+        env = {**os.environ, "BUNDLE": str(source), "MANIFEST": str(manifest)}
+        done = subprocess.run(["bash", "-e", "-c", step_script("Store the attestation bundle beside the manifest")],
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        stored = manifest.with_name("20260611T184500000000Z.attestation.jsonl").read_bytes()
+        assert stored.count(b"\n") == 1 and subject_digests(stored) == [digest]
