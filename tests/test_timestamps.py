@@ -58,7 +58,7 @@ TICK_CONFIG = """
 competitions = ["worldcup-2026"]
 questions = false
 [timestamps]
-timeout_s = 5
+timeout_s = {timeout}
 [[timestamps.authorities]]
 id = "alpha"
 url = "{alpha}"
@@ -71,14 +71,15 @@ type = "baseline"
 """
 
 
-def tick(tmp_path: Path, data_dir: Path, now: str, alpha: TsaServer, beta: TsaServer, clock: str = "live"):
+def tick(tmp_path: Path, data_dir: Path, now: str, alpha: TsaServer, beta: TsaServer, clock: str = "live",
+         timeout: float = 5):  # fmt: skip
     """One tick with the uniform baseline: the fixtures registered first (a replay sync: the data
     holds results a live sync in the past would refuse), then a live (or replay) tick without sync."""
     archive = tmp_path / "archive"
     if not archive.exists():
         assert main(["sync", "--competition", "worldcup-2026", "--now", "2026-06-01", "--archive", str(archive),
                      "--data-dir", str(data_dir)]) == 0  # fmt: skip
-    config = parse_config(tomllib.loads(TICK_CONFIG.format(alpha=alpha.url, beta=beta.url)), "arena.toml")
+    config = parse_config(tomllib.loads(TICK_CONFIG.format(alpha=alpha.url, beta=beta.url, timeout=timeout)), "arena.toml")
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
     report = run_tick(config, archive, moment, data_dir, Clock(clock), sync=False)
     assert report.ok, report.problems  # a TSA that fails is no problem of the tick
@@ -337,3 +338,13 @@ def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_re
     assert pending(tmp_path, authorities, 2) == [(names[1], "alpha")]  # the oldest is left to the chain
     with pytest.raises(TokenRefused, match="bytes is not a time-stamp token"):
         check_response(b"\0" * (MAX_TOKEN_BYTES + 1), b"manifest", None)
+
+
+def test_a_tsa_that_does_not_answer_does_not_hold_the_tick(tmp_path, data_dir, chains):
+    """``timeout_s`` bounds the wait for all authorities together; the silent one is pending."""
+    with TsaServer(Authority(chains["alpha"])) as alpha, TsaServer(Authority(chains["beta"], hang=True)) as beta:
+        report = tick(tmp_path, data_dir, "2026-06-10T12:00Z", alpha, beta, timeout=1)
+        assert beta.authority.seen == 1  # it was asked, and the tick went on without its answer
+    manifest = latest_manifest_path(tmp_path / "archive")
+    assert report.stamps.written == [token_path(manifest, "alpha")]
+    assert report.stamps.failed == {token_path(manifest, "beta"): "no answer within 1s"}

@@ -7,7 +7,8 @@ TSTInfo) and RFC 5652 (CMS SignedData with signed attributes). The server speaks
 RFC 3161 section 3.4 HTTP transport: POST ``application/timestamp-query``, answer
 ``application/timestamp-reply``.
 
-``Authority.fail`` makes the server answer HTTP 503; ``Authority.at`` sets the ``genTime``
+``Authority.fail`` makes the server answer HTTP 503, ``Authority.hang`` makes it wait until
+the server stops; ``Authority.at`` sets the ``genTime``
 it stamps (a TSA is trusted for its clock, so tests choose it); ``Authority.seen`` counts
 the requests.
 """
@@ -174,8 +175,10 @@ class Authority:
     chain: Chain
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
     fail: bool = False
+    hang: bool = False  # answer only once ``release`` is set (a TSA that does not answer in time)
     seen: int = 0
     serial: int = 0
+    release: threading.Event = field(default_factory=threading.Event)
 
     def stamp(self, request: bytes) -> bytes:
         """A granted TimeStampResp for ``request``, signed by this TSA (RFC 3161 2.4.2)."""
@@ -225,6 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         self.authority.seen += 1
+        if self.authority.hang:
+            self.authority.release.wait(60)
         if self.authority.fail:
             self._answer(503, b"down", "text/plain")
         elif self.headers.get("content-type") != "application/timestamp-query":
@@ -258,6 +263,7 @@ class TsaServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.authority.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
