@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from collector.archive.manifest import latest_manifest_path, write_tick_manifest
 from collector.archive.writer import ArchiveWriter
@@ -58,3 +60,15 @@ def test_tick_refuses_a_malformed_schedule_before_doing_anything(tmp_path, capsy
     args = ["tick", "--archive", str(tmp_path / "archive"), "--schedule", "*/15 * *", "--now", "2026-06-11"]
     assert main(args) == 2 and "five fields" in capsys.readouterr().err
     assert not (tmp_path / "archive" / "manifests").exists()
+
+
+@given(minutes=st.sets(st.integers(0, 59), min_size=1, max_size=6),
+       moment=st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2027, 1, 1), timezones=st.just(UTC)))
+def test_last_fire_of_an_hourly_schedule_matches_a_direct_computation(minutes, moment):
+    """Oracle: the latest listed minute at or before ``moment`` in its hour, else the last one of the hour before."""
+    expression = ",".join(str(m) for m in sorted(minutes)) + " * * * *"
+    hour = moment.replace(minute=0, second=0, microsecond=0)
+    earlier = [m for m in minutes if m <= moment.minute]
+    expected = hour.replace(minute=max(earlier)) if earlier else (hour - timedelta(hours=1)).replace(minute=max(minutes))
+    fired = last_fire(expression, moment)
+    assert fired == expected and fired <= moment and moment - fired < timedelta(hours=1)
