@@ -17,6 +17,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from collector.archive.manifest import latest_manifest_path
 from collector.archive.tokens import token_path, token_time
@@ -348,3 +350,41 @@ def test_a_tsa_that_does_not_answer_does_not_hold_the_tick(tmp_path, data_dir, c
     manifest = latest_manifest_path(tmp_path / "archive")
     assert report.stamps.written == [token_path(manifest, "alpha")]
     assert report.stamps.failed == {token_path(manifest, "beta"): "no answer within 1s"}
+
+
+# -- the chain rule, as an invariant ----------------------------------------------------------
+
+
+@given(data=st.data(), count=st.integers(1, 12))
+def test_a_token_covers_exactly_the_manifests_chained_before_it(data, count):
+    """Oracle: manifest i's proof is the earliest own-token time over j >= i with links i+1..j all intact."""
+    from collector.audit.facts import Facts
+    from collector.audit.gitlog import Change, Commit
+    from collector.audit.history import FileHistory
+    from collector.audit.timestamps import chain_proof_times
+
+    broken = data.draw(st.lists(st.booleans(), min_size=count, max_size=count))  # link i -> i-1 broken
+    own = data.draw(st.lists(st.one_of(st.none(), st.integers(0, 10_000)), min_size=count, max_size=count))
+    files, valid = {}, {}
+    for i in range(count):
+        path, sha = f"manifests/2026/m{i:03d}.json", f"{i:064x}"
+        previous = (f"manifests/2026/m{i - 1:03d}.json", f"{i - 1:064x}") if i else (None, None)
+        if broken[i] and i:
+            previous = (previous[0], "f" * 64)  # names the right path with the wrong hash
+        facts = Facts("manifest", False, manifest=(at(1), {}, *previous))
+        commit = Commit(i, f"{i:040x}", at(1), at(1))
+        files[path] = FileHistory(path, added=Change(commit, "A", path, "0" * 40, f"{i:040x}"), added_facts=facts,
+                                  added_sha256=sha)  # fmt: skip
+        if own[i] is not None:
+            valid[path] = [(at(1) + timedelta(seconds=own[i]), f"t{i}")]
+    best = chain_proof_times(files, valid)
+    for i in range(count):
+        candidates = []
+        for j in range(i, count):
+            if j > i and broken[j]:
+                break
+            if own[j] is not None:
+                candidates.append(own[j])
+        expected = at(1) + timedelta(seconds=min(candidates)) if candidates else None
+        got = best.get(f"manifests/2026/m{i:03d}.json")
+        assert (got[0] if got else None) == expected
