@@ -5,7 +5,12 @@ the events they are for, and the tick's manifest chained to the previous one), t
 ``git log --name-status`` over the same history, of ``verify`` in-process, and of
 ``python -m collector verify`` as a user runs it, with their ratios to the bare log.
 
-    python benchmarks/verify_history.py [--commits 500] [--per-commit 20] [--keep DIR]
+Each manifest also gets ``--tokens`` RFC 3161 tokens (default 2, from the test authority of
+``tests/tsa_authority.py``, as the live tick commits them), and the cost of checking them
+offline is printed: the cached verify with the test root trusted, against the same run with
+no trusted root (tokens read, not checked).
+
+    python benchmarks/verify_history.py [--commits 500] [--per-commit 20] [--tokens 2] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from collector.archive.layout import path_for  # noqa: E402
 from collector.archive.writer import record_bytes  # noqa: E402
 from collector.audit.verify import verify_repository  # noqa: E402
 from collector.records import Attempt, AttemptRole, Manifest, Usage  # noqa: E402
+from collector.archive.tokens import token_path  # noqa: E402
 from tests.gitrepo import KICKOFF, event, forecast  # noqa: E402
+from tests.tsa_authority import YEAR, make_chain, token_response  # noqa: E402
 
 FORECASTERS = ("elo", "dixon_coles", "uniform", "base_rate", "ensemble")
 
@@ -52,11 +59,15 @@ def tick_records(commit: int, per_commit: int, start):
         )
 
 
-def build(root: Path, commits: int, per_commit: int) -> None:
-    """Write the history with one ``git fast-import`` stream: same commits, blobs and dates as ticks."""
+def build(root: Path, commits: int, per_commit: int, tokens: int = 0) -> Path:
+    """Write the history with one ``git fast-import`` stream: same commits, blobs and dates as ticks.
+
+    Returns the PEM file of the root that signed the tokens.
+    """
     root.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     start = KICKOFF - timedelta(days=30)
+    chains = [make_chain(f"Bench {i}", start - YEAR, start + YEAR) for i in range(tokens)]
     stream = bytearray()
     previous: tuple[str, str] | None = None  # path and SHA-256 of the last manifest
     for commit in range(commits):
@@ -75,9 +86,16 @@ def build(root: Path, commits: int, per_commit: int) -> None:
         )
         data = record_bytes(manifest)
         files[path_for(manifest)] = data
-        previous = (path_for(manifest), hashlib.sha256(data).hexdigest())
+        digest = hashlib.sha256(data)
+        for i, chain in enumerate(chains):  # stamped a minute after the tick, as the live tick does
+            files[token_path(path_for(manifest), f"tsa{i}")] = token_response(chain, digest.digest(),
+                                                                              when + timedelta(minutes=1))
+        previous = (path_for(manifest), digest.hexdigest())
         stream += _commit(files, when, f"archive: tick {when:%Y-%m-%dT%H:%M:%SZ}")
     subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=bytes(stream), check=True)
+    roots = root.parent / "bench-roots.pem"
+    roots.write_bytes(b"".join(c.root_pem() for c in chains))
+    return roots
 
 
 def _commit(files: dict[str, bytes], when, message: str) -> bytes:
@@ -100,27 +118,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=500, help="commits in the history (default 500)")
     parser.add_argument("--per-commit", type=int, default=20, help="forecast files per commit (default 20)")
+    parser.add_argument("--tokens", type=int, default=2, help="RFC 3161 tokens per manifest (default 2)")
     parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="prematch-verify-bench-")) / "repo"
     print(f"building {args.commits} commits x {args.per_commit} forecasts in {root} ...", flush=True)
-    print(f"  built in {timed(lambda: build(root, args.commits, args.per_commit)):.1f} s")
+    built: list[Path] = []
+    print(f"  built in {timed(lambda: built.append(build(root, args.commits, args.per_commit, args.tokens))):.1f} s")
+    trusted = [built[0]]
     bare_cmd = ["git", "-C", str(root), "log", "--name-status", "--no-renames", "--", "archive/"]
     cli_cmd = [sys.executable, "-m", "collector", "verify", "--repo", str(root)]
     bare = min(timed(lambda: subprocess.run(bare_cmd, capture_output=True, check=True)) for _ in range(7))
-    cold = min(timed(lambda: verify_repository(root, use_cache=False)) for _ in range(3))
-    timed(lambda: verify_repository(root))  # fills the cache in .git/prematch
-    warm = min(timed(lambda: verify_repository(root)) for _ in range(7))
+    cold = min(timed(lambda: verify_repository(root, use_cache=False, tsa_roots=trusted)) for _ in range(3))
+    cold_unchecked = min(timed(lambda: verify_repository(root, use_cache=False, tsa_roots=[])) for _ in range(3))
+    timed(lambda: verify_repository(root, tsa_roots=trusted))  # fills the cache in .git/prematch
+    warm = min(timed(lambda: verify_repository(root, tsa_roots=trusted)) for _ in range(7))
+    unchecked = min(timed(lambda: verify_repository(root, tsa_roots=[])) for _ in range(7))
+    cli_cmd += ["--tsa-roots", str(trusted[0])]
     cli = min(timed(lambda: subprocess.run(cli_cmd, capture_output=True, check=True)) for _ in range(3))
-    report = verify_repository(root)
+    report = verify_repository(root, tsa_roots=trusted)
     forecasts = sum(1 for f in report.files.values() if f.kind == "forecast")
     print(f"history: {len(report.commits)} commits, {len(report.files)} record files ({forecasts} forecasts)")
     print(f"verify ok: {report.ok}, violations: {len(report.violations)}")
+    tokens = len(report.proofs.tokens)
+    valid = sum(len(v) for v in report.proofs.valid.values())
+    kinds = dict(sorted(__import__("collections").Counter(p.kind for p in report.proofs.proofs.values()).items()))
+    print(f"tokens: {tokens} committed, {valid} valid; forecast proofs: {kinds}")
     print(f"git log --name-status (bare):              {bare:.3f} s")
     print(f"verify, every blob validated (--no-cache): {cold:.3f} s  ratio {cold / bare:.2f}x")
     print(f"verify, blob results cached in .git:       {warm:.3f} s  ratio {warm / bare:.2f}x")
+    print(f"verify, cached, tokens not checked:        {unchecked:.3f} s  ratio {unchecked / bare:.2f}x")
+    for label, checked, plain in (("uncached", cold, cold_unchecked), ("cached", warm, unchecked)):
+        cost = checked - plain
+        per_token = cost / tokens * 1000 if tokens else 0.0
+        print(f"cost of the token checks, {label + ':':<17}{cost:.3f} s  ({per_token:.2f} ms per token, "
+              f"{cost / bare:.2f}x the bare log)")
     print(f"python -m collector verify (CLI, cached):  {cli:.3f} s  ratio {cli / bare:.2f}x")
-    print("(best of 7 runs for git log and the cached verify, 3 for the others;")
+    print("(best of 7 runs for git log and the cached verify, 3 for the others; a token check is the")
+    print(" difference between runs that trust the test root and runs that trust none;")
     print(" the CLI figure includes Python start-up and importing every command module)")
     return 0
 

@@ -70,6 +70,42 @@ class OpenRouterSettings(_Model):
     web_search_max_results: Annotated[int, Field(ge=1, le=25)] = 5
 
 
+# -- time-stamping authorities and the arena's public addresses (issue 19) ------------------------
+
+
+class TimestampAuthority(_Model):
+    """One RFC 3161 time-stamping authority: an id (names its ``.tsr`` files) and its HTTP endpoint."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
+    url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
+
+
+class TimestampSettings(_Model):
+    """``[timestamps]``: which authorities stamp each live tick manifest, and how long the tick waits.
+
+    Every authority is asked concurrently; one that fails (or does not answer within
+    ``timeout_s``) is asked again at the next tick for those of the newest ``retry_manifests``
+    manifests still without its token (older ones are covered by later tokens through the chain). Replay ticks are never stamped (their
+    clock is simulated; an authority stamps the real time).
+    """
+
+    authorities: tuple[TimestampAuthority, ...] = ()
+    timeout_s: Annotated[float, Field(gt=0, le=120)] = 10.0
+    retry_manifests: Annotated[int, Field(ge=1, le=1000)] = 8
+
+    @model_validator(mode="after")
+    def _unique(self) -> TimestampSettings:
+        ids = [a.id for a in self.authorities]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"timestamp authority ids must be unique: {ids}")
+        return self
+
+
+PublicUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
+
+# -- end of the issue 19 block -------------------------------------------------------------------
+
+
 class ForecasterConfig(_Model):
     """One forecaster: an OpenRouter LLM (``model`` + canonical ``version``) or a built-in baseline."""
 
@@ -106,6 +142,9 @@ class ArenaConfig(_Model):
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
     forecasters: tuple[ForecasterConfig, ...] = ()
+    repository_url: PublicUrl | None = Field(default=None, description="the arena's public git repository")
+    site_url: PublicUrl | None = Field(default=None, description="where the arena's site is published")
+    timestamps: TimestampSettings = TimestampSettings()
     source_path: str = "prematch.toml"
 
     @model_validator(mode="after")
@@ -138,10 +177,10 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "forecasters"})
+    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "forecasters", "timestamps"})
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "forecasters"):
+    for section in ("windows", "openrouter", "forecasters", "timestamps"):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

@@ -139,13 +139,21 @@ class ServiceClient:
         deadline: datetime | None = None,
         body_error: Callable[[httpx.Response], str | None] | None = None,
         retry_body_errors: bool = True,
+        content: bytes | None = None,
+        content_type: str | None = None,
     ) -> tuple[httpx.Response, list[Exchange]]:
-        """Send with retries; return the successful response and every exchange made."""
+        """Send with retries; return the successful response and every exchange made.
+
+        ``content`` sends raw bytes (with ``content_type``) instead of a JSON body.
+        """
         exchanges: list[Exchange] = []
         attempt = 0
+        body: dict[str, Any] = {"json": json}
+        if content is not None:
+            body = {"content": content, "headers": {"content-type": content_type or "application/octet-stream"}}
         while True:
             attempt += 1
-            exchange, response = await self._once(method, path, json, params, deadline, body_error)
+            exchange, response = await self._once(method, path, body, params, deadline, body_error)
             exchanges.append(exchange)
             if exchange.ok and response is not None:
                 return response, exchanges
@@ -180,7 +188,7 @@ class ServiceClient:
         backoff = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)
         return backoff * (1 + random.uniform(0, self.retry.jitter))
 
-    async def _once(self, method, path, json, params, deadline, body_error):
+    async def _once(self, method, path, body, params, deadline, body_error):
         started = self._clock()
         timeout = self.total_timeout
         if deadline is not None:
@@ -192,7 +200,7 @@ class ServiceClient:
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(timeout):
-                response = await self._client.request(method, path, json=json, params=params)
+                response = await self._client.request(method, path, params=params, **body)
                 await response.aread()
         except (TimeoutError, httpx.TimeoutException):
             latency = (time.perf_counter() - t0) * 1000

@@ -62,3 +62,20 @@ def test_unknown_base_is_a_clear_error(repo, capsys):
     assert main(["guard", "--repo", str(repo.root), "--base", "no-such-branch"]) == 2
     err = capsys.readouterr().err
     assert err == f"collector guard: --base no-such-branch: no such branch or commit in {repo.root}\n"
+
+
+def test_time_stamp_tokens_may_be_added_never_changed(repo, capsys):
+    """A token beside a manifest is not a record, but it is append-only like one."""
+    manifest = next((repo.archive / "manifests").rglob("*.json"))
+    token = manifest.with_name(manifest.stem + ".alpha.tsr")
+    token.write_bytes(b"\x30\x03\x02\x01\x00")
+    repo.commit(at(2), "token")
+    assert guard(repo) == 0
+    assert "1 archive file(s) added since main" in capsys.readouterr().out
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--ff-only", "pr")
+    repo.git("checkout", "-q", "-b", "pr2")
+    token.write_bytes(b"\x30\x03\x02\x01\x01")
+    repo.commit(at(3), "rewrite the token")
+    assert main(["guard", "--repo", str(repo.root), "--base", "main"]) == 1
+    assert "modifies an existing archive file" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
+from builder.site.anchor import arena_urls, latest_anchor
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -104,7 +105,8 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     parts = slices(archive)
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts))
+    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
+                      latest_anchor(Path(archive_dir)), arena_urls(Path(archive_dir)))
     progress("building page models")
     models = page_models(ctx)
     progress(f"rendering {len(models) + 1} pages")

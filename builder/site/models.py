@@ -8,7 +8,7 @@ already-sanitised HTML); templates do no computing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from markupsafe import Markup
 
@@ -31,6 +31,7 @@ class Meta:
     replay: bool  # built from replay records: show the banner
     commit: str
     charts: bool = False  # load the shared plotly.js
+    anchor: Any = None  # builder.site.anchor.AnchorView: the latest manifest hash and token times (footer)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from builder.score.types import Scores, Slice
 from builder.site.links import root_for
@@ -22,6 +23,8 @@ class SiteContext:
     replay: bool
     slices: Mapping[Slice, Scores] = field(default_factory=dict)
     """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
+    anchor: Any = None  # builder.site.anchor.AnchorView, shown in every footer
+    urls: Any = None  # builder.site.anchor.ArenaUrls, filled into the Audit page
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def team_names(self, competition_id: str) -> dict[str, str]:
@@ -41,6 +44,7 @@ class SiteContext:
             replay=self.replay,
             commit=self.commit,
             charts=charts,
+            anchor=self.anchor,
         )
 
 

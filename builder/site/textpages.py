@@ -24,7 +24,20 @@ def _markdown(text: str) -> Markup:
 
 def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:
     body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
+    if source == "audit.md":
+        body = fill_urls(body, ctx.urls)
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
+
+
+def fill_urls(body: str, urls) -> str:
+    """The Audit page's addresses from ``[arena] repository_url`` / ``site_url`` (or a plain note without them)."""
+    repository = urls.repository if urls is not None else None
+    site = urls.site if urls is not None else None
+    unset = "(not configured: [arena] {} in prematch.toml)"
+    return (body.replace("<REPOSITORY_URL>", f"<{repository}>" if repository else unset.format("repository_url"))
+            .replace("REPOSITORY_GIT", f"{repository}.git" if repository else "REPOSITORY_URL")
+            .replace("<SITE_URL>", f"<{site}>" if site else "this site")
+            .replace("SITE_BASE", site.rstrip("/") if site else "SITE_URL"))
 
 
 def _size(n: int) -> str:

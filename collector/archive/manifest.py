@@ -28,8 +28,12 @@ def latest_manifest_path(root: Path) -> str | None:
     return names[-1] if names else None
 
 
-def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE) -> str | None:
-    """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing."""
+def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE,
+                        schedule: dict | None = None) -> str | None:  # fmt: skip
+    """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing.
+
+    ``schedule``: ``schedule``, ``scheduled_at`` and ``schedule_delay_s`` of a scheduled run.
+    """
     added = [p for p in writer.written if not p.startswith(f"{MANIFEST_DIR}/")]
     if not added:
         return None
@@ -41,5 +45,6 @@ def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock =
         files={p: sha256_file(writer.root / p) for p in sorted(added)},
         previous=previous,
         previous_sha256=sha256_file(writer.root / previous) if previous else None,
+        **(schedule or {}),
     )
     return writer.write(manifest)

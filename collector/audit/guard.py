@@ -3,7 +3,8 @@
 ``check_changes`` compares ``HEAD`` with the merge base of ``base`` (``git diff base...HEAD``),
 so only what the pull request itself changes is judged. Renames count as a deletion plus an
 addition. Files under ``archive/schema/`` are regenerated from the models and may change.
-Added record files must validate against the contract.
+Added record files must validate against the contract. Time-stamp tokens and attestation
+bundles beside the manifests (``collector.archive.tokens``) are not records but append-only too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from collector.archive.git import git
 from collector.archive.layout import is_record_path
+from collector.archive.tokens import is_proof_path
 from collector.archive.reader import parse_record
 from collector.audit.gitlog import read_blobs
 from collector.errors import ArchiveError, Problem, UsageError
@@ -48,15 +50,20 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
     tokens = raw.decode("utf-8", "surrogateescape").split("\0")
     problems: list[Problem] = []
     added: dict[str, str] = {}
+    proofs_added = 0
     for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
         if not meta.startswith(":"):
             continue
         fields = meta[1:].split(" ")
         status, relative = fields[4][0], path[len(prefix) :]
-        if not is_record_path(relative):
+        proof = is_proof_path(relative)  # time-stamp tokens and attestations: append-only, not records
+        if not is_record_path(relative) and not proof:
             continue
         if status == "A":
-            added[fields[3]] = relative
+            if proof:
+                proofs_added += 1
+            else:
+                added[fields[3]] = relative
         else:
             word = _WORDS.get(status, f"changes ({status})")
             problems.append(Problem(path, f"this change {word} an existing archive file; the archive is append-only"))
@@ -64,4 +71,4 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
         _, problem = parse_record(added[blob], data)
         if problem is not None:
             problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
-    return GuardReport(base, len(added), problems)
+    return GuardReport(base, len(added) + proofs_added, problems)

@@ -11,6 +11,7 @@ from typing import Any
 from collector.audit.checks import stamp
 from collector.audit.gitlog import Commit
 from collector.audit.history import FileHistory, Finding
+from collector.audit.proof_lines import PROOF_LIMITS, anchor_json, proof_counts, proof_entry, proof_lines
 from collector.errors import Problem
 
 
@@ -24,6 +25,8 @@ class Report:
     commits: list[Commit]
     files: dict[str, FileHistory]
     findings: list[Finding] = field(default_factory=list)
+    proofs: Any = None  # collector.audit.timestamps.ProofCheck: the token checks and each forecast's proof
+    anchors: list[Any] = field(default_factory=list)  # collector.audit.anchors.Anchor, one per --anchor
 
     @property
     def violations(self) -> list[Finding]:
@@ -48,15 +51,14 @@ LIMITS = (
     "added the match's outcome; and the per-tick manifests chain every file's SHA-256 to the one "
     "before. What it cannot prove: git commit dates are set by whoever makes the commit, and a "
     "history can be rewritten and re-dated before anyone copies it. Evidence that does not rely on "
-    "the committer's clock comes from outside the repository: a copy of the history (or just a "
-    "manifest's SHA-256) held by a third party, GitHub's record of when each push arrived, and the "
-    "Pages deployment that published the site. A manifest hash seen before kickoff pins every "
-    "forecast chained before it. Replay records are dated on a simulated clock: they show the "
-    "pipeline works, never that anything was forecast before a match."
+    "the committer's clock: the RFC 3161 time-stamp tokens beside the manifests (below), a copy of "
+    "the history (or just a manifest's SHA-256) held by a third party, GitHub's record of when each "
+    "push arrived, and the Pages deployment that published the site. Replay records are dated on a "
+    "simulated clock: they show the pipeline works, never that anything was forecast before a match."
 )
 
 
-def record_entry(entry: FileHistory, codes: list[str]) -> dict[str, Any]:
+def record_entry(entry: FileHistory, codes: list[str], proofs: Any = None) -> dict[str, Any]:
     added = entry.added
     return {
         "path": entry.path,
@@ -70,6 +72,7 @@ def record_entry(entry: FileHistory, codes: list[str]) -> dict[str, Any]:
         ],
         "deleted": entry.current_blob is None,
         "findings": codes,
+        **proof_entry(entry, proofs),
     }
 
 
@@ -84,6 +87,7 @@ def counts(report: Report) -> dict[str, Any]:
         "forecasts_replay": sum(1 for e in forecasts if e.replay),
         "violations": dict(sorted(Counter(f.code for f in report.violations).items())),
         "notes": dict(sorted(Counter(f.code for f in report.findings if not f.violation).items())),
+        **proof_counts(report.proofs),
     }
 
 
@@ -109,8 +113,10 @@ def report_json(report: Report) -> dict[str, Any]:
             }
             for f in report.findings
         ],
-        "records": [record_entry(e, codes.get(e.path, [])) for e in report.files.values()],
+        "records": [record_entry(e, codes.get(e.path, []), report.proofs) for e in report.files.values()],
+        "anchors": [anchor_json(a) for a in report.anchors],
         "what_git_can_prove": LIMITS,
+        "what_the_tokens_prove": PROOF_LIMITS,
     }
 
 
@@ -129,6 +135,7 @@ def summary_lines(report: Report) -> list[str]:
     ]
     if c["forecasts_replay"]:
         lines.append("  replay records are dated on a simulated clock and are not prospective evidence")
+    lines += proof_lines(report)
     if report.violations:
         lines.append(f"VIOLATIONS: {len(report.violations)} ("
                      + ", ".join(f"{k} {n}" for k, n in c["violations"].items()) + "), one problem: line each on stderr")
@@ -138,4 +145,6 @@ def summary_lines(report: Report) -> list[str]:
         lines.append("notes: " + ", ".join(f"{k} {n}" for k, n in c["notes"].items()) + " (details with --json)")
     lines.append("")
     lines += textwrap.wrap(LIMITS, width=92)
+    lines.append("")
+    lines += textwrap.wrap(PROOF_LIMITS, width=92)
     return lines

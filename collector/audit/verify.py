@@ -8,7 +8,10 @@ blobs. Each record file is then checked:
 * a forecast was committed before its event's kickoff and before the commit adding the
   event's outcome; its request time is before kickoff;
 * supersession chains resolve, and a revision is not committed before the one it supersedes;
-* the per-tick manifests form a hash chain and their SHA-256 match the committed bytes.
+* the per-tick manifests form a hash chain and their SHA-256 match the committed bytes;
+* the RFC 3161 tokens beside the manifests verify offline, and each forecast's earliest
+  token time precedes its kickoff (:mod:`collector.audit.timestamps`); ``anchors`` (manifest
+  hashes noted elsewhere) are found in the chain (:mod:`collector.audit.anchors`).
 
 Replay records (``clock = replay``) are checked the same way but reported as replays: their
 dates are simulated, so they say nothing about what was known before a match.
@@ -22,20 +25,28 @@ from pathlib import Path
 from collector.archive.git import git_dir
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import parse_record
-from collector.audit import checks
+from collector.audit import checks, timestamps
+from collector.audit.anchors import anchor_report
+from collector.audit.attestations import check_attestations
 from collector.audit.facts import Checked, FactsCache, facts_of
 from collector.audit.gitlog import NULL_BLOB, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
 from collector.audit.report import Report
 
 
-def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True) -> Report:
-    """Read the history of ``archive_path`` in ``repo`` and run every check on it."""
+def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True,
+                      tsa_roots: list[Path] | None = None, anchors: list[str] = ()) -> Report:  # fmt: skip
+    """Read the history of ``archive_path`` in ``repo`` and run every check on it.
+
+    ``tsa_roots``: PEM files or folders of trusted time-stamping roots (default: the shipped
+    ones, :data:`collector.audit.timestamps.SHIPPED_ROOTS`).
+    """
+    roots = timestamps.load_roots([timestamps.SHIPPED_ROOTS] if tsa_roots is None else tsa_roots)
     with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
-        return _verify(Path(repo), archive_path, use_cache)
+        return _verify(Path(repo), archive_path, use_cache, roots, list(anchors))
 
 
-def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:
+def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()) -> Report:
     caches: list[FactsCache] = []
     cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
     history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
@@ -49,6 +60,13 @@ def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:
     report.findings += checks.supersession(files)
     report.findings += checks.manifest_chain(files)
     report.findings += checks.commit_dates(history.commits)
+    token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
+    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache)
+    report.findings += report.proofs.findings
+    found, report.proofs.attestations = check_attestations(repo, history, files)
+    report.findings += found
+    report.anchors, missing = anchor_report(files, list(anchors), report.proofs.valid)
+    report.findings += missing
     return report
 
 

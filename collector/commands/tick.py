@@ -16,6 +16,7 @@ from collector.commandline import (
 )
 from collector.config import DEFAULT_CONFIG, load_config
 from collector.errors import ConfigError, UsageError
+from collector.schedule.cron import parse_cron
 from collector.schedule.tick import run_tick
 
 
@@ -33,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="archive folder, created if missing (default: archive)")
     add_data_dir_option(parser)
     add_clock_option(parser)
+    parser.add_argument("--schedule", default=None, metavar="CRON",
+                        help="the cron expression of the scheduled run that started this tick (the workflow passes "
+                        "github.event.schedule); the manifest records when it last fired and how late the tick began")
     return parser
 
 
@@ -42,4 +46,6 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    return finish(run_tick(config, args.archive, args.now, args.data_dir, resolve_clock(args)))
+    if args.schedule:
+        parse_cron(args.schedule)  # a malformed expression is a wrong use (exit 2), before any work
+    return finish(run_tick(config, args.archive, args.now, args.data_dir, resolve_clock(args), schedule=args.schedule))

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import orjson
 
+from collector.audit.anchors import parse_anchor
 from collector.audit.gitlog import check_repository
 from collector.audit.report import report_json
 from collector.audit.verify import verify_repository
 from collector.commandline import finish
+from collector.errors import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,12 +38,33 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         action="store_true",
         help="re-validate every blob instead of reusing results cached in .git/prematch (keyed by blob id)",
     )
+    parser.add_argument(
+        "--anchor", action="append", default=[], metavar="SHA256", type=_anchor,
+        help="a manifest SHA-256 noted somewhere public (e.g. a site page's footer): check it is in the "
+        "history and report what it pins; repeatable; exit 1 if it is in no manifest",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tsa-roots", action="append", type=Path, default=None, metavar="PATH",
+        help="a PEM file or a folder of *.pem files with the trusted time-stamping roots the RFC 3161 "
+        "tokens are checked against; repeatable (default: the roots shipped in collector/audit/tsa_roots)",
+    )  # fmt: skip
     return parser
+
+
+def _anchor(text: str) -> str:
+    try:
+        return parse_anchor(text)
+    except Exception as exc:  # argparse turns this into a usage error (exit 2)
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     check_repository(args.repo, args.archive_path)
-    report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache)
+    for path in args.tsa_roots or []:
+        if not path.exists():
+            raise UsageError(f"--tsa-roots {path}: no such file or folder")
+    report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache,
+                               tsa_roots=args.tsa_roots, anchors=args.anchor)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2) + b"\n")
     return finish(report, quiet_summary=args.json)

@@ -17,3 +17,8 @@ class Manifest(Record):
     files: dict[str, Sha256] = Field(description="archive-relative path -> SHA-256 of its bytes")
     previous: str | None = Field(default=None, description="archive-relative path of the previous manifest")
     previous_sha256: Sha256 | None = None
+    schedule: str | None = Field(default=None, max_length=200,
+                                 description="the cron schedule that started the tick (GitHub's github.event.schedule)")
+    scheduled_at: UtcDatetime | None = Field(default=None, description="the time that schedule last fired, at or before the tick began")
+    schedule_delay_s: float | None = Field(default=None, ge=0,
+                                           description="seconds from scheduled_at to the tick's start: how late the scheduler ran it")

@@ -24,6 +24,7 @@ from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter
+from collector.audit.tsa_client import StampReport, stamp_manifests
 from collector.config import ArenaConfig
 from collector.errors import PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
@@ -32,6 +33,7 @@ from collector.fixtures.sync_report import SyncReport
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock
+from collector.schedule.cron import last_fire
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 
@@ -49,6 +51,7 @@ class TickReport:
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
+    stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -74,6 +77,8 @@ class TickReport:
         ]
         if self.manifest:
             lines.append(f"  manifest: {self.manifest}")
+        if self.stamps is not None and self.stamps.summary_line():
+            lines.append(self.stamps.summary_line())
         return lines
 
 
@@ -117,13 +122,15 @@ async def run_tick_async(
     config: ArenaConfig, archive_root: Path | str, now: datetime | None = None, data_dir: Path | str | None = None,
     clock: Clock = Clock.LIVE, forecasters: Sequence | None = None, *, sync: bool = True,
     transport: httpx.AsyncBaseTransport | None = None, lock_dir: Path | None = None,
-    archive: Archive | None = None,
+    archive: Archive | None = None, schedule: str | None = None,
 ) -> TickReport:  # fmt: skip
-    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest.
+    """Sync fixtures -> register questions -> forecasts due (concurrently) -> outcomes -> manifest -> tokens.
 
     The archive is read once; the writer keeps that in-memory view current with every record
     it writes. A caller that is the archive's only writer (a replay) may pass ``archive`` to
-    carry the view from one tick to the next instead of re-reading the folder.
+    carry the view from one tick to the next instead of re-reading the folder. ``schedule`` is the
+    cron expression of the scheduled run that started the tick: the manifest records when it last
+    fired and how late the tick began (:func:`schedule_fields`).
     """
     now = now or datetime.now(UTC)
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
@@ -158,11 +165,36 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(tick.writer, timer(), clock)
+        report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now))
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)
+    await _timestamps(tick)
     return report
+
+
+def schedule_fields(schedule: str | None, now: datetime) -> dict[str, Any] | None:
+    """The manifest's record of a scheduled run: the cron, its last firing at or before ``now``, the delay."""
+    if not schedule:
+        return None
+    fired = last_fire(schedule, now)
+    delay = round((now - fired).total_seconds(), 3) if fired is not None else None
+    return {"schedule": schedule, "scheduled_at": fired, "schedule_delay_s": delay}
+
+
+async def _timestamps(tick: TickContext) -> None:
+    """RFC 3161 tokens for this tick's manifest and any earlier one still missing a token.
+
+    Live ticks only (an authority stamps the real time, not a replay's). Bounded by
+    ``[timestamps] timeout_s``; an authority that fails is reported in the summary, not as a
+    problem, and asked again at the next tick: the tick never waits on it or fails for it.
+    """
+    settings = tick.config.timestamps
+    if tick.clock is not Clock.LIVE or not settings.authorities:
+        return
+    with tick.report.phase("timestamps"):
+        tick.report.stamps = await stamp_manifests(tick.writer.root, settings)
+    tick.report.written += tick.report.stamps.written
 
 
 def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:

@@ -1,0 +1,287 @@
+"""``verify``'s proof of time that does not rest on the committer's clock: RFC 3161 tokens, offline.
+
+Each live tick manifest has tokens beside it (``manifests/{YYYY}/{tick}.{authority}.tsr``,
+see :mod:`collector.archive.tokens`). For every token committed, ``verify`` checks with
+``rfc3161-client`` and no network:
+
+* the signature, and the TSA certificate's chain to a trusted root *at the stamped time*
+  (``genTime``), with the time-stamping extended key usage (RFC 3161 section 2.3);
+* that the token's message imprint is the SHA-256 of the manifest's bytes *as committed*.
+
+A token that fails either check is a violation (``token_invalid``, ``token_mismatch``); so
+is a token changed or removed after it was committed, and a token for a manifest that is not
+in the history. Each manifest names its predecessor's SHA-256, so a valid token over one
+manifest also proves that every earlier manifest of an unbroken chain existed at its time:
+the proof time of a manifest is the earliest valid token time of it or of any later
+manifest linked to it. For every forecast, the proof time of the manifest that lists it must
+be before the kickoff (``stamped_after_kickoff`` otherwise); a live forecast with no such
+token gets a note (``no_token``) and its proof is the git commit date only.
+
+Without trusted roots (``--tsa-roots``) tokens cannot be checked: one note says so and every
+forecast's proof is the git date.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes
+from rfc3161_client import VerificationError, VerifierBuilder, decode_timestamp_response
+
+from collector.archive.tokens import token_target
+from collector.audit import checks
+from collector.audit.gitlog import NULL_BLOB, History, read_blobs
+from collector.audit.history import FileHistory, Finding
+from collector.errors import UsageError
+
+SHIPPED_ROOTS = Path(__file__).with_name("tsa_roots")
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What proves when a forecast existed: ``token`` (with its time and file), ``git_date`` only, or
+    ``token_after_kickoff`` (the earliest token is too late: a violation)."""
+
+    kind: str
+    stamped_at: datetime | None = None
+    token: str | None = None
+    manifest: str | None = None
+
+
+@dataclass
+class ProofCheck:
+    """Everything the token checks found: findings, valid token times per manifest, proofs per forecast."""
+
+    findings: list[Finding] = field(default_factory=list)
+    tokens: dict[str, FileHistory] = field(default_factory=dict)
+    valid: dict[str, list[tuple[datetime, str]]] = field(default_factory=dict)  # manifest -> [(time, token)]
+    proofs: dict[str, Proof] = field(default_factory=dict)  # forecast path -> proof
+    roots: int = 0
+    attestations: int = 0  # attestation bundles that name their manifest (collector.audit.attestations)
+
+
+def load_roots(paths: list[Path]) -> list[x509.Certificate]:
+    """Every certificate in the PEM files named, or in the ``*.pem`` files of the folders named."""
+    found: list[x509.Certificate] = []
+    for path in paths:
+        files = sorted(path.glob("*.pem")) if path.is_dir() else [path]
+        for pem in files:
+            try:
+                certs = x509.load_pem_x509_certificates(pem.read_bytes())
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"{pem}: not a readable PEM file of certificates ({exc})") from None
+            for cert in certs:
+                if cert not in found:
+                    found.append(cert)
+    return found
+
+
+def proof_histories(history: History) -> dict[str, FileHistory]:
+    """The life in git of every token file, grouped by path like the record files."""
+    tokens: dict[str, FileHistory] = {}
+    for change in history.changes:
+        if token_target(change.path) is None:
+            continue
+        entry = tokens.setdefault(change.path, FileHistory(change.path))
+        if entry.added is None:
+            entry.added = change
+        else:
+            entry.later.append(change)
+        entry.current_blob = None if change.new_blob == NULL_BLOB else change.new_blob
+    return tokens
+
+
+def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
+                 roots: list[x509.Certificate], cache_path: Path | None = None) -> ProofCheck:  # fmt: skip
+    """Check every committed token, then give each forecast its proof (see the module docstring).
+
+    ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
+    the record facts (:class:`TokenCache`).
+    """
+    result = ProofCheck(tokens=proof_histories(history), roots=len(roots))
+    result.findings += checks.append_only(result.tokens)
+    added = {e.added.new_blob: e for e in result.tokens.values() if e.added and e.added.new_blob != NULL_BLOB}
+    verifier = _verifier(roots)
+    if result.tokens and verifier is None:
+        result.findings.append(Finding("token_unchecked", "manifests", f"{len(result.tokens)} token file(s) not "
+                                       "checked: no trusted TSA roots (see --tsa-roots)", violation=False))
+    cache = TokenCache(cache_path, roots)
+    keys = {blob: f"{blob}:{_manifest_sha(files, entry)}" for blob, entry in added.items()}
+    todo = [blob for blob in added if cache.get(keys[blob]) is None]
+    for blob, data in read_blobs(repo, todo):
+        entry = added[blob]
+        checked = _check_one(entry, data, files.get(token_target(entry.path)[0]), verifier)
+        cache.put(keys[blob], checked)
+    for blob, entry in added.items():
+        code, message, stamped = cache.get(keys[blob])
+        if code is not None:
+            result.findings.append(Finding(code, entry.path, message, entry.added.commit.sha))
+        elif stamped is not None:
+            result.valid.setdefault(token_target(entry.path)[0], []).append((stamped, entry.path))
+    cache.save()
+    _forecast_proofs(files, result)
+    return result
+
+
+def _manifest_sha(files: dict[str, FileHistory], entry: FileHistory) -> str | None:
+    manifest = files.get(token_target(entry.path)[0])
+    return manifest.added_sha256 if manifest is not None else None
+
+
+class TokenCache:
+    """Token results by ``blob:manifest sha256``, valid for one set of trusted roots and one library version.
+
+    Stored in ``<git dir>/prematch/token-cache.json``; only a speed-up (``--no-cache`` skips it).
+    """
+
+    def __init__(self, path: Path | None, roots: list[x509.Certificate]):
+        digest = hashlib.sha256(f"rfc3161-client {_library_version()} v1".encode())
+        for cert in roots:
+            digest.update(cert.fingerprint(hashes.SHA256()))
+        self.fingerprint, self.path, self.dirty = digest.hexdigest(), path, False
+        self.entries: dict[str, tuple[str | None, str | None, datetime | None]] = {}
+        if path is not None and path.exists():
+            with contextlib.suppress(OSError, ValueError, TypeError, orjson.JSONDecodeError):
+                data = orjson.loads(path.read_bytes())
+                if data.get("fingerprint") == self.fingerprint:
+                    self.entries = {k: (c, m, datetime.fromisoformat(t) if t else None)
+                                    for k, (c, m, t) in data["entries"].items()}  # fmt: skip
+
+    def get(self, key: str):
+        return self.entries.get(key)
+
+    def put(self, key: str, checked) -> None:
+        self.entries[key] = checked
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        entries = {k: [c, m, t.isoformat() if t else None] for k, (c, m, t) in self.entries.items()}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(orjson.dumps({"fingerprint": self.fingerprint, "entries": entries}))
+            os.replace(tmp, self.path)  # a private cache inside .git, not an archive file
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _library_version() -> str:
+    try:
+        return importlib.metadata.version("rfc3161-client")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _verifier(roots: list[x509.Certificate]):
+    if not roots:
+        return None
+    builder = VerifierBuilder()
+    for cert in roots:
+        builder = builder.add_root_certificate(cert)
+    return builder.build()
+
+
+def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, verifier):
+    """(violation code, message, None) for a bad token, (None, None, stamped time) for a good one,
+    (None, None, None) when there is nothing to check it against."""
+
+    def bad(code: str, message: str):
+        return code, message, None
+
+    if manifest is None or manifest.added is None or manifest.added_sha256 is None or manifest.kind != "manifest":
+        return bad("token_invalid", "a token for a manifest that is not in the archive's history")
+    if verifier is None:
+        return None, None, None
+    try:
+        response = decode_timestamp_response(data)
+    except Exception as exc:  # noqa: BLE001 - the DER decoder raises several types
+        return bad("token_invalid", f"not an RFC 3161 TimeStampResp: {type(exc).__name__}: {exc}")
+    digest = bytes.fromhex(manifest.added_sha256)
+    if response.status in (0, 1) and response.tst_info.message_imprint.message != digest:
+        covered = response.tst_info.message_imprint.message.hex()
+        return bad("token_mismatch", f"covers SHA-256 {covered}, not the committed bytes of "
+                   f"{manifest.path} ({manifest.added_sha256})")
+    try:
+        verifier.verify(response, digest)
+    except (VerificationError, ValueError) as exc:
+        return bad("token_invalid", f"does not verify against the trusted TSA roots at its stamped time: {exc}")
+    stamped = response.tst_info.gen_time
+    return None, None, stamped if stamped.tzinfo else stamped.replace(tzinfo=UTC)
+
+
+def manifest_order(files: dict[str, FileHistory]) -> list[FileHistory]:
+    """The manifests in chain order (as ``checks.manifest_chain`` walks them)."""
+    return sorted(
+        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
+        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
+    )
+
+
+def linked(entry: FileHistory, previous: FileHistory | None) -> bool:
+    """Whether ``entry`` names ``previous`` by path and by its committed SHA-256."""
+    _, _, named, named_sha256 = entry.added_facts.manifest
+    if previous is None:
+        return named is None
+    return named == previous.path and named_sha256 == previous.added_sha256
+
+
+def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple[datetime, str]]]):
+    """Manifest path -> (earliest valid token time, token) of it or of a later manifest chained to it."""
+    order = manifest_order(files)
+    best: dict[str, tuple[datetime, str]] = {}
+    carry: tuple[datetime, str] | None = None
+    for i in range(len(order) - 1, -1, -1):
+        entry = order[i]
+        own = min(valid.get(entry.path, []), default=None)
+        if own is not None and (carry is None or own < carry):
+            carry = own
+        if carry is not None:
+            best[entry.path] = carry
+        if not linked(entry, order[i - 1] if i else None):
+            carry = None  # a broken link: later tokens prove nothing about what came before it
+    return best
+
+
+def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck) -> None:
+    listed_in: dict[str, str] = {}
+    for entry in manifest_order(files):
+        for path in entry.added_facts.manifest[1]:
+            listed_in.setdefault(path, entry.path)
+    best = chain_proof_times(files, result.valid)
+    timeline = checks.build_timeline(files)
+    for entry in files.values():
+        facts = entry.facts
+        if entry.kind != "forecast" or entry.added is None or facts.status == "missed":
+            continue
+        manifest = listed_in.get(entry.path)
+        proof = best.get(manifest) if manifest else None
+        if proof is None:
+            result.proofs[entry.path] = Proof("git_date", manifest=manifest)
+            if not entry.replay and result.roots:
+                result.findings.append(Finding("no_token", entry.path, "no valid time-stamp token covers the "
+                                               "manifest listing it yet: its proof of time is the git date "
+                                               "only", entry.added.commit.sha, violation=False))
+            continue
+        kickoff, source = timeline.kickoff(facts.target, entry.added.commit.index)
+        if kickoff is None or (facts.moment is not None and facts.moment < kickoff):
+            kickoff, source = facts.moment, "the forecast's own kickoff_utc"
+        stamped, token = proof
+        if kickoff is not None and stamped >= kickoff:
+            message = (f"the earliest time-stamp token covering it ({token}, via {manifest}) is dated "
+                       f"{checks.stamp(stamped)}, at or after the kickoff {checks.stamp(kickoff)} ({source})")
+            result.findings.append(Finding("stamped_after_kickoff", entry.path, message, entry.added.commit.sha,
+                                           replay=entry.replay))
+            result.proofs[entry.path] = Proof("token_after_kickoff", stamped, token, manifest)
+        else:
+            result.proofs[entry.path] = Proof("token", stamped, token, manifest)

@@ -1,0 +1,49 @@
+"""Every page's footer carries the latest manifest's SHA-256 and token times; the Audit page names the arena's URLs."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+from builder.site.build import build_site
+from collector.archive.manifest import write_tick_manifest
+from collector.archive.tokens import token_path
+from collector.archive.writer import ArchiveWriter, write_new_file
+from tests.site_archive import write_site_archive
+from tests.tsa_authority import YEAR, make_chain, token_response
+
+STAMPED = datetime(2026, 6, 10, 12, 0, 7, tzinfo=UTC)
+
+
+def test_footer_anchor_and_audit_urls(tmp_path):
+    root = tmp_path / "repo"
+    archive = write_site_archive(root / "archive")
+    writer = ArchiveWriter(archive)
+    writer.written = [p.relative_to(archive).as_posix() for p in archive.rglob("*.json")]  # list them all once
+    manifest = write_tick_manifest(writer, STAMPED)
+    digest = hashlib.sha256((archive / manifest).read_bytes())
+    chain = make_chain("Footer", STAMPED - YEAR, STAMPED + YEAR)
+    write_new_file(archive / token_path(manifest, "alpha"), token_response(chain, digest.digest(), STAMPED))
+    (root / "prematch.toml").write_text('[arena]\ncompetitions = ["worldcup-2026"]\n'
+                                        'repository_url = "https://github.com/example-org/arena"\n'
+                                        'site_url = "https://example-org.github.io/arena/"\n')
+    build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None)
+    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
+    assert pages and all(digest.hexdigest() in page for page in pages)  # every page is an anchor
+    assert all("2026-06-10 12:00:07 UTC by alpha" in page for page in pages)
+    audit = (tmp_path / "site/audit/index.html").read_text()
+    assert "https://github.com/example-org/arena" in audit and "git clone https://github.com/example-org/arena.git" in audit
+    assert "https://example-org.github.io/arena/data/manifest.json" in audit and "<REPOSITORY_URL>" not in audit
+    assert "What it does not prove" in audit
+
+
+def test_without_configuration_the_audit_page_says_so_and_the_footer_waits_for_a_token(tmp_path):
+    archive = write_site_archive(tmp_path / "repo" / "archive")
+    writer = ArchiveWriter(archive)
+    writer.written = [p.relative_to(archive).as_posix() for p in archive.rglob("*.json")]
+    write_tick_manifest(writer, STAMPED)
+    build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None)
+    index = (tmp_path / "site/index.html").read_text()
+    assert "no time-stamp token yet" in index and "verify --anchor" in index
+    audit = (tmp_path / "site/audit/index.html").read_text()
+    assert "not configured: [arena] repository_url in prematch.toml" in audit
