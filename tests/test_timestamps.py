@@ -388,3 +388,24 @@ def test_a_token_covers_exactly_the_manifests_chained_before_it(data, count):
         expected = at(1) + timedelta(seconds=min(candidates)) if candidates else None
         got = best.get(f"manifests/2026/m{i:03d}.json")
         assert (got[0] if got else None) == expected
+
+
+def test_the_shipped_roots_are_the_authorities_published_ones():
+    from cryptography.hazmat.primitives import hashes
+
+    from collector.audit.timestamps import SHIPPED_ROOTS, load_roots
+
+    shipped = {cert.fingerprint(hashes.SHA256()).hex().upper() for cert in load_roots([SHIPPED_ROOTS])}
+    assert shipped == {
+        "552F7BDCF1A7AF9E6CE672017F4F12ABF77240C78E761AC203D1D9D20AC89988",  # DigiCert Trusted Root G4
+        "E793C9B02FD8AA13E21C31228ACCB08119643B749C898964B1746D46C3D4CBD2",  # USERTrust RSA Certification Authority
+    }
+
+
+def test_a_token_from_an_unknown_authority_is_not_trusted_by_the_shipped_roots(tmp_path, chains):
+    from collector.audit.timestamps import SHIPPED_ROOTS
+
+    repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
+    report = verify_repository(repo.root, use_cache=False, tsa_roots=[SHIPPED_ROOTS])
+    assert not report.ok and "token_invalid" in codes(report, violation=True)
+    assert report.proofs.proofs[ELO].kind == "git_date"
