@@ -28,7 +28,9 @@ def latest_manifest_path(root: Path) -> str | None:
     return names[-1] if names else None
 
 
-def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE) -> str | None:
+def write_tick_manifest(
+    writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE, protocol_sha256: str | None = None
+) -> str | None:
     """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing."""
     added = [p for p in writer.written if not p.startswith(f"{MANIFEST_DIR}/")]
     if not added:
@@ -41,5 +43,6 @@ def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock =
         files={p: sha256_file(writer.root / p) for p in sorted(added)},
         previous=previous,
         previous_sha256=sha256_file(writer.root / previous) if previous else None,
+        protocol_sha256=protocol_sha256,
     )
     return writer.write(manifest)

@@ -17,3 +17,6 @@ class Manifest(Record):
     files: dict[str, Sha256] = Field(description="archive-relative path -> SHA-256 of its bytes")
     previous: str | None = Field(default=None, description="archive-relative path of the previous manifest")
     previous_sha256: Sha256 | None = None
+    protocol_sha256: Sha256 | None = Field(
+        default=None, description="SHA-256 of the request protocol of every configured LLM (collector/forecasters/llm/protocol.py)"
+    )

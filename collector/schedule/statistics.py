@@ -1,0 +1,54 @@
+"""A tick step: fetch OpenRouter's generation stats for LLM forecasts and write attempt statistics.
+
+For every live or replayed LLM forecast of the last ``LOOKBACK`` whose answered attempts have
+no statistics record yet (this tick's and those a previous tick could not get: the endpoint
+answers 404 for a few seconds after a call), ask ``GET /generation?id=`` and write one
+:class:`~collector.records.AttemptStatistics` per generation. What the stats bill beyond the
+recorded ``usage.cost`` is added to the tick's spending (the cap counts it). At most
+``MAX_PER_TICK`` look-ups a tick; a failure is a problem, never a lost record.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from collector.archive.layout import path_for
+from collector.archive.writer import RecordExistsError
+from collector.errors import Problem
+from collector.forecasters.llm.generation import extra_cost, pending_generations, statistics_record
+from collector.records import ForecasterType
+
+LOOKBACK = timedelta(days=2)
+MAX_PER_TICK = 400
+
+
+async def fetch_statistics(tick, client) -> int:
+    """Write the statistics records that are due; returns how many were written."""
+    known = {s.generation_id for stats in tick.archive.attempt_statistics.values() for s in stats}
+    since = tick.now - LOOKBACK
+    todo = []
+    for forecast in tick.archive.forecasts:
+        if forecast.forecaster_type is ForecasterType.LLM and forecast.recorded_at >= since:
+            todo += [(forecast, i, gen) for i, gen in pending_generations(forecast, known)]
+    written = 0
+    for forecast, index, gen in todo[:MAX_PER_TICK]:
+        if tick.timer() >= tick.stop:
+            break
+        status, payload = await client.get_json("/generation", params={"id": gen}, deadline=tick.stop)
+        if status == 404:
+            continue  # not queryable yet: a later tick asks again
+        path = path_for(forecast)
+        record = statistics_record(
+            payload, forecast=forecast, forecast_path=path, attempt_index=index, generation_id=gen,
+            recorded_at=tick.timer(), clock=tick.clock,
+        ) if status == 200 else None  # fmt: skip
+        if record is None:
+            tick.report.problems.append(Problem(path, f"generation stats for {gen}: HTTP {status}, not the documented data object"))
+            continue
+        try:
+            tick.writer.write(record)
+        except RecordExistsError:
+            continue
+        tick.budget.add(extra_cost(record, forecast))
+        written += 1
+    return written
