@@ -27,6 +27,9 @@ from factories import (
 )
 
 from collector.records import (
+    SearchFlag,
+    SearchObserved,
+    SearchReport,
     Access,
     Attempt,
     AttemptRole,
@@ -113,8 +116,9 @@ def _hostile_forecast(event, clock):
                                         Citation(url="https://example.org/news", title="<b>News</b>"))),
     )
     payload = make_payload((0.5, 0.3, 0.2), (2, 0), reason=HOSTILE)
+    searched = SearchReport(observed=SearchObserved.SEARCHED, requests=1, flag=SearchFlag.CLOSED_BOOK_SEARCH)
     return make_forecast(event, "llm.mallory", payload, clock=clock, attempts=(attempt,),
-                         requested_at=started, scheduled_at=started)
+                         requested_at=started, scheduled_at=started, search=searched)  # a closed-book search
 
 
 def _questions(clock):

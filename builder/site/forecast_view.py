@@ -20,6 +20,7 @@ from collector.records import (
     MatchForecast,
     QuestionForecast,
     QuestionResolution,
+    SearchFlag,
 )
 
 TOP_CHOICES = 6  # choices shown per question forecast besides the final picks (the rest are in the data)
@@ -57,8 +58,16 @@ def _citations(forecast: Forecast) -> tuple[Citation, ...]:
 
 
 def _search(forecast: Forecast) -> str:
+    if forecast.search is not None:  # the search observed over every answered call, and how many searches
+        report = forecast.search
+        return f"{report.observed.value} ({report.requests})" if report.requests else report.observed.value
     observed = [a.tool_trace.search_observed.value for a in forecast.attempts]
     return observed[-1] if observed else "none"
+
+
+def _search_flag(forecast: Forecast) -> str | None:
+    flag = forecast.search.flag if forecast.search is not None else None
+    return flag.value if flag is not None and flag is not SearchFlag.OK else None
 
 
 def _lead_time(forecast: Forecast) -> str | None:
@@ -110,6 +119,8 @@ def match_forecast_view(
         latency=latency,
         search=_search(forecast),
         citations=_citations(forecast),
+        search_flag=_search_flag(forecast),
+        protocol=forecast.protocol.sha256[:12] if forecast.protocol is not None else None,
         measures=measures(forecast),
         replay=forecast.clock is Clock.REPLAY,
         archive_path=path_for(forecast),
