@@ -129,3 +129,58 @@ def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_prot
     run_cli(tmp_path, data_dir, "2026-06-11T19:05:00Z")  # nothing new: no second statistics record
     again = load_archive(tmp_path / "archive")
     assert sum(len(v) for v in again.attempt_statistics.values()) == len(stats)
+
+
+def test_the_recorded_error_shape_is_kept_verbatim_and_named():
+    err = recorded("error_402.json")
+    record, route, _ = forecast_with([httpx.Response(402, json=err)] * 3)
+    assert record.status is ForecastStatus.API_ERROR
+    assert json.loads(record.attempts[0].response_text)["error"]["message"] == "Insufficient credits"
+    assert record.attempts[0].http_status == 402 and record.search is None and record.protocol is not None
+
+
+class _Stats:
+    """A client whose generation endpoint answers 404 until ``ready``, then the recorded stats."""
+
+    def __init__(self):
+        self.ready, self.asked = False, []
+
+    async def get_json(self, path, *, deadline, params=None):
+        self.asked.append(params["id"])
+        return (200, recorded("generation.json")) if self.ready else (404, None)
+
+
+def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
+    import asyncio
+    from types import SimpleNamespace
+
+    from collector.archive.reader import load_archive as load
+    from collector.archive.writer import ArchiveWriter
+    from collector.forecasters.tasks import Budget
+    from collector.schedule.statistics import fetch_statistics
+    from collector.schedule.tick import TickReport
+
+    forecast, _, _ = forecast_with([recorded_completion(json.dumps(match_answer(False)))])
+    root = tmp_path / "archive"
+    root.mkdir()
+    ArchiveWriter(root, load(root)).write(forecast)
+    client = _Stats()
+
+    def tick():
+        archive = load(root)
+        now = forecast.recorded_at
+        return SimpleNamespace(archive=archive, writer=ArchiveWriter(root, archive), now=now, timer=lambda: now,
+                               stop=now.replace(year=now.year + 1), clock=Clock.LIVE, report=TickReport(now),
+                               budget=Budget(10.0))  # fmt: skip
+
+    first = tick()
+    assert asyncio.run(fetch_statistics(first, client)) == 0 and first.report.problems == []
+    client.ready = True
+    second = tick()
+    assert asyncio.run(fetch_statistics(second, client)) == 1
+    assert second.budget.spent == pytest.approx(0.0936 - 0.0912)  # the stats bill more than usage.cost said
+    third = tick()
+    assert asyncio.run(fetch_statistics(third, client)) == 0  # written once
+    assert client.asked == ["gen-1781000000-AbCdEf0123"] * 2
+    (stats,) = load(root).attempt_statistics[path_for(forecast)]
+    assert stats.search_results == 6 and stats.web_search_engine == "exa"
