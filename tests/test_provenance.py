@@ -184,3 +184,34 @@ def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
     assert client.asked == ["gen-1781000000-AbCdEf0123"] * 2
     (stats,) = load(root).attempt_statistics[path_for(forecast)]
     assert stats.search_results == 6 and stats.web_search_engine == "exa"
+
+
+def test_a_timed_out_call_keeps_its_generation_id_and_its_real_cost_arrives_with_the_stats():
+    """Headers (X-Generation-Id) came, the body did not: the id is kept and the stats are fetched later."""
+    import asyncio
+
+    from collector.forecasters.llm.openrouter import OpenRouterClient
+    from tests.collection_helpers import FAKE_KEY
+    from tests.test_openrouter import BASE
+
+    async def slow_body():
+        yield b'{"id": "gen-'
+        await asyncio.sleep(30)
+
+    harness = Harness(make_task())
+    settings = harness.config.openrouter.model_copy(update={"total_timeout_s": 0.3, "max_attempts": 1})
+    harness.client = harness.forecaster.client = OpenRouterClient(FAKE_KEY, BASE, settings=settings, clock=harness.clock)
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).mock(side_effect=lambda request: httpx.Response(
+            200, headers={"X-Generation-Id": "gen-timed-out-1"}, content=slow_body()))  # fmt: skip
+        record = harness.run()
+    assert record.status is ForecastStatus.TIMEOUT
+    (first,) = record.attempts
+    assert first.timed_out and first.response_id == "gen-timed-out-1" and first.estimated_cost_usd == 0.05
+    assert harness.budget.spent == pytest.approx(0.05)  # counted at once
+    assert pending_generations(record, set()) == [(0, "gen-timed-out-1")]
+    stats = statistics_record(
+        recorded("generation.json"), forecast=record, forecast_path=path_for(record), attempt_index=0,
+        generation_id="gen-timed-out-1", recorded_at=record.recorded_at, clock=Clock.LIVE,
+    )  # fmt: skip
+    assert extra_cost(stats, record) == pytest.approx(0.0936 - 0.05)  # the real cost beyond the estimate

@@ -34,11 +34,12 @@ def _str(value: Any) -> str | None:
 
 
 def pending_generations(forecast: Forecast, known: set[str]) -> list[tuple[int, str]]:
-    """(attempt index, generation id) of the forecast's answered attempts without a statistics record."""
+    """(attempt index, generation id) of the forecast's answered or timed-out attempts (the id then from
+    the ``X-Generation-Id`` header) without a statistics record."""
     out = []
     for i, attempt in enumerate(forecast.attempts):
         gen = attempt.response_id
-        if gen and attempt.http_status == 200 and _ID.match(gen) and gen not in known:
+        if gen and (attempt.http_status == 200 or attempt.timed_out) and _ID.match(gen) and gen not in known:
             out.append((i, gen))
     return out
 
@@ -73,8 +74,10 @@ def _json(data: dict) -> dict:
 
 
 def extra_cost(stats: AttemptStatistics, forecast: Forecast) -> float:
-    """What the statistics bill beyond the attempt's recorded ``usage.cost`` (never negative)."""
+    """What the statistics bill beyond what the cap already counted for the attempt: its ``usage.cost``,
+    or for a timed-out call its estimate. Never negative (an estimate above the real cost stays counted)."""
     if stats.total_cost_usd is None:
         return 0.0
-    recorded = forecast.attempts[stats.attempt_index].usage.cost_usd or 0.0
-    return max(0.0, stats.total_cost_usd - recorded)
+    attempt = forecast.attempts[stats.attempt_index]
+    counted = attempt.usage.cost_usd if attempt.usage.cost_usd is not None else (attempt.estimated_cost_usd or 0.0)
+    return max(0.0, stats.total_cost_usd - counted)

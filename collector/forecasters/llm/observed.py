@@ -11,6 +11,8 @@ counted by the spending cap at once, is the list price of the whole output limit
 prompt (about 4 characters per token) plus, under open book, the protocol's search limit:
 ``max_total_results`` results at the search price and their content as input tokens (Exa's
 documented per-result character caps: low 5,000, medium 15,000, high 30,000 characters).
+The real cost arrives later with the call's generation stats (its id from the
+``X-Generation-Id`` header), and the cap adds what exceeds the estimate.
 """
 
 from __future__ import annotations

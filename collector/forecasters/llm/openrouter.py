@@ -276,6 +276,8 @@ class OpenRouterClient:
                 "usage": parse_usage(data.get("usage")),
                 "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
             }
+        if not fields.get("response_id") and ex.headers.get("x-generation-id"):  # a call that timed out, say
+            fields["response_id"] = _str(ex.headers["x-generation-id"])
         return Attempt(
             role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
             http_status=ex.status, response_text=self.redact(ex.text), error=self.redact(ex.error),
