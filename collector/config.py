@@ -150,7 +150,7 @@ class ForecasterConfig(_Model):
     routing: RoutingSettings | None = Field(default=None, description="provider routing for this model")
     reasoning: ReasoningSettings | None = Field(default=None, description="reasoning setting for this model")
     reasoning_supported: bool = Field(default=True, description="false: no `reasoning` is sent (not a reasoning model)")
-    honours_temperature: bool = Field(default=True, description="false: `temperature` is not sent (the model ignores it)")
+    honours_temperature: bool = Field(default=True, description="false: no `temperature` is sent (the model ignores it)")
     structured_outputs: StructuredMode | None = Field(default=None, description="json_schema, json_object or none")
     prices: Prices | None = Field(default=None, description="list prices, for the cost estimate of a timed-out call")
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)

@@ -83,5 +83,6 @@ def run(args: argparse.Namespace) -> int:
     report = ModelsReport(source=source, problems=problems, checked=args.check)
     report.rows = check_roster(config, models, datetime.now(UTC).date())
     if args.check:
-        report.problems += [Problem(f"{config.source_path}: {r.forecaster}", p) for r in report.rows for p in r.problems]
+        where = config.source_path
+        report.problems += [Problem(f"{where}: {r.forecaster}", p) for r in report.rows for p in r.problems]
     return finish(report)

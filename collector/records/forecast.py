@@ -88,7 +88,9 @@ class Usage(Contract):
     reasoning_tokens: Annotated[int, Field(ge=0)] | None = None
     cached_tokens: Annotated[int, Field(ge=0)] | None = None
     cost_usd: NonNegativeFloat | None = None
-    upstream_cost_usd: NonNegativeFloat | None = Field(default=None, description="usage.cost_details.upstream_inference_cost")
+    upstream_cost_usd: NonNegativeFloat | None = Field(
+        default=None, description="usage.cost_details.upstream_inference_cost"
+    )
     web_search_requests: Annotated[int, Field(ge=0)] | None = Field(
         default=None, description="usage.server_tool_use.web_search_requests"
     )

@@ -18,5 +18,6 @@ class Manifest(Record):
     previous: str | None = Field(default=None, description="archive-relative path of the previous manifest")
     previous_sha256: Sha256 | None = None
     protocol_sha256: Sha256 | None = Field(
-        default=None, description="SHA-256 of the request protocol of every configured LLM (collector/forecasters/llm/protocol.py)"
+        default=None,
+        description="SHA-256 of the request protocol of every configured LLM (collector/forecasters/llm/protocol.py)",
     )

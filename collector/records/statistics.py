@@ -29,7 +29,9 @@ class AttemptStatistics(Record):
     model: str | None = None
     web_search_engine: str | None = Field(default=None, description="data.web_search_engine")
     search_results: Annotated[int, Field(ge=0)] | None = Field(default=None, description="data.num_search_results")
-    native_reasoning_tokens: Annotated[int, Field(ge=0)] | None = Field(default=None, description="data.native_tokens_reasoning")
+    native_reasoning_tokens: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="data.native_tokens_reasoning"
+    )
     native_prompt_tokens: Annotated[int, Field(ge=0)] | None = None
     native_completion_tokens: Annotated[int, Field(ge=0)] | None = None
     total_cost_usd: NonNegativeFloat | None = Field(default=None, description="data.total_cost")

@@ -43,7 +43,8 @@ async def fetch_statistics(tick, client) -> int:
             recorded_at=tick.timer(), clock=tick.clock,
         ) if status == 200 else None  # fmt: skip
         if record is None:
-            tick.report.problems.append(Problem(path, f"generation stats for {gen}: HTTP {status}, not the documented data object"))
+            message = f"generation stats for {gen}: HTTP {status}, not the documented data object"
+            tick.report.problems.append(Problem(path, message))
             continue
         try:
             tick.writer.write(record)

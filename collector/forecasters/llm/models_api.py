@@ -58,12 +58,12 @@ def parse_models(payload: Any, source: str) -> tuple[dict[str, ModelInfo], list[
                 expiry = date.fromisoformat(raw[:10])
             except ValueError:
                 problems.append(Problem(source, f"data[{i}] {entry['id']}: expiration_date {raw!r} is not a date"))
-        params = entry.get("supported_parameters")
+        params = entry.get("supported_parameters") if isinstance(entry.get("supported_parameters"), list) else []
         pricing = entry.get("pricing") if isinstance(entry.get("pricing"), dict) else {}
         models[entry["id"]] = ModelInfo(
             id=entry["id"],
             canonical_slug=entry.get("canonical_slug") if isinstance(entry.get("canonical_slug"), str) else None,
-            supported_parameters=frozenset(p for p in params if isinstance(p, str)) if isinstance(params, list) else frozenset(),
+            supported_parameters=frozenset(p for p in params if isinstance(p, str)),
             expiration_date=expiry,
             prompt_per_mtok=_per_mtok(pricing.get("prompt")), completion_per_mtok=_per_mtok(pricing.get("completion")),
         )  # fmt: skip

@@ -143,7 +143,8 @@ def parse_router_metadata(meta: Any) -> tuple[str | None, int | None]:
     endpoints = meta.get("endpoints")
     if isinstance(endpoints, dict):
         for endpoint in _list(endpoints.get("available")):
-            if isinstance(endpoint, dict) and endpoint.get("selected") is True and isinstance(endpoint.get("provider"), str):
+            chosen = isinstance(endpoint, dict) and endpoint.get("selected") is True
+            if chosen and isinstance(endpoint.get("provider"), str):
                 provider = endpoint["provider"]
                 break
     attempt = _int(meta.get("attempt"))
@@ -196,7 +197,8 @@ class OpenRouterClient:
         s = self.settings
         self._service = ServiceClient(
             "openrouter", base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch", **(METADATA_HEADERS if router_metadata else {})},
+            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
+                     **(METADATA_HEADERS if router_metadata else {})},
             connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
             retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
             transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
