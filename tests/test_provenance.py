@@ -171,7 +171,7 @@ def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
         now = forecast.recorded_at
         return SimpleNamespace(archive=archive, writer=ArchiveWriter(root, archive), now=now, timer=lambda: now,
                                stop=now.replace(year=now.year + 1), clock=Clock.LIVE, report=TickReport(now),
-                               budget=Budget(10.0))  # fmt: skip
+                               budget=Budget(10.0), gate=asyncio.Semaphore(4))  # fmt: skip
 
     first = tick()
     assert asyncio.run(fetch_statistics(first, client)) == 0 and first.report.problems == []

@@ -5,11 +5,13 @@ no statistics record yet (this tick's and those a previous tick could not get: t
 answers 404 for a few seconds after a call), ask ``GET /generation?id=`` and write one
 :class:`~collector.records.AttemptStatistics` per generation. What the stats bill beyond the
 recorded ``usage.cost`` is added to the tick's spending (the cap counts it). At most
-``MAX_PER_TICK`` look-ups a tick; a failure is a problem, never a lost record.
+``MAX_PER_TICK`` look-ups a tick, as many in flight as the tick's concurrency; a failure is a
+problem, never a lost record.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from collector.archive.layout import path_for
@@ -30,26 +32,30 @@ async def fetch_statistics(tick, client) -> int:
     for forecast in tick.archive.forecasts:
         if forecast.forecaster_type is ForecasterType.LLM and forecast.recorded_at >= since:
             todo += [(forecast, i, gen) for i, gen in pending_generations(forecast, known)]
-    written = 0
-    for forecast, index, gen in todo[:MAX_PER_TICK]:
+    results = await asyncio.gather(*(_one(tick, client, f, i, g) for f, i, g in todo[:MAX_PER_TICK]))
+    return sum(results)
+
+
+async def _one(tick, client, forecast, index: int, gen: str) -> int:
+    """One generation's statistics (``tick.gate`` bounds the look-ups in flight); 1 when written."""
+    async with tick.gate:
         if tick.timer() >= tick.stop:
-            break
+            return 0
         status, payload = await client.get_json("/generation", params={"id": gen}, deadline=tick.stop)
-        if status == 404:
-            continue  # not queryable yet: a later tick asks again
-        path = path_for(forecast)
-        record = statistics_record(
-            payload, forecast=forecast, forecast_path=path, attempt_index=index, generation_id=gen,
-            recorded_at=tick.timer(), clock=tick.clock,
-        ) if status == 200 else None  # fmt: skip
-        if record is None:
-            message = f"generation stats for {gen}: HTTP {status}, not the documented data object"
-            tick.report.problems.append(Problem(path, message))
-            continue
-        try:
-            tick.writer.write(record)
-        except RecordExistsError:
-            continue
-        tick.budget.add(extra_cost(record, forecast))
-        written += 1
-    return written
+    if status == 404:
+        return 0  # not queryable yet: a later tick asks again
+    path = path_for(forecast)
+    record = statistics_record(
+        payload, forecast=forecast, forecast_path=path, attempt_index=index, generation_id=gen,
+        recorded_at=tick.timer(), clock=tick.clock,
+    ) if status == 200 else None  # fmt: skip
+    if record is None:
+        message = f"generation stats for {gen}: HTTP {status}, not the documented data object"
+        tick.report.problems.append(Problem(path, message))
+        return 0
+    try:
+        await asyncio.to_thread(tick.writer.write, record)  # fsync off the loop
+    except RecordExistsError:
+        return 0
+    tick.budget.add(extra_cost(record, forecast))
+    return 1
