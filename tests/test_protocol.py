@@ -154,3 +154,17 @@ def test_equal_settings_give_equal_hashes_across_models_and_loads():
     for access in Access:
         assert settings_sha256(resolve(config, gpt, access)) == settings_sha256(resolve(again, claude, access))
     assert arena_protocol_sha256(config) == arena_protocol_sha256(again)
+
+
+@pytest.mark.parametrize(("protocol", "needle"), [
+    ({"search": {"engine": "auto"}}, "key protocol.search.engine"),  # explicit engines only
+    ({"search": {"max_tool_calls": 31}}, "key protocol.search.max_tool_calls"),
+    ({"reasoning": {"effort": "high", "max_tokens": 100}}, "exactly one of 'effort' or 'max_tokens'"),
+    ({"temprature": 0}, "key protocol.temprature"),
+])  # fmt: skip
+def test_a_bad_protocol_setting_names_the_file_and_key(protocol, needle):
+    from collector.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="t.toml") as caught:
+        parse_config({**BASE, "protocol": protocol}, "t.toml")
+    assert needle in str(caught.value)
