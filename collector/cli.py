@@ -10,7 +10,9 @@ import sys
 from collector.commandline import build_parser as _build_parser
 from collector.commandline import run_program
 
-COMMANDS = ["schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo"]
+COMMANDS = [
+    "schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo", "models", "costs",
+]
 DESCRIPTION = "Prematch collector: register fixtures, collect forecasts before kickoff, record outcomes in archive/."
 
 

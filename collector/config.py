@@ -65,9 +65,74 @@ class OpenRouterSettings(_Model):
     max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
     base_delay_s: Annotated[float, Field(ge=0)] = 2.0
     max_delay_s: Annotated[float, Field(ge=0)] = 60.0
-    max_tokens: Annotated[int, Field(ge=64)] = 4096
-    temperature: float | None = None
-    web_search_max_results: Annotated[int, Field(ge=1, le=25)] = 5
+
+
+StructuredMode = Literal["json_schema", "json_object", "none"]
+
+
+class SearchSettings(_Model):
+    """The ``openrouter:web_search`` server tool, sent identically to every model under open book.
+
+    Defaults follow LLM-SoccerArena's published request (its ``run-benchmark-predictions.ts``:
+    ``max_results 3, max_total_results 6, search_context_size "low"``); the engine is explicit
+    because the documented default ``auto`` gives GPT-5+, Claude 4+, Gemini 3 and Grok 4 their
+    providers' own search (which ignores ``max_results``) and every other model Exa.
+    """
+
+    engine: Literal["exa", "native", "parallel", "firecrawl"] = "exa"
+    max_results: Annotated[int, Field(ge=1, le=25)] = 3  # LLM-SoccerArena: 3 results per search
+    max_total_results: Annotated[int, Field(ge=1, le=100)] = 6  # LLM-SoccerArena: 6 in total per request
+    search_context_size: Literal["low", "medium", "high"] = "low"  # LLM-SoccerArena: low
+    max_tool_calls: Annotated[int, Field(ge=1, le=30)] = 3  # server-tool steps per request (OpenRouter default 30)
+    price_per_result_usd: Annotated[float, Field(ge=0)] = 0.004  # OpenRouter's web search: USD 4 per 1,000 results
+
+
+class ReasoningSettings(_Model):
+    """OpenRouter's ``reasoning`` object: one of ``effort`` or ``max_tokens`` (documented: not both)."""
+
+    effort: Literal["xhigh", "high", "medium", "low", "minimal", "none"] | None = None
+    max_tokens: Annotated[int, Field(ge=0)] | None = None
+    exclude: bool = False
+
+    @model_validator(mode="after")
+    def _one(self) -> ReasoningSettings:
+        if (self.effort is None) == (self.max_tokens is None):
+            raise ValueError("reasoning needs exactly one of 'effort' or 'max_tokens'")
+        return self
+
+
+class RoutingSettings(_Model):
+    """OpenRouter's ``provider`` preferences (provider routing)."""
+
+    order: tuple[str, ...] = ()
+    allow_fallbacks: bool = True
+    require_parameters: bool = True  # else a provider that lacks response_format silently drops it
+    quantizations: tuple[str, ...] = ()
+
+
+class Prices(_Model):
+    """USD per million tokens (the models API's ``pricing`` times 1e6)."""
+
+    prompt_per_mtok: Annotated[float, Field(ge=0)]
+    completion_per_mtok: Annotated[float, Field(ge=0)]
+
+
+class ProtocolSettings(_Model):
+    """The request protocol of the arena: the same search and output settings for every model.
+
+    ``max_tokens`` 5,000 and ``temperature`` 0 are LLM-SoccerArena's published settings;
+    the reasoning default is effort ``medium`` (OpenRouter's documented scale, sent explicitly so
+    no model reasons at its own default); ``temperature`` is only sent to models that honour it.
+    """
+
+    max_tokens: Annotated[int, Field(ge=64)] = 5000  # LLM-SoccerArena: 5,000 output tokens
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = 0.0  # LLM-SoccerArena: temperature 0
+    structured_outputs: StructuredMode = "json_schema"
+    search: SearchSettings = SearchSettings()
+    reasoning: ReasoningSettings = ReasoningSettings(effort="medium")
+    routing: RoutingSettings = RoutingSettings()
+    router_metadata: bool = True  # ask for `openrouter_metadata` (served provider, fallbacks)
+    timeout_cost_estimate_usd: Annotated[float, Field(ge=0)] = 0.05  # per timed-out call without known prices
 
 
 # -- time-stamping authorities and the arena's public addresses (issue 19) ------------------------
@@ -117,8 +182,13 @@ class ForecasterConfig(_Model):
     since: UtcDatetime | None = Field(default=None, description="no missed records for windows before this")
     access: tuple[Access, ...] | None = None
     strategies: tuple[Strategy, ...] | None = None
-    max_tokens: Annotated[int, Field(ge=64)] | None = None
-    json_mode: bool = True
+    # The per-model part of the request protocol (collector/forecasters/llm/protocol.py); None = the arena's.
+    routing: RoutingSettings | None = Field(default=None, description="provider routing for this model")
+    reasoning: ReasoningSettings | None = Field(default=None, description="reasoning setting for this model")
+    reasoning_supported: bool = Field(default=True, description="false: no `reasoning` is sent (not a reasoning model)")
+    honours_temperature: bool = Field(default=True, description="false: no `temperature` is sent (the model ignores it)")
+    structured_outputs: StructuredMode | None = Field(default=None, description="json_schema, json_object or none")
+    prices: Prices | None = Field(default=None, description="list prices, for the cost estimate of a timed-out call")
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -141,6 +211,7 @@ class ArenaConfig(_Model):
     collect_from: UtcDatetime | None = None
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
+    protocol: ProtocolSettings = ProtocolSettings()
     forecasters: tuple[ForecasterConfig, ...] = ()
     repository_url: PublicUrl | None = Field(default=None, description="the arena's public git repository")
     site_url: PublicUrl | None = Field(default=None, description="where the arena's site is published")
@@ -177,10 +248,10 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "forecasters", "timestamps"})
+    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps"})
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "forecasters", "timestamps"):
+    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps"):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

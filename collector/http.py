@@ -198,15 +198,23 @@ class ServiceClient:
                 return exchange, None
             timeout = min(timeout, remaining)
         t0 = time.perf_counter()
+        response = None  # sent streamed: the headers (X-Generation-Id) are kept even if the body times out
         try:
             async with asyncio.timeout(timeout):
-                response = await self._client.request(method, path, params=params, **body)
+                request = self._client.build_request(method, path, params=params, **body)
+                response = await self._client.send(request, stream=True)
                 await response.aread()
         except (TimeoutError, httpx.TimeoutException):
             latency = (time.perf_counter() - t0) * 1000
-            return Exchange(started, latency, error_kind="timeout", error=f"no complete answer within {timeout:.1f}s"), None
+            headers = _kept(response.headers) if response is not None else {}
+            if response is not None:
+                await response.aclose()
+            error = f"no complete answer within {timeout:.1f}s"
+            return Exchange(started, latency, headers=headers, error_kind="timeout", error=error), None
         except httpx.HTTPError as exc:
             latency = (time.perf_counter() - t0) * 1000
+            if response is not None:
+                await response.aclose()
             return Exchange(started, latency, error_kind="transport", error=f"{type(exc).__name__}: {exc}"), None
         latency = (time.perf_counter() - t0) * 1000
         exchange = Exchange(
@@ -214,7 +222,7 @@ class ServiceClient:
             latency_ms=latency,
             status=response.status_code,
             text=response.text,
-            headers={k.lower(): v for k, v in response.headers.items() if k.lower() in _KEPT_HEADERS},
+            headers=_kept(response.headers),
         )
         if response.status_code >= 400:
             exchange.error_kind = "http"
@@ -247,6 +255,10 @@ def _secrets(service: str, headers: dict[str, str]) -> list[str]:
 _KEPT_HEADERS = frozenset(
     {"retry-after", "content-type", "x-requests-available-minute", "x-requestcounter-reset", "x-generation-id"}
 )
+
+
+def _kept(headers: httpx.Headers) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items() if k.lower() in _KEPT_HEADERS}
 
 
 def _snippet(text: str, limit: int = 200) -> str:

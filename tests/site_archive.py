@@ -26,7 +26,12 @@ from factories import (
     write_records,
 )
 
+from collector.archive.layout import path_for
 from collector.records import (
+    AttemptStatistics,
+    SearchFlag,
+    SearchObserved,
+    SearchReport,
     Access,
     Attempt,
     AttemptRole,
@@ -99,7 +104,8 @@ def site_records(clock: Clock = Clock.LIVE, hostile: bool = True) -> list:
             records.append(make_forecast(event, forecaster, make_payload((0.45, 0.3, 0.25), (1, 1)),
                                          horizon=horizon, clock=clock))
         if hostile and i == 0:
-            records.append(_hostile_forecast(event, clock))
+            hostile_forecast = _hostile_forecast(event, clock)
+            records += [hostile_forecast, _statistics(hostile_forecast)]
     records += _questions(clock)
     return records
 
@@ -113,8 +119,18 @@ def _hostile_forecast(event, clock):
                                         Citation(url="https://example.org/news", title="<b>News</b>"))),
     )
     payload = make_payload((0.5, 0.3, 0.2), (2, 0), reason=HOSTILE)
+    searched = SearchReport(observed=SearchObserved.SEARCHED, requests=1, flag=SearchFlag.CLOSED_BOOK_SEARCH)
     return make_forecast(event, "llm.mallory", payload, clock=clock, attempts=(attempt,),
-                         requested_at=started, scheduled_at=started)
+                         requested_at=started, scheduled_at=started, search=searched)  # a closed-book search
+
+
+def _statistics(forecast):
+    """OpenRouter's generation stats of the forecast's call (the provider name is hostile too)."""
+    return AttemptStatistics(
+        recorded_at=forecast.recorded_at, clock=forecast.clock, competition_id=forecast.competition_id,
+        forecast_path=path_for(forecast), attempt_index=0, generation_id="gen-site-1",
+        provider="<i>Mallory</i>", web_search_engine="exa", search_results=6, total_cost_usd=0.0123,
+    )  # fmt: skip
 
 
 def _questions(clock):

@@ -13,13 +13,15 @@ import respx
 from collector.archive.writer import record_bytes
 from collector.errors import ConfigError
 from collector.forecasters.llm.forecaster import LLMForecaster
-from collector.forecasters.llm.openrouter import OpenRouterClient, build_body
+from collector.forecasters.llm.openrouter import OpenRouterClient
+from collector.forecasters.llm.protocol import build_body, resolve
 from collector.forecasters.tasks import Budget, Deferred
 from collector.records import (
     Access,
     AttemptRole,
     ForecastStatus,
     Horizon,
+    SearchFlag,
     SearchObserved,
 )
 from collector.schedule.tick import tick_clock
@@ -83,9 +85,11 @@ def sent(route, i: int = 0) -> dict:
 
 
 def test_closed_book_success_records_usage_cost_and_no_tools():
-    record, route, _ = forecast_with([ok(good())])
+    record, route, _ = forecast_with([httpx.Response(200, json=completion(good(), metadata=True))])
     body = sent(route)
-    assert "tools" not in body and body["response_format"] == {"type": "json_object"}
+    assert "tools" not in body and "max_tool_calls" not in body
+    assert body["response_format"]["type"] == "json_schema" and body["response_format"]["json_schema"]["strict"] is True
+    assert record.protocol.structured_output.value == "json_schema"
     assert route.calls[0].request.headers["authorization"] == f"Bearer {FAKE_KEY}"
     assert record.status is ForecastStatus.VALID
     (attempt,) = record.attempts
@@ -152,10 +156,11 @@ def test_error_inside_http_200_is_retried():
 
 def test_model_rejecting_response_format_is_asked_again_without_it():
     rejected = httpx.Response(400, json={"error": {"code": 400, "message": "response_format is not supported"}})
-    record, route, _ = forecast_with([rejected, ok(good())])
-    assert "response_format" in sent(route, 0) and "response_format" not in sent(route, 1)
-    assert [a.role for a in record.attempts] == [AttemptRole.FIRST, AttemptRole.FALLBACK]
-    assert record.status is ForecastStatus.VALID
+    record, route, _ = forecast_with([rejected, rejected, ok(good())])
+    modes = [sent(route, i).get("response_format", {}).get("type") for i in range(3)]
+    assert modes == ["json_schema", "json_object", None]  # one mode lower each time, the mode used recorded
+    assert [a.role for a in record.attempts] == [AttemptRole.FIRST, AttemptRole.FALLBACK, AttemptRole.FALLBACK]
+    assert record.status is ForecastStatus.VALID and record.protocol.structured_output.value == "none"
 
 
 def test_truncated_output_gets_one_retry_with_more_tokens():
@@ -262,7 +267,8 @@ def test_missing_key_is_a_config_error(monkeypatch):
 
 def test_build_body_has_no_credentials_and_closed_book_has_no_tools():
     config = arena()
-    closed = build_body("m/x", [{"role": "user", "content": "hi"}], Access.CLOSED_BOOK, config.openrouter)
+    settings = resolve(config, config.forecasters[0], Access.CLOSED_BOOK)
+    closed = build_body("m/x", [{"role": "user", "content": "hi"}], settings)
     assert "tools" not in closed and "plugins" not in closed
     assert all("key" not in k.lower() and "auth" not in k.lower() for k in closed)
 
@@ -270,10 +276,11 @@ def test_build_body_has_no_credentials_and_closed_book_has_no_tools():
 def test_a_search_under_closed_book_is_flagged_for_audit():
     record, _, _ = forecast_with([ok(good(), open_book=True)])  # the provider searched anyway
     assert record.status is ForecastStatus.VALID
-    assert record.validation.diagnostics["closed_book_search"] is True
+    assert record.search.flag is SearchFlag.CLOSED_BOOK_SEARCH and record.search.requests == 2
     open_record, _, _ = forecast_with([ok(good(), open_book=True)], task=make_task(access=Access.OPEN_BOOK))
-    assert "closed_book_search" not in open_record.validation.diagnostics
-    assert open_record.validation.diagnostics["search_observed"] == ["searched"]
+    assert open_record.search.flag is SearchFlag.OK and open_record.search.observed is SearchObserved.SEARCHED
+    quiet, _, _ = forecast_with([ok(good())], task=make_task(access=Access.OPEN_BOOK))  # offered, not used
+    assert quiet.search.flag is SearchFlag.OPEN_BOOK_NO_SEARCH and quiet.search.requests == 0
 
 
 @pytest.mark.parametrize(

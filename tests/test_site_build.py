@@ -115,6 +115,15 @@ def test_hostile_rationale_and_citations_render_inert(built):
     assert 'href="https://example.org/news"' in page and "&lt;b&gt;News&lt;/b&gt;" in page
 
 
+def test_a_closed_book_search_is_shown_as_a_protocol_violation(built):
+    _, _, files = built
+    page = files["matches/worldcup-2026/mex-v-rsa.html"].decode()
+    assert page.count("Protocol violation: the provider searched the web under closed book.") == 1
+    assert "searched (1)" in page
+    # the attempt statistics record beside it: provider (escaped), search results and engine, billed cost
+    assert "provider &lt;i&gt;Mallory&lt;/i&gt; · 6 search results (exa) · billed $0.0123" in page
+
+
 @pytest.mark.parametrize(
     "text",
     ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "[x](javascript:alert(1))",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from builder.site.links import forecaster_path
 from builder.site.models import (
@@ -15,11 +15,13 @@ from builder.site.models import (
 from builder.site.rationale import render_rationale, safe_href
 from collector.archive.layout import path_for
 from collector.records import (
+    AttemptStatistics,
     Clock,
     Forecast,
     MatchForecast,
     QuestionForecast,
     QuestionResolution,
+    SearchFlag,
 )
 
 TOP_CHOICES = 6  # choices shown per question forecast besides the final picks (the rest are in the data)
@@ -57,8 +59,32 @@ def _citations(forecast: Forecast) -> tuple[Citation, ...]:
 
 
 def _search(forecast: Forecast) -> str:
+    if forecast.search is not None:  # the search observed over every answered call, and how many searches
+        report = forecast.search
+        return f"{report.observed.value} ({report.requests})" if report.requests else report.observed.value
     observed = [a.tool_trace.search_observed.value for a in forecast.attempts]
     return observed[-1] if observed else "none"
+
+
+def _search_flag(forecast: Forecast) -> str | None:
+    flag = forecast.search.flag if forecast.search is not None else None
+    return flag.value if flag is not None and flag is not SearchFlag.OK else None
+
+
+def _statistics(stats: Sequence[AttemptStatistics]) -> str | None:
+    """OpenRouter's generation stats of the calls: served provider(s), search engine and results, cost."""
+    if not stats:
+        return None
+    providers = sorted({s.provider for s in stats if s.provider})
+    parts = [f"provider {', '.join(providers)}"] if providers else []
+    results = [s.search_results for s in stats if s.search_results is not None]
+    engines = sorted({s.web_search_engine for s in stats if s.web_search_engine})
+    if results and sum(results):
+        parts.append(f"{sum(results)} search results" + (f" ({', '.join(engines)})" if engines else ""))
+    costs = [s.total_cost_usd for s in stats if s.total_cost_usd is not None]
+    if costs:
+        parts.append(f"billed ${sum(costs):.4f}")
+    return " · ".join(parts) or None
 
 
 def _lead_time(forecast: Forecast) -> str | None:
@@ -72,7 +98,8 @@ def _lead_time(forecast: Forecast) -> str | None:
 
 
 def match_forecast_view(
-    forecast: Forecast, names: dict[str, str], measures: MeasuresFor, rationale_bytes: int | None = None
+    forecast: Forecast, names: dict[str, str], measures: MeasuresFor, rationale_bytes: int | None = None,
+    stats: Sequence[AttemptStatistics] = (),
 ) -> ForecastView:
     payload = forecast.payload if isinstance(forecast.payload, MatchForecast) else None
     cost, latency = _attempt_totals(forecast)
@@ -110,6 +137,9 @@ def match_forecast_view(
         latency=latency,
         search=_search(forecast),
         citations=_citations(forecast),
+        search_flag=_search_flag(forecast),
+        protocol=forecast.protocol.sha256[:12] if forecast.protocol is not None else None,
+        statistics=_statistics(stats),
         measures=measures(forecast),
         replay=forecast.clock is Clock.REPLAY,
         archive_path=path_for(forecast),

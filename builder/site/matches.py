@@ -20,7 +20,7 @@ from builder.site.models import (
 )
 from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
-from collector.archive.layout import event_path
+from collector.archive.layout import event_path, path_for
 from collector.records import (
     Clock,
     Competition,
@@ -102,6 +102,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     stage = _stage_name(competition, event.stage)
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
+    stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
     return MatchPage(
         path=path,
         meta=ctx.meta(title, path, "matches"),
@@ -118,7 +119,8 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         knockout=event.knockout,
         outcome=outcome_view(outcome, names) if outcome else None,
         consensus=consensus(forecasts),
-        forecasts=tuple(match_forecast_view(f, names, measures, budget) for f in _sort_forecasts(forecasts)),
+        forecasts=tuple(match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ()))
+                        for f in _sort_forecasts(forecasts)),
         archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
         or event_path(event.competition_id, event.id, event.revision),
     )

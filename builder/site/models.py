@@ -99,6 +99,9 @@ class ForecastView:
     latency: str | None
     search: str
     citations: tuple[Citation, ...]
+    search_flag: str | None  # open_book_no_search (a note) | closed_book_search (a protocol violation)
+    protocol: str | None  # the first 12 hex digits of the request protocol's SHA-256
+    statistics: str | None  # from the attempt statistics records: provider, search results, billed cost
     measures: tuple[Measure, ...]  # per-forecast scores once resolved
     replay: bool
     archive_path: str

@@ -7,6 +7,8 @@
     {competition}/questions/{question}/question.r000.json
     {competition}/questions/{question}/resolution.r000.json
     {competition}/questions/{question}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
+    {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
+    {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
 
 ``rNNN`` is the revision: a correction at the source is a new file with the next revision
@@ -16,6 +18,7 @@ that names the one it supersedes. Paths are POSIX, relative to the archive root.
 from __future__ import annotations
 
 from collector.records import (
+    AttemptStatistics,
     Competition,
     Event,
     Forecast,
@@ -81,6 +84,14 @@ def forecast_path(
     return f"{competition_id}/{folder}/{target_id}/forecasts/{forecaster}/{name}"
 
 
+def statistics_path(record: AttemptStatistics) -> str:
+    """Beside the forecast's folder: ``.../forecasts/F/NAME.json`` -> ``.../statistics/F/NAME.aN.GEN.json``."""
+    head, sep, tail = record.forecast_path.rpartition("/forecasts/")
+    if not sep or not tail.endswith(".json"):
+        raise ValueError(f"forecast_path {record.forecast_path!r} is not a forecast's archive path")
+    return f"{head}/statistics/{tail[: -len('.json')]}.a{record.attempt_index}.{record.generation_id}.json"
+
+
 def manifest_path(manifest: Manifest) -> str:
     stamp = manifest.tick_at.strftime("%Y%m%dT%H%M%S%fZ")
     return f"{MANIFEST_DIR}/{manifest.tick_at:%Y}/{stamp}.json"
@@ -112,6 +123,8 @@ def path_for(record: Record) -> str:
             )
         case Manifest():
             return manifest_path(record)
+        case AttemptStatistics():
+            return statistics_path(record)
     raise TypeError(f"no archive path for {type(record).__name__}")
 
 

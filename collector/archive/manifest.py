@@ -29,10 +29,11 @@ def latest_manifest_path(root: Path) -> str | None:
 
 
 def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE,
-                        schedule: dict | None = None) -> str | None:  # fmt: skip
+                        schedule: dict | None = None, protocol_sha256: str | None = None) -> str | None:  # fmt: skip
     """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing.
 
-    ``schedule``: ``schedule``, ``scheduled_at`` and ``schedule_delay_s`` of a scheduled run.
+    ``schedule``: ``schedule``, ``scheduled_at`` and ``schedule_delay_s`` of a scheduled run;
+    ``protocol_sha256``: the hash of the LLM request protocol in force.
     """
     added = [p for p in writer.written if not p.startswith(f"{MANIFEST_DIR}/")]
     if not added:
@@ -46,5 +47,6 @@ def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock =
         previous=previous,
         previous_sha256=sha256_file(writer.root / previous) if previous else None,
         **(schedule or {}),
+        protocol_sha256=protocol_sha256,
     )
     return writer.write(manifest)

@@ -25,6 +25,7 @@ from collector.archive.memory import (
 from collector.errors import Problem, ProblemsFound
 from collector.records import (
     RECORD_ADAPTER,
+    AttemptStatistics,
     Competition,
     Event,
     Forecast,
@@ -52,6 +53,7 @@ class Archive:
     resolutions: dict[tuple[str, str], QuestionResolution] = field(default_factory=dict)
     forecasts: list[Forecast] = field(default_factory=list)
     manifests: list[Manifest] = field(default_factory=list)
+    attempt_statistics: dict[str, list[AttemptStatistics]] = field(default_factory=dict)  # by forecast path
     effective_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
@@ -96,6 +98,8 @@ class Archive:
             self.forecasts.append(record)
         elif isinstance(record, Manifest):
             self.manifests.append(record)
+        elif isinstance(record, AttemptStatistics):
+            self.attempt_statistics.setdefault(record.forecast_path, []).append(record)
         elif isinstance(record, Revisable):
             key = identity(record)
             current = self.effective_paths.get(key)
@@ -214,6 +218,8 @@ def _resolve(archive: Archive) -> None:
             archive.forecasts.append(record)
         elif isinstance(record, Manifest):
             archive.manifests.append(record)
+        elif isinstance(record, AttemptStatistics):
+            archive.attempt_statistics.setdefault(record.forecast_path, []).append(record)
         elif isinstance(record, Revisable):
             chains[identity(record)][record.revision] = (path, record)
     archive.manifests.sort(key=lambda m: m.tick_at)

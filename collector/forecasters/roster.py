@@ -40,7 +40,8 @@ def build_roster(
     if llms:
         try:
             roster.client = OpenRouterClient.from_env(
-                config.openrouter, transport=transport, clock=clock, max_connections=config.concurrency
+                config.openrouter, transport=transport, clock=clock, max_connections=config.concurrency,
+                router_metadata=config.protocol.router_metadata,
             )
         except ConfigError as exc:
             roster.problems.append(Problem(config.source_path, f"LLM forecasters skipped: {exc}"))

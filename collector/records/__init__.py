@@ -52,17 +52,22 @@ from .forecast import (
     Prompt,
     QuestionForecast,
     ScoreProbability,
+    RequestProtocol,
+    SearchFlag,
     SearchObserved,
+    SearchReport,
     Strategy,
+    StructuredOutput,
     ToolTrace,
     Usage,
     Validation,
 )
 from .manifest import Manifest
 from .question import PredictionType, Question, QuestionResolution
+from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
-    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest,
+    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -75,6 +80,7 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "question_resolution": QuestionResolution,
     "forecast": Forecast,
     "manifest": Manifest,
+    "attempt_statistics": AttemptStatistics,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]

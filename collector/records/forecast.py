@@ -88,6 +88,12 @@ class Usage(Contract):
     reasoning_tokens: Annotated[int, Field(ge=0)] | None = None
     cached_tokens: Annotated[int, Field(ge=0)] | None = None
     cost_usd: NonNegativeFloat | None = None
+    upstream_cost_usd: NonNegativeFloat | None = Field(
+        default=None, description="usage.cost_details.upstream_inference_cost"
+    )
+    web_search_requests: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="usage.server_tool_use.web_search_requests"
+    )
 
 
 class Citation(Contract):
@@ -126,6 +132,13 @@ class Attempt(Contract):
     usage: Usage = Usage()
     tool_trace: ToolTrace = ToolTrace()
     error: str | None = None
+    timed_out: bool = Field(default=False, description="sent, but no complete answer in time (billed all the same)")
+    estimated_cost_usd: NonNegativeFloat | None = Field(
+        default=None, description="for a timed-out call: the cost estimate the spending cap counted"
+    )
+    fallback_attempts: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="provider attempts before the one that answered (openrouter_metadata)"
+    )
 
 
 class AttemptTotals(NamedTuple):
@@ -182,6 +195,35 @@ def _total(values: list[Any]) -> Any:
 
 def _plus(value: Any) -> Any:
     return None if value is None else 0 + value
+
+
+class StructuredOutput(StrEnum):
+    JSON_SCHEMA = "json_schema"
+    JSON_OBJECT = "json_object"
+    NONE = "none"
+
+
+class RequestProtocol(Contract):
+    """The request protocol a forecast was asked under (collector/forecasters/llm/protocol.py)."""
+
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] = Field(description="SHA-256 of settings' sorted JSON")
+    settings: dict[str, JsonValue] = Field(description="search, output, routing and reasoning settings as configured")
+    structured_output: StructuredOutput = Field(description="the response_format mode of the call that answered")
+
+
+class SearchFlag(StrEnum):
+    OK = "ok"
+    OPEN_BOOK_NO_SEARCH = "open_book_no_search"  # search was offered, the provider did not search
+    CLOSED_BOOK_SEARCH = "closed_book_search"  # a protocol violation: a search under closed book
+
+
+class SearchReport(Contract):
+    """Whether a search really happened (usage.server_tool_use, the tool trace), how often, what was cited."""
+
+    observed: SearchObserved
+    requests: Annotated[int, Field(ge=0)] = 0
+    citations: tuple[Citation, ...] = ()
+    flag: SearchFlag = SearchFlag.OK
 
 
 class Prompt(Contract):
@@ -304,6 +346,8 @@ class Forecast(Record):
     inputs: dict[str, JsonValue] = Field(
         default_factory=dict, description="For baselines and markets: what the forecast was computed from"
     )
+    protocol: RequestProtocol | None = Field(default=None, description="For LLMs: the request protocol and its hash")
+    search: SearchReport | None = Field(default=None, description="For LLMs: the search that was observed")
 
     @model_validator(mode="after")
     def _consistent(self) -> Forecast:

@@ -22,3 +22,7 @@ class Manifest(Record):
     scheduled_at: UtcDatetime | None = Field(default=None, description="the time that schedule last fired, at or before the tick began")
     schedule_delay_s: float | None = Field(default=None, ge=0,
                                            description="seconds from scheduled_at to the tick's start: how late the scheduler ran it")
+    protocol_sha256: Sha256 | None = Field(
+        default=None,
+        description="SHA-256 of the request protocol of every configured LLM (collector/forecasters/llm/protocol.py)",
+    )

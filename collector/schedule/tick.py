@@ -22,6 +22,8 @@ import httpx
 
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
+from collector.forecasters.llm.protocol import arena_protocol_sha256
+from collector.schedule.statistics import fetch_statistics
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter
 from collector.audit.tsa_client import StampReport, stamp_manifests
@@ -52,6 +54,7 @@ class TickReport:
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
     stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
+    statistics: int = 0  # attempt statistics records written (OpenRouter's generation stats)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -75,6 +78,8 @@ class TickReport:
             f"already claimed {self.locked}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
+        if self.statistics:
+            lines.append(f"  attempt statistics written: {self.statistics}")
         if self.manifest:
             lines.append(f"  manifest: {self.manifest}")
         if self.stamps is not None and self.stamps.summary_line():
@@ -158,6 +163,9 @@ async def run_tick_async(
     try:
         with report.phase("forecasts"):
             await _forecasts(tick, roster.forecasters)
+        if roster.client is not None:
+            with report.phase("statistics"):
+                report.statistics = await fetch_statistics(tick, roster.client)
     finally:
         await roster.aclose()
     report.spent_usd = tick.budget.spent
@@ -165,7 +173,8 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now))
+        report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
+                                              arena_protocol_sha256(config))
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)

@@ -10,11 +10,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from collector.config import ArenaConfig, ForecasterConfig
-from collector.forecasters.llm.openrouter import (
-    ChatResult,
-    OpenRouterClient,
-    build_body,
-)
+from collector.forecasters.llm.answer_schema import match_schema, question_schema, schema_name
+from collector.forecasters.llm.observed import estimated_cost, search_report
+from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
+from collector.forecasters.llm.protocol import build_body, mode_of, resolve, settings_sha256
 from collector.forecasters.llm.prompting import (
     match_prompt,
     match_repair_prompt,
@@ -35,6 +34,8 @@ from collector.records import (
     ForecasterType,
     ForecastStatus,
     Prompt,
+    RequestProtocol,
+    StructuredOutput,
     Validation,
 )
 
@@ -51,7 +52,8 @@ class LLMForecaster:
         self.id, self.version, self.model = cfg.id, cfg.version, cfg.model
         self.cfg, self.arena, self.client, self.budget, self.clock = cfg, arena, client, budget, clock
         self.conditions = arena.conditions_for(cfg)
-        self.max_tokens = cfg.max_tokens or arena.openrouter.max_tokens
+        self.max_tokens = arena.protocol.max_tokens
+        self.settings = {a: resolve(arena, cfg, a) for a in Access}
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
@@ -111,23 +113,31 @@ class LLMForecaster:
         return validate_question(content, task.question, task.competition)
 
     async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
+        single = task.question is None or task.question.k == 1
+        schema = match_schema() if task.event is not None else question_schema(single)
         body = build_body(
-            self.model, [{"role": "user", "content": text}], task.access, self.arena.openrouter,
-            json_mode=self.cfg.json_mode, max_tokens=max_tokens,
+            self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
+            schema_name=schema_name(task.target_kind, single), max_tokens=max_tokens,
         )  # fmt: skip
         result = await self.client.chat(body, role=role, deadline=deadline)
+        estimate = 0.0
+        for i, attempt in enumerate(result.attempts):  # billed although unanswered: counted at once
+            if attempt.timed_out:
+                cost = estimated_cost(self.arena.protocol, self.cfg.prices, attempt.request_body, text)
+                result.attempts[i] = attempt.model_copy(update={"estimated_cost_usd": cost})
+                estimate += cost
         attempts.extend(result.attempts)
-        self.budget.add(result.cost)
+        self.budget.add(result.cost + estimate)
         return result
 
     def _record(self, task, prompt, attempts, status, validation, checked: Checked | None = None) -> Forecast:
         requested = attempts[0].started_at if attempts else None
-        observed = sorted({a.tool_trace.search_observed.value for a in attempts if a.http_status == 200})
-        if observed:  # searched vs only cited, per call; a search under closed book is flagged for audit
-            extra = {"search_observed": observed}
-            if task.access is Access.CLOSED_BOOK and "searched" in observed:
-                extra["closed_book_search"] = True
-            validation = validation.model_copy(update={"diagnostics": {**validation.diagnostics, **extra}})
+        settings = self.settings[task.access]
+        answered = [a for a in attempts if a.http_status == 200]
+        protocol = RequestProtocol(
+            sha256=settings_sha256(settings), settings=settings,
+            structured_output=StructuredOutput(mode_of(answered[-1].request_body if answered else {})),
+        )  # fmt: skip
         if requested is not None and requested >= task.deadline:  # the hard guard, once more
             raise Deferred(f"{self.id}: request for {task.target_id} would start at or after kickoff")
         return Forecast(
@@ -139,6 +149,7 @@ class LLMForecaster:
             lead_time_minutes=(task.deadline - requested).total_seconds() / 60 if requested else None,
             status=status, prompt=prompt, attempts=tuple(attempts), validation=validation,
             payload=checked.payload if checked is not None else None,
+            protocol=protocol, search=search_report(task.access, attempts) if answered else None,
         )  # fmt: skip
 
 

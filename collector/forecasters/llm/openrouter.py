@@ -3,9 +3,12 @@
 ``OPENROUTER_API_KEY`` and ``OPENROUTER_BASE_URL`` (default ``https://openrouter.ai/api/v1``)
 come from the environment; the key lives only in the ``Authorization`` header and is
 redacted from anything kept. Retries (429 with ``Retry-After``, 5xx, timeouts, errors inside
-an HTTP 200 body) never start past the caller's deadline. JSON mode is requested with
-``response_format``; a model that rejects it is asked again without it (role ``fallback``).
-Open book adds OpenRouter's ``openrouter:web_search`` server tool; closed book sends no tools.
+an HTTP 200 body) never start past the caller's deadline. The request body is built by
+:mod:`collector.forecasters.llm.protocol`; a provider that rejects the structured-output mode
+is asked again one mode lower (``json_schema`` -> ``json_object`` -> none; role ``fallback``).
+Router metadata is requested with the documented opt-in header, so the served provider and
+the fallback attempts come from ``openrouter_metadata`` (the response has no top-level
+``provider`` in the documented non-streaming shape).
 
 Every HTTP attempt becomes an :class:`~collector.records.Attempt`: request body, verbatim
 response text, response id, served model and provider, finish reason, usage (reasoning and
@@ -27,6 +30,7 @@ import orjson
 
 from collector.config import OpenRouterSettings
 from collector.errors import ConfigError
+from collector.forecasters.llm.protocol import mode_of, step_down
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import (
     Access,
@@ -47,6 +51,8 @@ except ImportError:  # pragma: no cover - depends on the environment
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 KEY_ENV, URL_ENV = "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"
 REDACTED = "[redacted]"
+# The documented opt-in for `openrouter_metadata` (both spellings appear in OpenRouter's docs).
+METADATA_HEADERS = {"X-OpenRouter-Metadata": "enabled", "X-OpenRouter-Experimental-Metadata": "enabled"}
 
 
 @dataclass
@@ -62,23 +68,6 @@ class ChatResult:
     @property
     def cost(self) -> float:
         return AttemptTotals.of(self.attempts).cost_usd or 0.0
-
-
-def build_body(
-    model: str, messages: list[dict[str, str]], access: Access, settings: OpenRouterSettings, *,
-    json_mode: bool = True, max_tokens: int | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """The chat-completions request body (never any credential)."""
-    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens or settings.max_tokens}
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if json_mode:
-        body["response_format"] = {"type": "json_object"}
-    if access is Access.OPEN_BOOK:
-        body["tools"] = [
-            {"type": "openrouter:web_search", "parameters": {"max_results": settings.web_search_max_results}}
-        ]
-    return body
 
 
 def body_error(response: httpx.Response) -> str | None:
@@ -128,15 +117,38 @@ def parse_usage(usage: Any) -> Usage:
         return Usage()
     details = usage.get("completion_tokens_details") or {}
     prompt_details = usage.get("prompt_tokens_details") or {}
-    cost = usage.get("cost")
-    ok_cost = isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 and cost == cost
+    cost_details, server = usage.get("cost_details"), usage.get("server_tool_use")
     return Usage(
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
         reasoning_tokens=_int(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
         cached_tokens=_int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None,
-        cost_usd=float(cost) if ok_cost and cost != float("inf") else None,
+        cost_usd=_cost(usage.get("cost")),
+        upstream_cost_usd=_cost(cost_details.get("upstream_inference_cost")) if isinstance(cost_details, dict) else None,
+        web_search_requests=_int(server.get("web_search_requests")) if isinstance(server, dict) else None,
     )
+
+
+def _cost(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 and value == value
+    return float(value) if ok and value != float("inf") else None
+
+
+def parse_router_metadata(meta: Any) -> tuple[str | None, int | None]:
+    """(served provider, fallback attempts) from ``openrouter_metadata``: the selected endpoint's
+    provider, and the router's attempt number minus one (the attempts before the one that answered)."""
+    if not isinstance(meta, dict):
+        return None, None
+    provider = None
+    endpoints = meta.get("endpoints")
+    if isinstance(endpoints, dict):
+        for endpoint in _list(endpoints.get("available")):
+            chosen = isinstance(endpoint, dict) and endpoint.get("selected") is True
+            if chosen and isinstance(endpoint.get("provider"), str):
+                provider = endpoint["provider"]
+                break
+    attempt = _int(meta.get("attempt"))
+    return provider, (attempt - 1 if attempt else None)
 
 
 def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
@@ -176,6 +188,7 @@ class OpenRouterClient:
         self, api_key: str, base_url: str = DEFAULT_BASE_URL, *, settings: OpenRouterSettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None, sleep: Callable = asyncio.sleep,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC), max_connections: int = 32,
+        router_metadata: bool = True,
     ):  # fmt: skip
         if not api_key:
             raise ConfigError(f"{KEY_ENV} is not set; LLM forecasters need it in the environment")
@@ -184,7 +197,8 @@ class OpenRouterClient:
         s = self.settings
         self._service = ServiceClient(
             "openrouter", base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch"},
+            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
+                     **(METADATA_HEADERS if router_metadata else {})},
             connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
             retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
             transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
@@ -210,8 +224,11 @@ class OpenRouterClient:
             )
         except ServiceCallFailed as exc:
             result = ChatResult(attempts=self._attempts(exc.exchanges, body, role))
-            if "response_format" in body and _rejects_json_mode(exc.exchanges[-1]):
+            lower = step_down(mode_of(body))
+            if lower is not None and _rejects_json_mode(exc.exchanges[-1]):
                 plain = {k: v for k, v in body.items() if k != "response_format"}
+                if lower == "json_object":
+                    plain["response_format"] = {"type": "json_object"}
                 retry = await self.chat(plain, role=AttemptRole.FALLBACK, deadline=deadline)
                 retry.attempts[:0] = result.attempts
                 return retry
@@ -224,6 +241,19 @@ class OpenRouterClient:
         result.content = self.redact(_content(message))
         result.finish_reason = result.attempts[-1].finish_reason
         return result
+
+    async def get_json(
+        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None
+    ) -> tuple[int | None, Any]:
+        """GET a JSON document (the generation or models endpoint): (HTTP status, parsed body or None)."""
+        try:
+            response, _ = await self._service.request("GET", path, params=params, deadline=deadline)
+        except ServiceCallFailed as exc:
+            return (exc.exchanges[-1].status if exc.exchanges else None), None
+        try:
+            return response.status_code, orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            return response.status_code, None
 
     def _attempts(self, exchanges: list[Exchange], body: dict, role: AttemptRole) -> list[Attempt]:
         return [self._attempt(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
@@ -238,17 +268,22 @@ class OpenRouterClient:
             choices = data.get("choices") if isinstance(data.get("choices"), list) else []
             first = choices[0] if choices and isinstance(choices[0], dict) else {}
             message = first.get("message") if isinstance(first.get("message"), dict) else {}
+            provider, fallbacks = parse_router_metadata(data.get("openrouter_metadata"))
             fields = {
                 "response_id": _str(data.get("id")),
                 "served_model": _str(data.get("model")),
-                "provider": _str(data.get("provider")),
+                "provider": provider,
+                "fallback_attempts": fallbacks,
                 "finish_reason": _str(first.get("finish_reason")),
                 "usage": parse_usage(data.get("usage")),
                 "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
             }
+        if not fields.get("response_id") and ex.headers.get("x-generation-id"):  # a call that timed out, say
+            fields["response_id"] = _str(ex.headers["x-generation-id"])
         return Attempt(
             role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
-            http_status=ex.status, response_text=self.redact(ex.text), error=self.redact(ex.error), **fields,
+            http_status=ex.status, response_text=self.redact(ex.text), error=self.redact(ex.error),
+            timed_out=ex.error_kind == "timeout" and (ex.latency_ms or 0) > 0, **fields,
         )  # fmt: skip
 
 
@@ -260,4 +295,5 @@ def _rejects_json_mode(exchange: Exchange) -> bool:
     if exchange.status not in (400, 404, 422) or not exchange.text:
         return False
     text = exchange.text.lower()
-    return any(word in text for word in ("response_format", "json mode", "json_object", "structured output"))
+    words = ("response_format", "json mode", "json_object", "json_schema", "structured output")
+    return any(word in text for word in words)
