@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from collector.competitions.loader import use_definitions_dir
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
 from collector.archive.reader import Archive, load_archive
@@ -126,6 +127,8 @@ async def run_tick_async(
     carry the view from one tick to the next instead of re-reading the folder.
     """
     now = now or datetime.now(UTC)
+    if config.competitions_folder() is not None:  # a fork's definitions ([arena] competitions_dir)
+        use_definitions_dir(config.competitions_folder())
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     report = TickReport(now)

@@ -36,6 +36,7 @@ from collector.sources.base import (
     SourceMatch,
     score_from_pair,
 )
+from collector.sources.bracket import number_by_slot_dates
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
@@ -60,7 +61,7 @@ class OpenfootballSource:
         if not definition.source.file:
             raise SourceError(f"{definition.path}: [source] names no openfootball file")
         self.definition = definition
-        self.data = data
+        self.data = data.add_urls(definition.source.urls)
         self.file = definition.source.file
         self.retrieved_at = retrieved_at
 
@@ -85,6 +86,7 @@ class OpenfootballSource:
                 batch.matches.append(self._parse(raw, competition, tz, batch.source))
             except (SourceError, ValueError, TypeError, KeyError) as exc:
                 batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
+        batch.matches = number_by_slot_dates(batch.matches, competition)
         return batch
 
     def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str) -> SourceMatch:
@@ -103,7 +105,9 @@ class OpenfootballSource:
         number = raw.get("num")
         if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
             raise ValueError(f"field num: expected a positive match number, got {number!r}")
-        group = raw.get("group")
+        if raw.get("score_conflict") is not None:
+            raise ValueError(f"fields score and score1/score2 disagree: {raw['score_conflict']}")
+        group = raw.get("group") or (round_name if round_name.startswith("Group ") and not knockout else None)
         matchday = _NUMBER.search(round_name)
         return SourceMatch(
             label=label,
