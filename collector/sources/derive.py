@@ -69,10 +69,11 @@ def _name(team: Any) -> str | None:
 def _teams(raw_matches: list[dict[str, Any]], codes: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     names: dict[str, str | None] = {}
     for m in raw_matches:
+        original = m.get("raw") if isinstance(m.get("raw"), dict) else m  # the rounds shape keeps its team objects
         for key in ("team1", "team2"):
             name = _name(m.get(key))
             if name and not SLOT_RULE.match(name):
-                code = m[key].get("code") if isinstance(m.get(key), dict) else None
+                code = original[key].get("code") if isinstance(original.get(key), dict) else None
                 names.setdefault(name, code or codes.get(name))
                 names[name] = names[name] or code
     with_codes = [c for c in names.values() if c]
