@@ -1,0 +1,176 @@
+"""A fork's competitions: definitions in the folder of ``[arena] competitions_dir``, one-line errors.
+
+Also the ways a source can be wrong that the fail-closed registration must catch (a file whose
+results sit in a ``score`` object, a file without match numbers, swapped knockout teams).
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from datetime import UTC, datetime
+
+import orjson
+import pytest
+
+from collector.archive.reader import load_archive
+from collector.cli import main
+from collector.competitions import list_competitions, load_competition, load_definition
+from collector.competitions.loader import definitions_dir
+from collector.errors import ConfigError
+from collector.fixtures.sync import sync_competition
+from collector.records import Clock
+
+SHIPPED = "collector/competitions/en-1-2025-26.toml"
+EURO = "openfootball/euro-2020/euro.json"
+
+
+def _fork_copy(tmp_path, new_id="my-league-2025-26", edit=lambda text: text):
+    folder = tmp_path / "competitions"
+    folder.mkdir(exist_ok=True)
+    text = open(SHIPPED, encoding="utf-8").read().replace('id = "en-1-2025-26"', f'id = "{new_id}"')
+    (folder / f"{new_id}.toml").write_text(edit(text), encoding="utf-8")
+    return folder
+
+
+def test_a_forks_folder_adds_a_competition_next_to_the_shipped_ones(tmp_path):
+    folder = _fork_copy(tmp_path)
+    before = list_competitions()
+    with definitions_dir(folder):
+        assert set(list_competitions()) == {*before, "my-league-2025-26"}
+        assert load_competition("my-league-2025-26", datetime.now(UTC)).id == "my-league-2025-26"
+    assert list_competitions() == before
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (lambda t: t.replace('time_zone = "Europe/London"', 'time_zone = "Europe/Londn"'), "key time_zone: unknown IANA"),
+    (lambda t: t.replace('id = "my-league-2025-26"', 'id = "other-id"'), "key id: 'other-id' differs from the file name"),
+    (lambda t: t.replace('time_zone = "Europe/London"\n', ""), "key time_zone: missing"),
+    (lambda t: t.replace('stage_opening_by = "matchday"', 'stage_opening_by = "weekly"'), "key stage_opening_by:"),
+])
+def test_an_error_in_a_definition_is_one_line_naming_file_and_key(tmp_path, edit, key):
+    folder = _fork_copy(tmp_path, edit=edit)
+    with definitions_dir(folder), pytest.raises(ConfigError) as caught:
+        load_definition("my-league-2025-26")
+    message = str(caught.value)
+    assert "\n" not in message and str(folder / "my-league-2025-26.toml") in message and key in message
+
+
+def test_a_bad_slot_rule_names_the_key(tmp_path):
+    text = open("collector/competitions/worldcup-2026.toml", encoding="utf-8").read()
+    folder = tmp_path / "competitions"
+    folder.mkdir()
+    bad = text.replace('id = "worldcup-2026"', 'id = "cup-x"').replace('home_rule = "2A"', 'home_rule = "9Z"', 1)
+    (folder / "cup-x.toml").write_text(bad)
+    with definitions_dir(folder), pytest.raises(ConfigError) as caught:
+        load_definition("cup-x")
+    assert "\n" not in str(caught.value) and "key knockout_slots[0].home_rule" in str(caught.value)
+    assert "'9Z'" in str(caught.value)
+
+
+def test_sync_takes_config_and_refuses_an_unknown_id_in_one_line(tmp_path, data_dir, capsys):
+    folder = _fork_copy(tmp_path)
+    (tmp_path / "arena.toml").write_text('[arena]\ncompetitions = ["my-league-2025-26"]\ncompetitions_dir = "competitions"\n')
+    args = ["--now", "2025-08-20", "--archive", str(tmp_path / "archive"), "--data-dir", str(data_dir)]
+    assert main(["sync", "--competition", "my-league-2025-26", "--config", str(tmp_path / "arena.toml"), *args]) == 0
+    assert "my-league-2025-26 @ 2025-08-20" in capsys.readouterr().out
+    assert main(["sync", "--competition", "my-league-2025-26", *args]) == 2  # without the fork's config
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown competition(s) my-league-2025-26" in err
+    assert folder.is_dir()
+
+
+@pytest.fixture()
+def euro_fork(tmp_path, data_dir):
+    """A data folder with a copy of Euro 2020 to corrupt, and its definition made by the command."""
+    data = tmp_path / "data"
+    (data / "openfootball/euro-2020").mkdir(parents=True)
+    shutil.copy(data_dir / EURO, data / EURO)
+    (tmp_path / "competitions").mkdir()
+    (tmp_path / "arena.toml").write_text('[arena]\ncompetitions = ["euro"]\ncompetitions_dir = "competitions"\n')
+    return tmp_path, data
+
+
+def _define(root, data, cid="euro"):
+    return main(["define-competition", cid, "--from", EURO, "--data-dir", str(data), "--config",
+                 str(root / "arena.toml"), "--time-zone", "Europe/Berlin"])
+
+
+def _rewrite(data, change):
+    document = orjson.loads((data / EURO).read_bytes())
+    change(document)
+    (data / EURO).write_bytes(orjson.dumps(document))
+
+
+def _knockouts(document):
+    return [m for r in document["rounds"] if not r["name"].startswith("Matchday") for m in r["matches"]]
+
+
+def test_results_in_a_score_object_become_outcomes(euro_fork, capsys):
+    root, data = euro_fork
+    assert _define(root, data) == 0
+    with definitions_dir(root / "competitions"):
+        report = sync_competition(root / "archive", "euro", now=datetime(2021, 8, 1, tzinfo=UTC), data_dir=data,
+                                  clock=Clock.REPLAY)
+    assert report.problems == []
+    view = load_archive(root / "archive")
+    assert len(view.outcomes) == len(view.events) == 51
+    final = view.outcomes[("euro", "m051")]
+    assert (final.score_90.home, final.score_extra_time.home, final.score_penalties.home) == (1, 1, 3)
+    assert final.advancing_team == "ita"
+
+
+def test_scores_in_both_forms_that_disagree_are_a_problem(euro_fork):
+    root, data = euro_fork
+    assert _define(root, data) == 0
+
+    def both(document):
+        first = document["rounds"][0]["matches"][0]
+        first["score1"], first["score2"] = 1, 3  # the score object says 0-3
+    _rewrite(data, both)
+    with definitions_dir(root / "competitions"):
+        report = sync_competition(root / "archive", "euro", now=datetime(2021, 8, 1, tzinfo=UTC), data_dir=data,
+                                  clock=Clock.REPLAY)
+    assert any("score and score1/score2 disagree" in p.message and "Turkey v Italy" in p.path for p in report.problems)
+
+
+def test_without_match_numbers_the_definition_ties_matches_by_date_and_still_fails_closed(euro_fork):
+    root, data = euro_fork
+
+    def strip(document):
+        for m in _knockouts(document):
+            del m["num"]
+    _rewrite(data, strip)
+    assert _define(root, data) == 0
+    text = (root / "competitions" / "euro.toml").read_text()
+    assert 'source_date = "2021-06-26"' in text and "source_index = 0" in text
+    with definitions_dir(root / "competitions"):
+        early = sync_competition(root / "archive", "euro", now=datetime(2021, 6, 23, tzinfo=UTC), data_dir=data,
+                                 clock=Clock.REPLAY)
+        assert early.problems == []
+        view = load_archive(root / "archive")
+        # groups A, B, C have finished, D, E, F have not: only 1A v 2C and 2A v 2B are decided
+        assert {(e.id, e.home_team, e.away_team) for e in view.events.values() if e.knockout} == {
+            ("m037", "ita", "aut"), ("m038", "wal", "den")}
+        late = sync_competition(root / "archive", "euro", now=datetime(2021, 8, 1, tzinfo=UTC), data_dir=data,
+                                clock=Clock.REPLAY)
+    assert late.problems == []
+    assert sum(e.knockout for e in load_archive(root / "archive").events.values()) == 15
+
+
+def test_swapped_knockout_teams_are_a_problem_and_not_registered(euro_fork):
+    root, data = euro_fork
+    assert _define(root, data) == 0
+
+    def swap(document):  # match 37 (1A v 2C, Italy v Austria) now names Wales (2A) instead of Italy
+        m = next(m for m in _knockouts(document) if m["num"] == 37)
+        m["team1"] = copy.deepcopy({"name": "Wales", "code": "WAL"})
+    _rewrite(data, swap)
+    with definitions_dir(root / "competitions"):
+        report = sync_competition(root / "archive", "euro", now=datetime(2021, 6, 26, tzinfo=UTC), data_dir=data,
+                                  clock=Clock.REPLAY)
+    problems = [p for p in report.problems if "match 37" in p.message]
+    assert len(problems) == 1
+    assert "1A v 2C" in problems[0].message and "wal v aut" in problems[0].message
+    assert "ita v aut" in problems[0].message
+    assert ("euro", "m037") not in load_archive(root / "archive").events
