@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         relative, data, url = _relative(args.source, args.data_dir)
         derived = derive_definition(args.competition, data, relative, format_id=args.format,
                                     time_zone=args.time_zone, url=url)
-        todo = [f"to add: {t}" for t in derived.todo]
+        todo = list(derived.todo)
         text = HEADER + "".join(f"# {t}\n" for t in todo) + dumps(derived.definition)
         slots = len(derived.definition.get("knockout_slots", []))
         guessed = " (guessed; --format to choose)" if derived.format_guessed else ""

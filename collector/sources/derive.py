@@ -157,7 +157,7 @@ def _time_zone(raw: list[dict[str, Any]], given: str | None, where: str, todo: l
         raise ConfigError(f"{where}: {len(local)} kickoff time(s) carry no UTC offset (e.g. {local[0].get('date')} "
                           f"{local[0].get('time')}); give the source's time zone with --time-zone, e.g. Europe/Berlin")
     if not any(m.get("time") for m in raw):
-        todo.append("time_zone: the source gives no kickoff times; \"UTC\" is used for the end of each match day")
+        todo.append("to add: time_zone: the source gives no kickoff times; \"UTC\" is used for the end of each match day")
     return "UTC"
 
 
@@ -182,8 +182,8 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     edition = next(iter(re.findall(r"\d{4}", name)), new_id)
     public = url or (RAW_GITHUB + PUBLIC_FILES[relative] if relative in PUBLIC_FILES else None)
     if public is None:
-        todo.append(f"source.urls: the public URL of {relative} (without it only --data-dir can read the file)")
-    todo.append("host_nations: the team ids of the host nations (and venue_countries for a tournament in several)")
+        todo.append(f"to add: source.urls: the public URL of {relative} (without it only --data-dir can read the file)")
+    todo.append("to add: host_nations: the team ids of the host nations (and venue_countries for a tournament in several)")
     fields: dict[str, Any] = {
         "id": new_id, "name": name, "edition": edition,
         "format": "league" if format_id == "league" else "tournament",
@@ -195,7 +195,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
     }
-    slots, table, problems = _place(fields, fmt, data, relative)
+    slots, table, problems = _place(fields, fmt, data, relative, todo)
     if problems:
         raise ProblemsFound([Problem(where, p) for p in problems])
     fields["knockout_slots"] = slots
@@ -215,15 +215,16 @@ def _definition(fields: dict[str, Any], slots: list[dict[str, Any]], table=()) -
                       path=Path(f"{fields['id']}.toml"))
 
 
-def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str):
+def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str, warnings: list[str]):
     """Read the source through the definition so far (format slots), then place its knockouts."""
     if not fmt.slots:
         return [], [], []
     provisional = _definition(fields, fmt.slot_dicts(), fmt.best_third_table)
     competition = competition_from_definition(provisional, datetime.now(UTC), Clock.REPLAY)
     batch = OpenfootballSource(provisional, data).fetch(competition)
-    if batch.problems:
+    if batch.problems and len(batch.matches) < len(_read(data, relative)[1]):  # a match left out: no definition
         raise ProblemsFound(batch.problems)
+    warnings.extend(f"check the source: {p}" for p in batch.problems)  # e.g. goals that do not add up
     unnumbered = [m for m in batch.matches if m.knockout and m.stage not in fmt.stages()]
     problems = [f"could not place {m.label}: stage {m.stage} has no slots in format {fmt.id}" for m in unnumbered
                 if m.stage != "qualification"]

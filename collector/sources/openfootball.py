@@ -37,6 +37,7 @@ from collector.sources.base import (
     score_from_pair,
 )
 from collector.sources.bracket import number_by_slot_dates
+from collector.sources.checks import goal_problems, late_goal_problems, score_problems
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
@@ -82,14 +83,17 @@ class OpenfootballSource:
             return batch
         tz = ZoneInfo(competition.time_zone)
         for index, raw in enumerate(raw_matches):
+            warnings: list[str] = []
             try:
-                batch.matches.append(self._parse(raw, competition, tz, batch.source))
+                batch.matches.append(self._parse(raw, competition, tz, batch.source, warnings))
+                batch.problems += [Problem(f"{where} matches[{index}] {_label(raw)}", w) for w in warnings]
             except (SourceError, ValueError, TypeError, KeyError) as exc:
                 batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
         batch.matches = number_by_slot_dates(batch.matches, competition)
         return batch
 
-    def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str) -> SourceMatch:
+    def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str,
+               warnings: list[str]) -> SourceMatch:
         if not isinstance(raw, dict):
             raise ValueError(f"a match must be an object, got {type(raw).__name__}")
         label = _label(raw)
@@ -109,6 +113,16 @@ class OpenfootballSource:
             raise ValueError(f"fields score and score1/score2 disagree: {raw['score_conflict']}")
         group = raw.get("group") or (round_name if round_name.startswith("Group ") and not knockout else None)
         matchday = _NUMBER.search(round_name)
+        goals = _goals(raw, home, away, scores) if scores else None
+        inconsistent = score_problems(scores.get("score_90"), scores.get("score_extra_time"),
+                                      scores.get("score_penalties")) if scores else []
+        inconsistent += late_goal_problems(goals, scores.get("score_90"), scores.get("score_extra_time"))
+        if inconsistent:
+            raise ValueError("; ".join(inconsistent) + " (match left out)")
+        dropped = goal_problems(goals, home, away, scores.get("score_90"), scores.get("score_extra_time"))
+        if dropped:
+            warnings.append("; ".join(dropped) + " (goals left out, the score kept)")
+            goals = None
         return SourceMatch(
             label=label,
             stage=stage,
@@ -127,7 +141,7 @@ class OpenfootballSource:
             group=str(group).removeprefix("Group ").strip() if group else None,
             matchday=int(matchday.group(1)) if matchday and not knockout else None,
             venue=raw.get("ground") or raw.get("stadium") or None,
-            goals=_goals(raw, home, away, scores) if scores else None,
+            goals=goals,
             **scores,
         )
 
