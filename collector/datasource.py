@@ -35,6 +35,7 @@ PUBLIC_FILES: dict[str, str] = {
     "openfootball/worldcup-2026/worldcup.json": "/openfootball/worldcup.json/master/2026/worldcup.json",
     "openfootball/worldcup-2026/worldcup.teams.json": "/openfootball/worldcup.json/master/2026/worldcup.teams.json",
     "openfootball/worldcup-2026/worldcup.groups.json": "/openfootball/worldcup.json/master/2026/worldcup.groups.json",
+    "openfootball/worldcup-2026/worldcup.squads.json": "/openfootball/worldcup.json/master/2026/worldcup.squads.json",
     "openfootball/worldcup-2026/cup_finals.txt": "/openfootball/worldcup/master/2026--usa/cup_finals.txt",
     "openfootball/worldcup-2026/cup.txt": "/openfootball/worldcup/master/2026--usa/cup.txt",
     **{

@@ -107,7 +107,8 @@ def define_world_cup(data: DataSource) -> dict[str, Any]:
         "stage_opening_by": "stage",
         "tie_breakers": ["points", "head_to_head", "goal_difference", "goals_for", "fair_play", "drawing_of_lots"],
         "definition_source": "openfootball worldcup.json 2026 (teams, groups) and worldcup 2026--usa/cup_finals.txt",
-        "source": {"adapter": "openfootball", "file": f"{base}/worldcup.json", "football_data_code": "WC"},
+        "source": {"adapter": "openfootball", "file": f"{base}/worldcup.json", "football_data_code": "WC",
+                   "squads": f"{base}/worldcup.squads.json"},
         "stages": [_stage(i, sid, name, ko, labels) for i, (sid, name, ko, labels) in enumerate(WORLD_CUP_STAGES)],
         "groups": [
             {"name": g["name"].removeprefix("Group ").strip(), "teams": [by_name[n] for n in g["teams"]]}

@@ -37,6 +37,7 @@ class SourceConfig:
     file: str | None = None  # relative data-file name for openfootball
     football_data_code: str | None = None
     urls: dict[str, str] = field(default_factory=dict)  # relative data-file name -> public URL
+    squads: str | None = None  # relative name of an openfootball squads file (player identity)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def parse_definition_file(path: Path) -> Definition:
 def _source(path: Path, table: Any) -> SourceConfig:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: key source: expected a table [source]")
-    unknown = sorted(set(table) - {"adapter", "file", "football_data_code", "urls"})
+    unknown = sorted(set(table) - {"adapter", "file", "football_data_code", "urls", "squads"})
     if unknown:
         raise ConfigError(f"{path}: key source.{unknown[0]}: unknown key")
     if not isinstance(table.get("adapter"), str):
@@ -177,7 +178,8 @@ def _source(path: Path, table: Any) -> SourceConfig:
     if bad:
         raise ConfigError(f"{path}: key source.urls: {bad[0]!r} is not an https URL")
     return SourceConfig(adapter=table["adapter"], file=table.get("file"),
-                        football_data_code=table.get("football_data_code"), urls=dict(urls))
+                        football_data_code=table.get("football_data_code"), urls=dict(urls),
+                        squads=table.get("squads"))
 
 
 def _key_of(error: dict[str, Any]) -> str:

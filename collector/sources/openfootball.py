@@ -260,3 +260,24 @@ def _goal(goal: dict[str, Any], team: str, extra_time: bool, where: str) -> Goal
         own_goal=bool(goal.get("owngoal")),
         period=period,
     )
+
+
+def read_squads(definition: Definition, data: DataSource, competition: Competition) -> tuple[dict[str, list[str]] | None, list[Problem]]:
+    """Player names per team id from the definition's openfootball squads file (None when it names none)."""
+    if not definition.source.squads:
+        return None, []
+    where = data.describe(definition.source.squads)
+    try:
+        document = orjson.loads(data.read_bytes(definition.source.squads))
+    except (orjson.JSONDecodeError, SourceError) as exc:
+        return None, [Problem(where, f"squads file unusable ({exc}); scorers are matched by name only")]
+    squads: dict[str, list[str]] = {}
+    problems = []
+    codes = {(t.code or "").upper(): t.id for t in competition.teams}
+    for index, team in enumerate(document if isinstance(document, list) else []):
+        try:
+            team_id = codes.get(str(team.get("fifa_code", "")).upper()) or resolve_team(competition, team["name"])
+            squads[team_id] = [p["name"] for p in team["players"] if isinstance(p.get("name"), str)]
+        except (SourceError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(Problem(f"{where} [{index}]", f"squad not read: {_message(exc)}"))
+    return squads, problems
