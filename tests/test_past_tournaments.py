@@ -67,7 +67,11 @@ def test_the_definition_is_complete_and_its_format_is_found(fork, cid):
     _, printed = fork
     text = printed[cid]
     assert f'id = "{cid}"' in text and f"format {EXPECTED_FORMAT[cid]}" in text
-    assert "# to add: host_nations" in text  # what the source truly lacks is named for a person to add
+    hosts = {"worldcup-1990": 'host_nations = ["italy"]', "worldcup-2014": 'host_nations = ["bra"]',
+             "worldcup-2018": 'host_nations = ["rus"]', "euro-2020": "# to add: venue_countries: the matches were "
+             "played in 12 countries but the source names no venues",
+             "clubworldcup-2025": "# to add: host_nations: none of the matches is in international-results"}
+    assert hosts[cid] in text  # found in the results file, or named for a person to add
 
 
 @pytest.mark.parametrize("cid", list(PAST))
@@ -183,3 +187,20 @@ def test_verify_passes_on_every_replay(replays, cid):
     _, repo = replays[cid]
     report = verify_repository(repo)
     assert report.ok, [str(f) for f in report.violations]
+
+
+def test_home_advantage_comes_from_the_definition_not_the_id(fork):
+    from datetime import UTC, datetime
+
+    from collector.competitions import load_competition
+    from collector.forecasters.baselines.common import venue_edge
+
+    root, _ = fork
+    with definitions_dir(root / "competitions"):
+        wc14 = load_competition("worldcup-2014", datetime.now(UTC))
+    assert venue_edge(wc14, "bra", "cro", "Arena de São Paulo, São Paulo") == 1
+    assert venue_edge(wc14, "ned", "bra", None) == -1
+    assert venue_edge(wc14, "ger", "arg", "Estádio do Maracanã, Rio de Janeiro") == 0
+    renamed = wc14.model_copy(update={"id": "any-other-id"})
+    assert venue_edge(renamed, "bra", "cro", None) == 1
+    assert venue_edge(wc14.model_copy(update={"host_nations": ()}), "bra", "cro", None) == 0

@@ -26,6 +26,7 @@ from collector.datasource import PUBLIC_FILES, RAW_GITHUB, DataSource
 from collector.errors import ConfigError, Problem, ProblemsFound
 from collector.records import Clock
 from collector.records.competition import SLOT_RULE
+from collector.sources.hosts import derive_hosts
 from collector.sources.openfootball import OpenfootballSource
 from collector.sources.openfootball_rounds import flatten_rounds
 from collector.sources.placement import place_knockouts
@@ -76,9 +77,11 @@ def _teams(raw_matches: list[dict[str, Any]], codes: dict[str, str]) -> tuple[li
                 code = original[key].get("code") if isinstance(original.get(key), dict) else None
                 names.setdefault(name, code or codes.get(name))
                 names[name] = names[name] or code
-    with_codes = [c for c in names.values() if c]
-    use_codes = len(with_codes) == len(names) and len(set(with_codes)) == len(with_codes)
-    ids = {n: (c.lower() if use_codes and c else slugify(n)) for n, c in names.items()}
+    with_codes = [c.lower() for c in names.values() if c]
+    unique = {c for c in with_codes if with_codes.count(c) == 1}
+    ids = {n: (c.lower() if c and c.lower() in unique else slugify(n)) for n, c in names.items()}
+    if len(set(ids.values())) < len(ids):  # a code equal to another team's slug: slugs for all
+        ids = {n: slugify(n) for n in names}
     teams = [{"id": ids[n], "name": n, **({"code": c} if c else {}), "aliases": NATIONAL_ALIASES.get(n, [])}
              for n, c in names.items()]
     return teams, ids
@@ -183,7 +186,6 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     public = url or (RAW_GITHUB + PUBLIC_FILES[relative] if relative in PUBLIC_FILES else None)
     if public is None:
         todo.append(f"to add: source.urls: the public URL of {relative} (without it only --data-dir can read the file)")
-    todo.append("to add: host_nations: the team ids of the host nations (and venue_countries for a tournament in several)")
     fields: dict[str, Any] = {
         "id": new_id, "name": name, "edition": edition,
         "format": "league" if format_id == "league" else "tournament",
@@ -195,6 +197,9 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
     }
+    hosts, missing = derive_hosts(data, teams, raw, ids)
+    fields.update(hosts)
+    todo += missing
     slots, table, problems = _place(fields, fmt, data, relative, todo)
     if problems:
         raise ProblemsFound([Problem(where, p) for p in problems])

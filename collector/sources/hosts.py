@@ -1,0 +1,60 @@
+"""Host nations of a past or running tournament, from the international results file.
+
+``international-results/results.csv`` gives, per international match, the country it was
+played in (and a neutral flag). A tournament's source matches are found there by date and
+teams; a country that is also a team of the competition is a host. One country: the host
+nations play at home wherever they play (``host_nations``). Several countries: each source
+venue is mapped to its country's team (``venue_countries``) — which needs venues in the source;
+without them the command says what a person must add.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from collector.competitions.teams import normalise_name
+from collector.datasource import DataSource
+from collector.errors import SourceError
+
+RESULTS = "international-results/results.csv"
+
+
+def _rows(data: DataSource, first: str, last: str) -> list[dict[str, str]]:
+    text = data.read_bytes(RESULTS).decode("utf-8")
+    return [r for r in csv.DictReader(io.StringIO(text)) if first <= r.get("date", "") <= last]
+
+
+def derive_hosts(data: DataSource, teams: list[dict[str, Any]], raw: list[dict[str, Any]],
+                 team_of: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """(definition fields ``host_nations``/``venue_countries``, what a person must add)."""
+    dates = sorted(str(m.get("date")) for m in raw if m.get("date"))
+    if not dates:
+        return {}, ["to add: host_nations: the source gives no dates to look its matches up by"]
+    try:
+        rows = _rows(data, dates[0], dates[-1])
+    except SourceError:
+        return {}, [f"to add: host_nations: the team ids of the host nations ({RESULTS} not available)"]
+    ids = {normalise_name(n): t["id"] for t in teams for n in (t["name"], *t.get("aliases", []))}
+    by_key = {(r["date"], frozenset((ids.get(normalise_name(r["home_team"])), ids.get(normalise_name(r["away_team"]))))): r
+              for r in rows}
+    countries: dict[str, str | None] = {}  # ground (or "") -> host team id of the country it is in
+    seen = set()
+    for m in raw:
+        pair = frozenset(team_of.get(str(m.get(k) or "")) for k in ("team1", "team2"))
+        row = by_key.get((str(m.get("date")), pair))
+        if row is None or None in pair:
+            continue
+        seen.add(row["country"])
+        countries[str(m.get("ground") or "")] = ids.get(normalise_name(row["country"]))
+    hosts = sorted({t for t in countries.values() if t})
+    if not seen:
+        return {}, [f"to add: host_nations: none of the matches is in {RESULTS} (club competition?)"]
+    if len(seen) == 1:
+        return ({"host_nations": hosts} if hosts else {}), []
+    venues = {g: t for g, t in countries.items() if g and t}
+    if "" in countries:
+        return {}, [f"to add: venue_countries: the matches were played in {len(seen)} countries but the source "
+                    "names no venues; without them every match counts as neutral ground"]
+    return {"host_nations": hosts, "venue_countries": venues}, []
