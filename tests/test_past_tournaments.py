@@ -204,3 +204,21 @@ def test_home_advantage_comes_from_the_definition_not_the_id(fork):
     renamed = wc14.model_copy(update={"id": "any-other-id"})
     assert venue_edge(renamed, "bra", "cro", None) == 1
     assert venue_edge(wc14.model_copy(update={"host_nations": ()}), "bra", "cro", None) == 0
+
+
+@pytest.mark.parametrize("cid", ["worldcup-1990", "worldcup-2014", "worldcup-2018", "euro-2020"])
+def test_every_national_team_is_named_as_the_results_file_names_it(fork, cid, data_dir):
+    """The baselines fit on the international results: the generator learns their spellings as aliases."""
+    import csv
+    from datetime import UTC, datetime
+
+    from collector.competitions import load_competition
+    from collector.competitions.teams import normalise_name
+
+    root, _ = fork
+    with definitions_dir(root / "competitions"):
+        competition = load_competition(cid, datetime.now(UTC))
+    with open(data_dir / "international-results/results.csv", encoding="utf-8") as handle:
+        names = {normalise_name(r[k]) for r in csv.DictReader(handle) for k in ("home_team", "away_team")}
+    unknown = [t.name for t in competition.teams if not {normalise_name(n) for n in (t.name, *t.aliases)} & names]
+    assert unknown == []

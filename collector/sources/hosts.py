@@ -1,4 +1,4 @@
-"""Host nations of a past or running tournament, from the international results file.
+"""Host nations (and the results file's team names) of a tournament, from the international results file.
 
 ``international-results/results.csv`` gives, per international match, the country it was
 played in (and a neutral flag). A tournament's source matches are found there by date and
@@ -26,6 +26,35 @@ def _rows(data: DataSource, first: str, last: str) -> list[dict[str, str]]:
     return [r for r in csv.DictReader(io.StringIO(text)) if first <= r.get("date", "") <= last]
 
 
+def _learn_aliases(teams: list[dict[str, Any]], raw: list[dict[str, Any]], rows: list[dict[str, str]],
+                   ids: dict[str, str], team_of: dict[str, str]) -> None:
+    """The results file's name of a team it spells otherwise ("Soviet Union" / "Russia"), as an alias.
+
+    Learned from a match of the tournament whose date and other team agree: on that date the
+    results file has exactly one match of the other team, against a name the competition
+    does not know yet.
+    """
+    by_date: dict[str, list[dict[str, str]]] = {}
+    for r in rows:
+        by_date.setdefault(r["date"], []).append(r)
+    learned: dict[str, str] = {}
+    for m in raw:
+        a, b = (team_of.get(str(m.get(k) or "")) for k in ("team1", "team2"))
+        for known, other in ((a, b), (b, a)):
+            if known is None or other is None:
+                continue
+            found = [r[side] for r in by_date.get(str(m.get("date")), []) for mine, side in
+                     (("home_team", "away_team"), ("away_team", "home_team"))
+                     if ids.get(normalise_name(r[mine])) == known and normalise_name(r[side]) not in ids]
+            if len(found) == 1:
+                learned.setdefault(other, found[0])
+    for team in teams:
+        name = learned.get(team["id"])
+        if name and name not in team["aliases"]:
+            team["aliases"] = [*team["aliases"], name]
+            ids[normalise_name(name)] = team["id"]
+
+
 def derive_hosts(data: DataSource, teams: list[dict[str, Any]], raw: list[dict[str, Any]],
                  team_of: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """(definition fields ``host_nations``/``venue_countries``, what a person must add)."""
@@ -37,6 +66,7 @@ def derive_hosts(data: DataSource, teams: list[dict[str, Any]], raw: list[dict[s
     except SourceError:
         return {}, [f"to add: host_nations: the team ids of the host nations ({RESULTS} not available)"]
     ids = {normalise_name(n): t["id"] for t in teams for n in (t["name"], *t.get("aliases", []))}
+    _learn_aliases(teams, raw, rows, ids, team_of)
     by_key = {(r["date"], frozenset((ids.get(normalise_name(r["home_team"])), ids.get(normalise_name(r["away_team"]))))): r
               for r in rows}
     countries: dict[str, str | None] = {}  # ground (or "") -> host team id of the country it is in
