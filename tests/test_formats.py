@@ -73,3 +73,33 @@ def test_the_official_euro_table_is_used_and_differs_from_the_first_valid_assign
     assert all(official[g] for g in official)
     assert sum(official[g] != first_valid[g] for g in official) >= 3  # the table is not the naive assignment
     assert official["ACDF"][(39, "away")] == "F"
+
+
+def test_the_2026_source_fits_the_48_team_format_at_its_own_numbers(data_dir):
+    from collector.datasource import DataSource
+    from collector.sources.derive import derive_definition
+
+    derived = derive_definition("wc26", DataSource(data_dir), "openfootball/worldcup-2026/worldcup.json")
+    assert derived.format_id == "cup-48" and derived.format_guessed
+    shipped = load_competition("worldcup-2026", NOW)
+    pairs = {s.match_number: (s.stage, {s.home_rule, s.away_rule}) for s in shipped.knockout_slots}
+    assert {s["match_number"]: (s["stage"], {s["home_rule"], s["away_rule"]})
+            for s in derived.definition["knockout_slots"]} == pairs
+    assert derived.definition["host_nations"] == ["can", "mex", "usa"]
+    assert derived.definition["venue_countries"]["Guadalajara (Zapopan)"] == "mex"
+
+
+def test_a_format_that_does_not_fit_names_the_matches_and_writes_nothing(tmp_path, data_dir, capsys):
+    (tmp_path / "c").mkdir()
+    (tmp_path / "arena.toml").write_text('[arena]\ncompetitions = ["e"]\ncompetitions_dir = "c"\n')
+    code = main(["define-competition", "wc14", "--from", "openfootball/worldcup-2014/worldcup.json", "--format",
+                 "cup-32-no-third", "--data-dir", str(data_dir), "--config", str(tmp_path / "arena.toml")])
+    err = capsys.readouterr().err
+    assert code == 1 and list((tmp_path / "c").iterdir()) == []
+    assert "could not place (Match for third place" not in err  # labels are the source's own
+    assert "Match for third place 2014-07-12 Brazil v Netherlands: stage third-place has no slots" in err
+    code = main(["define-competition", "wc14", "--from", "openfootball/worldcup-2014/worldcup.json", "--format",
+                 "cup-24-wc", "--data-dir", str(data_dir), "--config", str(tmp_path / "arena.toml")])
+    err = capsys.readouterr().err
+    assert code == 1 and list((tmp_path / "c").iterdir()) == []
+    assert "could not place Round of 16 2014-06-28 Brazil v Chile: its teams bra v chi" in err

@@ -92,8 +92,10 @@ def _sibling_codes(data: DataSource, relative: str) -> dict[str, str]:
     folder = PurePosixPath(relative).parent
     stem = PurePosixPath(relative).name.split(".")[0]
     try:
-        teams = orjson.loads(data.read_bytes(str(folder / f"{stem}.teams.json")))["teams"]
-        return {t["name"]: t["code"] for t in teams if t.get("name") and t.get("code")}
+        document = orjson.loads(data.read_bytes(str(folder / f"{stem}.teams.json")))
+        teams = document["teams"] if isinstance(document, dict) else document  # 2014/2018 object, 2026 list
+        return {t["name"]: t.get("code") or t.get("fifa_code") for t in teams
+                if t.get("name") and (t.get("code") or t.get("fifa_code"))}
     except Exception:  # no teams file, or not this shape: the codes are optional  # noqa: BLE001
         return {}
 
@@ -197,6 +199,8 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
     }
+    if not any("goals1" in m or "goals2" in m for m in raw):
+        todo.append("note: the source lists no scorers: a top-scorer question stays unresolved (reported)")
     hosts, missing = derive_hosts(data, teams, raw, ids)
     fields.update(hosts)
     todo += missing
