@@ -230,3 +230,21 @@ def test_extra_time_after_a_decided_90_minutes_is_a_problem(euro_fork):
     problem = next(p for p in report.problems if "England v Germany" in p.path)
     assert "extra time 3-0 after a 90-minute score 2-0 that is not level" in problem.message
     assert ("euro", "m044") not in load_archive(root / "archive").outcomes
+
+
+def test_a_missing_group_match_and_a_date_outside_the_span_are_problems(euro_fork):
+    root, data = euro_fork
+    assert _define(root, data) == 0
+
+    def corrupt(document):
+        document["rounds"][0]["matches"].pop(0)  # Turkey v Italy (group A) is gone
+        _match(document, 51)["date"] = "2021-08-11"  # the final a month after the last match day
+    _rewrite(data, corrupt)
+    report = _sync_euro(root, data, now=datetime(2021, 9, 1, tzinfo=UTC))
+    messages = [str(p) for p in _new(report.problems)]
+    assert any("group A: the source lists 5 matches, a round robin of 4 teams has 6" in m for m in messages)
+    assert any("Final 2021-08-11 Italy v England: date 2021-08-11 is outside the competition's span "
+               "2021-06-11 .. 2021-07-11 (match left out)" in m for m in messages)
+    view = load_archive(root / "archive")
+    assert ("euro", "m051") not in view.events
+    assert ("euro", "m037") not in view.events  # 1A v 2C: group A can never be complete

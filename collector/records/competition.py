@@ -118,6 +118,8 @@ class Competition(Revisable):
     best_third_table: tuple[BestThirdRow, ...] = Field(
         default=(), description="the official allocation of qualified thirds to knockout matches")
     host_nations: tuple[Slug, ...] = Field(default=(), description="team ids of the host nations")
+    starts_on: date | None = Field(default=None, description="first match day (local); a source match before it is refused")
+    ends_on: date | None = Field(default=None, description="last match day (local); a source match after it is refused")
     venue_countries: dict[str, Slug] = Field(
         default_factory=dict, description="venue (as the source names it, a prefix) -> host team id of its country")
     top_scorer_tie_break: TopScorerTieBreak = TopScorerTieBreak.SHARED

@@ -78,3 +78,20 @@ def goal_problems(goals: Iterable[Goal] | None, home: str | None, away: str | No
             problems.append(f"goals up to the 90th minute ({regulation[home]}-{regulation[away]}) do not add up to "
                             f"the 90-minute score {_pair(score_90)}")
     return problems
+
+
+def batch_problems(matches: list, competition) -> list[tuple[object, str]]:
+    """(match or None, message): dates outside the competition's span, groups missing round-robin matches."""
+    out: list[tuple[object, str]] = []
+    for m in matches:
+        if competition.starts_on and m.kickoff_date < competition.starts_on or \
+                competition.ends_on and m.kickoff_date > competition.ends_on:
+            out.append((m, f"date {m.kickoff_date} is outside the competition's span "
+                           f"{competition.starts_on} .. {competition.ends_on} (match left out)"))
+    for group in competition.groups:
+        played = sum(1 for m in matches if m.group == group.name and not m.knockout)
+        expected = len(group.teams) * (len(group.teams) - 1) // 2
+        if played != expected:
+            out.append((None, f"group {group.name}: the source lists {played} matches, a round robin of "
+                              f"{len(group.teams)} teams has {expected}"))
+    return out

@@ -140,6 +140,12 @@ def _stages(raw_matches: list[dict[str, Any]], where: str) -> list[dict[str, Any
              "source_rounds": seen[sid]} for order, sid in enumerate(ordered)]
 
 
+def _span(raw: list[dict[str, Any]]) -> dict[str, str]:
+    """First and last match day of the source (a later file's match outside them is refused)."""
+    days = sorted(str(m["date"]) for m in raw if isinstance(m.get("date"), str))
+    return {"starts_on": days[0], "ends_on": days[-1]} if days else {}
+
+
 def _read(data: DataSource, relative: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         document = orjson.loads(data.read_bytes(relative))
@@ -198,6 +204,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "definition_source": f"openfootball {relative} (format {format_id}: {fmt.description})",
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
+        **_span(raw),
     }
     if not any("goals1" in m or "goals2" in m for m in raw):
         todo.append("note: the source lists no scorers: a top-scorer question stays unresolved (reported)")

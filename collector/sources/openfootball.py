@@ -37,7 +37,7 @@ from collector.sources.base import (
     score_from_pair,
 )
 from collector.sources.bracket import number_by_slot_dates
-from collector.sources.checks import goal_problems, late_goal_problems, score_problems
+from collector.sources.checks import batch_problems, goal_problems, late_goal_problems, score_problems
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
@@ -89,6 +89,9 @@ class OpenfootballSource:
                 batch.problems += [Problem(f"{where} matches[{index}] {_label(raw)}", w) for w in warnings]
             except (SourceError, ValueError, TypeError, KeyError) as exc:
                 batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
+        for match, message in batch_problems(batch.matches, competition):
+            batch.problems.append(Problem(f"{where} {match.label}" if match else where, message))
+            batch.matches = [m for m in batch.matches if m is not match]
         batch.matches = number_by_slot_dates(batch.matches, competition)
         return batch
 
