@@ -248,3 +248,23 @@ def test_a_missing_group_match_and_a_date_outside_the_span_are_problems(euro_for
     view = load_archive(root / "archive")
     assert ("euro", "m051") not in view.events
     assert ("euro", "m037") not in view.events  # 1A v 2C: group A can never be complete
+
+
+def test_tick_and_status_find_the_forks_competition_through_config(tmp_path, data_dir, capsys):
+    _fork_copy(tmp_path)
+    config = tmp_path / "arena.toml"
+    config.write_text('[arena]\ncompetitions = ["my-league-2025-26"]\ncompetitions_dir = "competitions"\n'
+                      'questions = false\n[[forecasters]]\nid = "uniform"\ntype = "baseline"\n')
+    archive = tmp_path / "archive"
+    assert main(["tick", "--config", str(config), "--now", "2025-08-14T12:00Z", "--archive", str(archive),
+                 "--data-dir", str(data_dir)]) == 0, capsys.readouterr().err
+    view = load_archive(archive)
+    assert "my-league-2025-26" in view.competitions and view.events_of("my-league-2025-26")
+    assert any(f.competition_id == "my-league-2025-26" for f in view.forecasts)
+    capsys.readouterr()
+    assert main(["status", "--archive", str(archive), "--config", str(config)]) == 0
+    assert "my-league-2025-26: events total=380" in capsys.readouterr().out
+    config.write_text('[arena]\ncompetitions = ["x"]\ncompetitions_dir = "nowhere"\n')
+    assert main(["status", "--archive", str(archive), "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "key arena.competitions_dir: no such folder" in err
