@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                             "without --from, a shipped id to regenerate")
     parser.add_argument("--from", dest="source", default=None, metavar="FILE_OR_URL",
                         help="the openfootball file: a name inside --data-dir (openfootball/worldcup-2014/"
-                             "worldcup.json), a local path, or an https URL")
+                             "worldcup.json), a local path, or an https URL; or football-data:CODE/SEASON "
+                             "(football-data.org v4, needs FOOTBALL_DATA_API_KEY)")
     parser.add_argument("--format", default=None, choices=list_formats(),
                         help="the competition's format (default: guessed from its groups and rounds)")
     parser.add_argument("--time-zone", default=None,
@@ -62,6 +63,20 @@ def _relative(source: str, data_dir: Path | None) -> tuple[str, DataSource, str 
         folder = path.resolve().parent
         return path.name, DataSource(folder), None
     raise UsageError(f"--from {source}: no such file (in --data-dir or as a path), and not an https URL")
+
+
+def _from_football_data(args: argparse.Namespace):
+    """``--from football-data:WC/2026``: the competition code and season of football-data.org v4."""
+    import os
+
+    from collector.sources.derive_football_data import derive_from_football_data
+    from collector.sources.football_data import API_KEY_ENV
+
+    code, _, season = args.source.removeprefix("football-data:").partition("/")
+    if not code or not season.isdigit():
+        raise UsageError(f"--from {args.source}: expected football-data:CODE/SEASON, e.g. football-data:WC/2026")
+    return derive_from_football_data(args.competition, code, season, DataSource(args.data_dir),
+                                     api_key=os.environ.get(API_KEY_ENV, "").strip(), format_id=args.format)
 
 
 def _target(args: argparse.Namespace) -> Path | None:
@@ -92,9 +107,12 @@ def run(args: argparse.Namespace) -> int:
 
         if args.competition in list_competitions():
             raise UsageError(f"{args.competition}: a definition with this id exists already; choose a new id")
-        relative, data, url = _relative(args.source, args.data_dir)
-        derived = derive_definition(args.competition, data, relative, format_id=args.format,
-                                    time_zone=args.time_zone, url=url)
+        if args.source.startswith("football-data:"):
+            derived = _from_football_data(args)
+        else:
+            relative, data, url = _relative(args.source, args.data_dir)
+            derived = derive_definition(args.competition, data, relative, format_id=args.format,
+                                        time_zone=args.time_zone, url=url)
         todo = list(derived.todo)
         text = HEADER + "".join(f"# {t}\n" for t in todo) + dumps(derived.definition)
         slots = len(derived.definition.get("knockout_slots", []))

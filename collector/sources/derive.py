@@ -173,8 +173,12 @@ def _time_zone(raw: list[dict[str, Any]], given: str | None, where: str, todo: l
 
 
 def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id: str | None = None,
-                      time_zone: str | None = None, url: str | None = None) -> Derived:
-    """The definition of ``new_id`` from one openfootball file; every problem raised together."""
+                      time_zone: str | None = None, url: str | None = None,
+                      reference: DataSource | None = None) -> Derived:
+    """The definition of ``new_id`` from one openfootball file; every problem raised together.
+
+    ``reference`` (default ``data``) is where the international results are read from.
+    """
     where = data.describe(relative)
     document, raw = _read(data, relative)
     todo: list[str] = []
@@ -208,7 +212,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     }
     if not any("goals1" in m or "goals2" in m for m in raw):
         todo.append("note: the source lists no scorers: a top-scorer question stays unresolved (reported)")
-    hosts, missing = derive_hosts(data, teams, raw, ids)
+    hosts, missing = derive_hosts(reference or data, teams, raw, ids)
     fields.update(hosts)
     todo += missing
     slots, table, problems = _place(fields, fmt, data, relative, todo)

@@ -21,6 +21,11 @@ from collector.errors import SourceError
 RESULTS = "international-results/results.csv"
 
 
+def _team_name(team: Any) -> str:
+    """A match's team as a name (openfootball gives a string, or an object with ``name``)."""
+    return str(team.get("name") or "") if isinstance(team, dict) else str(team or "")
+
+
 def _rows(data: DataSource, first: str, last: str) -> list[dict[str, str]]:
     text = data.read_bytes(RESULTS).decode("utf-8")
     return [r for r in csv.DictReader(io.StringIO(text)) if first <= r.get("date", "") <= last]
@@ -39,7 +44,7 @@ def _learn_aliases(teams: list[dict[str, Any]], raw: list[dict[str, Any]], rows:
         by_date.setdefault(r["date"], []).append(r)
     learned: dict[str, str] = {}
     for m in raw:
-        a, b = (team_of.get(str(m.get(k) or "")) for k in ("team1", "team2"))
+        a, b = (team_of.get(_team_name(m.get(k))) for k in ("team1", "team2"))
         for known, other in ((a, b), (b, a)):
             if known is None or other is None:
                 continue
@@ -72,7 +77,7 @@ def derive_hosts(data: DataSource, teams: list[dict[str, Any]], raw: list[dict[s
     countries: dict[str, str | None] = {}  # ground (or "") -> host team id of the country it is in
     seen = set()
     for m in raw:
-        pair = frozenset(team_of.get(str(m.get(k) or "")) for k in ("team1", "team2"))
+        pair = frozenset(team_of.get(_team_name(m.get(k))) for k in ("team1", "team2"))
         row = by_key.get((str(m.get("date")), pair))
         if row is None or None in pair:
             continue
