@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 
@@ -163,6 +164,10 @@ def _read(data: DataSource, relative: str) -> tuple[dict[str, Any], list[dict[st
 def _time_zone(raw: list[dict[str, Any]], given: str | None, where: str, todo: list[str]) -> str:
     local = [m for m in raw if m.get("time") and not _OFFSET.search(str(m["time"]))]
     if given:
+        try:
+            ZoneInfo(given)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(f"--time-zone: unknown IANA time zone {given!r}") from None
         return given
     if local:
         raise ConfigError(f"{where}: {len(local)} kickoff time(s) carry no UTC offset (e.g. {local[0].get('date')} "
