@@ -103,3 +103,13 @@ def test_a_format_that_does_not_fit_names_the_matches_and_writes_nothing(tmp_pat
     err = capsys.readouterr().err
     assert code == 1 and list((tmp_path / "c").iterdir()) == []
     assert "could not place Round of 16 2014-06-28 Brazil v Chile: its teams bra v chi" in err
+
+
+def test_an_unknown_time_zone_option_is_one_line_and_writes_nothing(tmp_path, data_dir, capsys):
+    (tmp_path / "c").mkdir()
+    (tmp_path / "arena.toml").write_text('[arena]\ncompetitions = ["e"]\ncompetitions_dir = "c"\n')
+    assert main(["define-competition", "e20", "--from", "openfootball/euro-2020/euro.json", "--data-dir",
+                 str(data_dir), "--config", str(tmp_path / "arena.toml"), "--time-zone", "Europe/Berln"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--time-zone: unknown IANA time zone 'Europe/Berln'" in err
+    assert list((tmp_path / "c").iterdir()) == []
