@@ -194,7 +194,7 @@ def _tally(summary: ReplaySummary, report: TickReport) -> None:
     summary.ticks += 1
     summary.outcomes += sum(1 for p in report.written if "/outcome.r000." in p)
     summary.statuses.update(report.statuses)
-    summary.problems += report.problems
+    summary.problems += [p for p in report.problems if p not in summary.problems]  # a source's error once
 
 
 def _progress_line(summary: ReplaySummary, now: datetime, elapsed: float) -> str:
