@@ -8,7 +8,14 @@ come from the quick backtest (``collector.forecasters.baselines.backtest``: T-24
 opening as 48 h before the stage's first kickoff); ``--replay`` instead runs the real
 scheduler replay of the World Cup (timed) and scores the forecasts in its archive.
 
+``--competition ID`` (repeatable) scores those competitions instead, all in one table with a
+competition column; ``--competition past`` means every past tournament of the shared data
+(World Cups 1990, 2014, 2018, Euro 2020, Club World Cup 2025) and the 2026 World Cup. The past
+tournaments' definitions are derived from their files by ``define-competition``'s generator
+into a temporary folder (never committed).
+
     python benchmarks/baseline_quality.py --data-dir ../shared/data [--replay DIR]
+    python benchmarks/baseline_quality.py --data-dir ../shared/data --competition past
 """
 
 from __future__ import annotations
@@ -86,12 +93,63 @@ def report(title: str, rows) -> dict[tuple[str, str], float]:
     return briers
 
 
+PAST = {  # id: (openfootball file, time zone of kickoff times without offset)
+    "worldcup-1990": ("openfootball/worldcup-1990/worldcup.json", None),
+    "worldcup-2014": ("openfootball/worldcup-2014/worldcup.json", None),
+    "worldcup-2018": ("openfootball/worldcup-2018/worldcup.json", None),
+    "euro-2020": ("openfootball/euro-2020/euro.json", "Europe/Berlin"),
+    "clubworldcup-2025": ("openfootball/clubworldcup-2025/clubworldcup.json", "America/New_York"),
+}
+
+
+def define_past(folder: Path, data_dir: Path, ids: list[str]) -> None:
+    """Write the definitions of the past tournaments among ``ids`` into ``folder`` (generated, not committed)."""
+    from collector.competitions.toml_out import dumps
+    from collector.datasource import DataSource
+    from collector.sources.derive import derive_definition
+
+    for cid in ids:
+        if cid in PAST:
+            file, zone = PAST[cid]
+            derived = derive_definition(cid, DataSource(data_dir), file, time_zone=zone)
+            (folder / f"{cid}.toml").write_text(dumps(derived.definition), encoding="utf-8")
+
+
+def competition_table(ids: list[str], data_dir: Path) -> None:
+    """One table: competition, baseline, horizon, n, Brier, log loss, RPS (backtest)."""
+    import tempfile
+
+    from collector.competitions.loader import definitions_dir
+
+    with tempfile.TemporaryDirectory() as tmp, definitions_dir(Path(tmp)):
+        define_past(Path(tmp), data_dir, ids)
+        print(f"{'competition':<18} {'baseline':<12} {'horizon':<14} {'n':>4} {'Brier':>7} {'logloss':>8} {'RPS':>7}")
+        for cid in ids:
+            groups = defaultdict(list)
+            for name, horizon, p, _, real in backtest_rows(cid, data_dir):
+                groups[(name, horizon)].append((p, real))
+            for (name, horizon), items in sorted(groups.items()):
+                p = np.stack([i[0] for i in items])
+                real = np.array([i[1] for i in items])
+                y = result_class(real[:, 0], real[:, 1])
+                print(f"{cid:<18} {name:<12} {horizon:<14} {len(items):>4} {brier_score_hda(p, y).mean():>7.4f} "
+                      f"{log_loss_hda(p, y).mean():>8.4f} {rps_hda(p, y).mean():>7.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"), help="folder laid out like ../shared/data")
     parser.add_argument("--replay", type=Path, default=None, help="run the real World Cup replay into this new folder")
+    parser.add_argument("--competition", action="append", default=[], metavar="ID",
+                        help="score these competitions in one table (repeatable; 'past' = every past tournament "
+                             "of the shared data and worldcup-2026)")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.competition:
+        ids = [c for arg in args.competition for c in ([*PAST, "worldcup-2026"] if arg == "past" else [arg])]
+        competition_table(list(dict.fromkeys(ids)), args.data_dir)
+        print(f"\ntotal {time.perf_counter() - started:.1f}s")
+        return
     if args.replay is not None:
         rows, elapsed, ticks = replay_rows(args.replay, args.data_dir)
         briers = report(f"World Cup 2026, real replay ({ticks} ticks in {elapsed:.1f}s)", rows)

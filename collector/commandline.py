@@ -169,6 +169,16 @@ def add_data_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_config_option(parser: argparse.ArgumentParser, help_text: str | None = None) -> None:
+    """``--config FILE``: the arena configuration; its ``[arena] competitions_dir`` names a fork's definitions.
+
+    Read it with :func:`collector.competitions.loader.use_config` (default: ``prematch.toml`` when present).
+    """
+    parser.add_argument("--config", type=Path, default=None, help=help_text or (
+        "arena configuration whose [arena] competitions_dir holds more competition definitions "
+        "(default: prematch.toml when present)"))
+
+
 def check_new_folder(path: Path, option: str = "--out") -> None:
     """A folder a command creates: it may exist only empty (a :class:`UsageError` otherwise)."""
     if path.exists() and (not path.is_dir() or any(path.iterdir())):

@@ -217,6 +217,14 @@ class ArenaConfig(_Model):
     site_url: PublicUrl | None = Field(default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
     source_path: str = "prematch.toml"
+    # issue 11: a fork's competition definitions, relative to the configuration file
+    competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
+
+    def competitions_folder(self) -> Path | None:
+        """``[arena] competitions_dir`` resolved against the configuration file's folder."""
+        if self.competitions_dir is None:
+            return None
+        return (Path(self.source_path).parent / self.competitions_dir).resolve()
 
     @model_validator(mode="after")
     def _consistent(self) -> ArenaConfig:

@@ -9,6 +9,10 @@ Every consumer reads files by the same relative name, laid out like ``../shared/
 ``DataSource(data_dir)`` reads them from ``data_dir`` when given (or from the environment
 variable ``PREMATCH_DATA_DIR``), otherwise downloads them from the public (CC0) URLs below
 through :mod:`collector.http`. Downloads are cached for the life of the object.
+
+The URLs below are those of the shipped competitions; every competition definition names the
+public URL of its own files (``[source.urls]``), which :meth:`DataSource.add_urls` adds, so a
+fork's new file is fetched like the shipped ones.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ PUBLIC_FILES: dict[str, str] = {
     "openfootball/worldcup-2026/worldcup.json": "/openfootball/worldcup.json/master/2026/worldcup.json",
     "openfootball/worldcup-2026/worldcup.teams.json": "/openfootball/worldcup.json/master/2026/worldcup.teams.json",
     "openfootball/worldcup-2026/worldcup.groups.json": "/openfootball/worldcup.json/master/2026/worldcup.groups.json",
+    "openfootball/worldcup-2026/worldcup.squads.json": "/openfootball/worldcup.json/master/2026/worldcup.squads.json",
     "openfootball/worldcup-2026/cup_finals.txt": "/openfootball/worldcup/master/2026--usa/cup_finals.txt",
     "openfootball/worldcup-2026/cup.txt": "/openfootball/worldcup/master/2026--usa/cup.txt",
     **{
@@ -71,19 +76,31 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
 class DataSource:
     """Reads data files by relative name from a local folder or from the public URLs."""
 
-    def __init__(self, data_dir: Path | str | None = None, *, base_url: str = RAW_GITHUB, transport=None):
+    def __init__(self, data_dir: Path | str | None = None, *, base_url: str = RAW_GITHUB, transport=None,
+                 urls: dict[str, str] | None = None):
         if data_dir is None and os.environ.get(ENV_VAR):
             data_dir = os.environ[ENV_VAR]
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.base_url = base_url
         self._transport = transport
         self._cache: dict[str, bytes] = {}
+        self.urls: dict[str, str] = dict(urls or {})
+
+    def add_urls(self, urls: dict[str, str]) -> DataSource:
+        """Public URLs (``https://...``) of more files by relative name, e.g. a definition's ``[source.urls]``."""
+        self.urls.update(urls)
+        return self
+
+    def _url(self, relative: str) -> str | None:
+        if relative in self.urls:
+            return self.urls[relative]
+        return self.base_url + PUBLIC_FILES[relative] if relative in PUBLIC_FILES else None
 
     def describe(self, relative: str) -> str:
         """Where ``relative`` is read from (a path or a URL), for error messages and records."""
         if self.data_dir is not None:
             return str(self.data_dir / relative)
-        return self.base_url + PUBLIC_FILES.get(relative, f"/{relative}")
+        return self._url(relative) or f"{self.base_url}/{relative}"
 
     def read_bytes(self, relative: str) -> bytes:
         """The bytes of one data file; :class:`SourceError` names the file when it is unavailable."""
@@ -103,16 +120,20 @@ class DataSource:
             raise SourceError(f"{path}: cannot read data file ({exc.strerror or exc})") from None
 
     def _download(self, relative: str) -> bytes:
-        if relative not in PUBLIC_FILES:
-            raise SourceError(f"{relative}: no public URL is known for this file; use --data-dir")
-        return run_blocking(self._fetch(PUBLIC_FILES[relative]))
+        url = self._url(relative)
+        if url is None:
+            raise SourceError(f"{relative}: no public URL is known for this file; use --data-dir, or name it in "
+                              "the definition's [source.urls]")
+        return run_blocking(self._fetch(url))
 
-    async def _fetch(self, path: str) -> bytes:
-        async with ServiceClient("data", self.base_url, transport=self._transport) as client:
+    async def _fetch(self, url: str) -> bytes:
+        scheme, _, rest = url.partition("://")
+        host, _, path = rest.partition("/")
+        async with ServiceClient("data", f"{scheme}://{host}", transport=self._transport) as client:
             try:
-                response, _ = await client.request("GET", path)
+                response, _ = await client.request("GET", "/" + path)
             except ServiceCallFailed as exc:
-                raise SourceError(f"{self.base_url}{path}: download failed: {exc}") from None
+                raise SourceError(f"{url}: download failed: {exc}") from None
         return response.content
 
 

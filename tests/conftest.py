@@ -36,3 +36,13 @@ def archive_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "archive"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture(autouse=True)
+def _package_definitions_only():
+    """A command's --config adds a fork's competitions folder for the process; each test starts without."""
+    from collector.competitions.loader import use_definitions_dir
+
+    use_definitions_dir(None)
+    yield
+    use_definitions_dir(None)

@@ -24,8 +24,9 @@ T0 = datetime(2026, 5, 1, tzinfo=UTC)
 LEAGUES = ["de-1-2025-26", "en-1-2025-26", "es-1-2025-26", "fr-1-2025-26", "it-1-2025-26"]
 
 
-def test_six_competitions_are_shipped_and_load():
-    assert list_competitions() == sorted(["worldcup-2026", *LEAGUES])
+def test_the_shipped_competitions_are_found_and_every_definition_loads():
+    # a fork adds definitions (here or in its competitions_dir): the shipped ones must be there, others may
+    assert set(list_competitions()) >= {"worldcup-2026", *LEAGUES}
     for cid in list_competitions():
         competition = load_competition(cid, T0)
         assert competition.id == cid and competition.recorded_at == T0

@@ -8,11 +8,13 @@ from pathlib import Path
 from collector.commandline import (
     INSTANT_HELP,
     add_data_dir_option,
+    add_config_option,
     check_new_folder,
     finish,
     parse_utc_instant,
 )
 from collector.competitions import list_competitions
+from collector.competitions.loader import check_competition_ids
 from collector.errors import ConfigError, UsageError
 from collector.forecasters.baselines import BASELINES
 
@@ -24,12 +26,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "scheduler, one git commit per tick, into a new repository; every "
                                 "record is marked clock=replay."
                             ))
-    parser.add_argument("competition", choices=list_competitions(), metavar="COMPETITION",
-                        help=f"competition id: {', '.join(list_competitions())}")
+    parser.add_argument("competition", metavar="COMPETITION",
+                        help=f"competition id: {', '.join(list_competitions())}, or one of the folder named by "
+                             "--config ([arena] competitions_dir)")
     parser.add_argument("--out", type=Path, required=True, help="new (or empty) folder for the replay's git repository")
     add_data_dir_option(parser)
-    parser.add_argument("--config", type=Path, default=None,
-                        help="arena configuration to take horizons, windows and baselines from (LLMs are dropped)")
+    add_config_option(parser, "arena configuration to take horizons, windows, baselines and its "
+                              "[arena] competitions_dir from (LLMs are dropped)")
     parser.add_argument("--until", type=parse_utc_instant, default=None,
                         help=f"stop after the tick at this simulated time ({INSTANT_HELP})")
     parser.add_argument("--baselines", default=",".join(BASELINES),
@@ -46,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from collector.schedule.replay import market_forecaster, replay
 
     check_new_folder(args.out)
+    check_competition_ids(args.config, [args.competition])
     baselines = [b for b in args.baselines.split(",") if b]
     unknown = [b for b in baselines if b not in BASELINES]
     if unknown:

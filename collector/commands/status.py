@@ -12,7 +12,8 @@ from typing import Any
 import orjson
 
 from collector.archive.reader import Archive, check_archive_dir, load_archive
-from collector.commandline import finish
+from collector.commandline import add_config_option, finish
+from collector.competitions.loader import check_competition_ids
 from collector.errors import Problem
 
 
@@ -25,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                             ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a text summary")
+    add_config_option(parser)
     return parser
 
 
@@ -81,6 +83,7 @@ def _by(values) -> dict[str, int]:
 
 def run(args: argparse.Namespace) -> int:
     check_archive_dir(args.archive)
+    check_competition_ids(args.config, [])  # a bad --config (or competitions_dir) is a usage error
     report = summarise(load_archive(args.archive))
     if args.json:
         sys.stdout.write(orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())

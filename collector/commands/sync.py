@@ -11,12 +11,14 @@ from collector.archive.reader import check_archive_dir
 from collector.commandline import (
     INSTANT_HELP,
     add_clock_option,
+    add_config_option,
     add_data_dir_option,
     finish,
     parse_utc_instant,
     resolve_clock,
 )
 from collector.competitions import list_competitions, load_definition
+from collector.competitions.loader import check_competition_ids
 from collector.datasource import DataSource
 from collector.errors import PrematchError, Problem
 from collector.fixtures.sync import sync_competition
@@ -32,8 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "--now."
                             ))
     parser.add_argument("--competition", action="append", required=True, metavar="ID",
-                        choices=[*list_competitions(), "all"],
-                        help=f"competition id (repeatable; 'all' for every one): {', '.join(list_competitions())}")
+                        help=f"competition id (repeatable; 'all' for every one): {', '.join(list_competitions())} "
+                             "or one of the folder named by --config")
     parser.add_argument("--now", type=parse_utc_instant, default=None,
                         help=f"the time to sync as of ({INSTANT_HELP}; default: the current time); "
                              "only what was knowable then is written")
@@ -41,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--archive", type=Path, default=Path("archive"),
                         help="archive folder, created if missing (default: archive)")
     add_data_dir_option(parser)
+    add_config_option(parser)
     parser.add_argument("--source", choices=ADAPTERS, default=None,
                         help="override the competition's source adapter (football-data needs FOOTBALL_DATA_API_KEY)")
     return parser
@@ -65,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     check_archive_dir(args.archive, may_be_missing=True)
     now = args.now or datetime.now(UTC)
     clock = resolve_clock(args)
+    check_competition_ids(args.config, args.competition)
     ids = list_competitions() if "all" in args.competition else args.competition
     result = SyncRun()
     for competition_id in ids:

@@ -35,6 +35,14 @@ NATIONAL_ALIASES: dict[str, list[str]] = {
     "Saudi Arabia": ["KSA"],
 }
 
+# The 2026 hosts and the cities of their venues (as openfootball names them, a venue's prefix).
+HOST_CITIES_2026: dict[str, tuple[str, ...]] = {
+    "mex": ("Mexico City", "Guadalajara", "Monterrey"),
+    "can": ("Toronto", "Vancouver"),
+    "usa": ("Atlanta", "Boston", "Dallas", "Houston", "Kansas City", "Los Angeles", "Miami",
+            "New York", "Philadelphia", "San Francisco", "Seattle"),
+}
+
 WORLD_CUP_STAGES = [
     ("group", "Group stage", False, ["Matchday"]),
     ("round-of-32", "Round of 32", True, ["Round of 32"]),
@@ -95,10 +103,12 @@ def define_world_cup(data: DataSource) -> dict[str, Any]:
         "format": "tournament",
         "time_zone": "UTC",
         "best_third_placed": 8,
+        "host_nations": list(HOST_CITIES_2026),
         "stage_opening_by": "stage",
         "tie_breakers": ["points", "head_to_head", "goal_difference", "goals_for", "fair_play", "drawing_of_lots"],
         "definition_source": "openfootball worldcup.json 2026 (teams, groups) and worldcup 2026--usa/cup_finals.txt",
-        "source": {"adapter": "openfootball", "file": f"{base}/worldcup.json", "football_data_code": "WC"},
+        "source": {"adapter": "openfootball", "file": f"{base}/worldcup.json", "football_data_code": "WC",
+                   "squads": f"{base}/worldcup.squads.json"},
         "stages": [_stage(i, sid, name, ko, labels) for i, (sid, name, ko, labels) in enumerate(WORLD_CUP_STAGES)],
         "groups": [
             {"name": g["name"].removeprefix("Group ").strip(), "teams": [by_name[n] for n in g["teams"]]}
@@ -106,6 +116,7 @@ def define_world_cup(data: DataSource) -> dict[str, Any]:
         ],
         "teams": [_national_team(t) for t in teams],
         "knockout_slots": slots,
+        "venue_countries": {city: team for team, cities in HOST_CITIES_2026.items() for city in cities},
     }
 
 

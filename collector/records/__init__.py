@@ -21,13 +21,16 @@ from .base import (
     now_utc,
 )
 from .competition import (
+    BestThirdRow,
     Competition,
     CompetitionFormat,
     Group,
     KnockoutSlot,
     Stage,
     Team,
+    ThirdPlaceAssignment,
     TieBreakers,
+    TopScorerTieBreak,
 )
 from .event import (
     Event,

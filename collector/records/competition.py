@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -52,6 +53,10 @@ class KnockoutSlot(Contract):
     stage: Slug
     home_rule: str
     away_rule: str
+    source_date: date | None = Field(
+        default=None, description="for a source without match numbers: the match's local date in the source")
+    source_index: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="... and its position among the stage's matches of that date (kickoff, then file order)")
 
     @field_validator("home_rule", "away_rule")
     @classmethod
@@ -59,6 +64,27 @@ class KnockoutSlot(Contract):
         if not SLOT_RULE.match(value):
             raise ValueError(f"unknown slot rule {value!r}: expected 1A, 2A, 3A/B/C, W74 or L101")
         return value
+
+
+class ThirdPlaceAssignment(Contract):
+    """In one row of a best-third table: the group whose third-placed team plays in this match."""
+
+    match_number: Annotated[int, Field(ge=1)]
+    group: str = Field(pattern=r"^[A-L]$")
+
+
+class BestThirdRow(Contract):
+    """One row of the official table: which qualified third goes to which knockout match."""
+
+    groups: str = Field(pattern=r"^[A-L]+$", description="the groups whose thirds qualified, in order, e.g. ACDF")
+    assignments: tuple[ThirdPlaceAssignment, ...]
+
+
+class TopScorerTieBreak(StrEnum):
+    """How a competition ranks players level on goals (the top-scorer question's answer)."""
+
+    SHARED = "shared"  # every player level on goals is a top scorer (their teams all count)
+    FEWER_PENALTIES = "fewer_penalties"  # then fewer penalty goals (not enough data: shared among the rest)
 
 
 class TieBreakers(StrEnum):
@@ -89,6 +115,16 @@ class Competition(Revisable):
         TieBreakers.GOALS_FOR,
     )
     best_third_placed: Annotated[int, Field(ge=0)] = 0
+    best_third_table: tuple[BestThirdRow, ...] = Field(
+        default=(), description="the official allocation of qualified thirds to knockout matches")
+    host_nations: tuple[Slug, ...] = Field(default=(), description="team ids of the host nations")
+    starts_on: date | None = Field(default=None, description="first match day (local); a source match before it is refused")
+    ends_on: date | None = Field(default=None, description="last match day (local); a source match after it is refused")
+    venue_countries: dict[str, Slug] = Field(
+        default_factory=dict, description="venue (as the source names it, a prefix) -> host team id of its country")
+    top_scorer_tie_break: TopScorerTieBreak = TopScorerTieBreak.SHARED
+    player_aliases: dict[str, str] = Field(
+        default_factory=dict, description="a scorer's name as some source spells it -> the one name counted")
     promotion_places: Annotated[int, Field(ge=0)] = 0
     relegation_places: Annotated[int, Field(ge=0)] = 0
     stage_opening_by: Literal["stage", "matchday"] = "stage"
@@ -104,11 +140,48 @@ class Competition(Revisable):
             unknown = [t for t in group.teams if t not in known]
             if unknown:
                 raise ValueError(f"group {group.name} names unknown teams {unknown}")
+        unknown_hosts = [t for t in (*self.host_nations, *self.venue_countries.values()) if t not in known]
+        if unknown_hosts:
+            raise ValueError(f"host nations name unknown teams {unknown_hosts}")
         stage_ids = {s.id for s in self.stages}
+        numbers = [s.match_number for s in self.knockout_slots]
+        if len(set(numbers)) != len(numbers):
+            raise ValueError("knockout slot match numbers must be unique")
         for slot in self.knockout_slots:
             if slot.stage not in stage_ids:
                 raise ValueError(f"slot for match {slot.match_number} names unknown stage {slot.stage}")
+            for rule in (slot.home_rule, slot.away_rule):
+                if rule[0] in "WL" and int(rule[1:]) not in numbers:
+                    raise ValueError(f"slot for match {slot.match_number}: rule {rule} names no slot's match")
+        self._check_third_table()
         return self
+
+    def _check_third_table(self) -> None:
+        third_rules = {s.match_number: r for s in self.knockout_slots for r in (s.home_rule, s.away_rule) if r[0] == "3"}
+        seen = set()
+        for row in self.best_third_table:
+            if len(row.groups) != self.best_third_placed or row.groups in seen:
+                raise ValueError(f"best-third row {row.groups}: expected {self.best_third_placed} groups, once each")
+            seen.add(row.groups)
+            placed = sorted(a.group for a in row.assignments)
+            if placed != sorted(row.groups) or sorted(a.match_number for a in row.assignments) != sorted(third_rules):
+                raise ValueError(f"best-third row {row.groups}: must place each of its groups in one of the "
+                                 f"matches {sorted(third_rules)}")
+            for a in row.assignments:
+                if a.group not in third_rules[a.match_number][1:].split("/"):
+                    raise ValueError(f"best-third row {row.groups}: group {a.group} cannot play match "
+                                     f"{a.match_number} ({third_rules[a.match_number]})")
+
+    def third_placed_in(self, qualified: str, match_number: int) -> str | None:
+        """The group whose third plays ``match_number`` when the thirds of ``qualified`` go through (table)."""
+        key = "".join(sorted(qualified))
+        for row in self.best_third_table:
+            if "".join(sorted(row.groups)) == key:
+                return next((a.group for a in row.assignments if a.match_number == match_number), None)
+        return None
+
+    def slot(self, match_number: int) -> KnockoutSlot | None:
+        return next((s for s in self.knockout_slots if s.match_number == match_number), None)
 
     def team(self, team_id: str) -> Team:
         for team in self.teams:

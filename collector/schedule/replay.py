@@ -91,7 +91,8 @@ def replay_config(competition_id: str, config_path: Path | None, baselines: Sequ
         data = {"arena": {"competitions": [competition_id], "access": [a.value for a in base.access],
                           "strategies": [s.value for s in base.strategies],
                           "horizons": [h.value for h in base.horizons],
-                          "questions": base.questions},
+                          "questions": base.questions,
+                          **({"competitions_dir": str(base.competitions_folder())} if base.competitions_dir else {})},
                 "windows": base.windows.model_dump(mode="json"), "forecasters": kept}
         return parse_config(data, str(config_path))
     data = {"arena": {"competitions": [competition_id], "access": ["closed_book"],
@@ -193,7 +194,7 @@ def _tally(summary: ReplaySummary, report: TickReport) -> None:
     summary.ticks += 1
     summary.outcomes += sum(1 for p in report.written if "/outcome.r000." in p)
     summary.statuses.update(report.statuses)
-    summary.problems += report.problems
+    summary.problems += [p for p in report.problems if p not in summary.problems]  # a source's error once
 
 
 def _progress_line(summary: ReplaySummary, now: datetime, elapsed: float) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from collector.competitions.loader import use_definitions_dir
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
 from collector.forecasters.llm.protocol import arena_protocol_sha256
@@ -138,6 +139,8 @@ async def run_tick_async(
     fired and how late the tick began (:func:`schedule_fields`).
     """
     now = now or datetime.now(UTC)
+    if config.competitions_folder() is not None:  # a fork's definitions ([arena] competitions_dir)
+        use_definitions_dir(config.competitions_folder())
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     report = TickReport(now)

@@ -93,3 +93,35 @@ def assign_match_numbers(matches: list[SourceMatch], competition: Competition) -
             if m.stage == stage.id and m.match_number is not None:
                 rules.numbered[m.match_number] = m
     return out
+
+
+def by_date_order(matches: list[SourceMatch]) -> dict[tuple[str, object], list[int]]:
+    """Indices of knockout matches per (stage, local date), in kickoff order then the source's order."""
+    groups: dict[tuple[str, object], list[int]] = defaultdict(list)
+    for i, m in enumerate(matches):
+        if m.knockout:
+            groups[(m.stage, m.kickoff_date)].append(i)
+    for key, indices in groups.items():
+        groups[key] = sorted(indices, key=lambda i: (matches[i].kickoff_utc is None, matches[i].kickoff_utc, i))
+    return groups
+
+
+def number_by_slot_dates(matches: list[SourceMatch], competition: Competition) -> list[SourceMatch]:
+    """Knockout matches without a number get the one of the slot with their stage, date and position.
+
+    A definition derived from a source without match numbers records, per slot, the match's
+    local date and its position among that stage's matches of the day (``source_date``,
+    ``source_index``). A match no slot names keeps no number (and so no rule: it is registered
+    only once every earlier stage has finished).
+    """
+    keyed = {(s.stage, s.source_date, s.source_index): s.match_number
+             for s in competition.knockout_slots if s.source_date is not None and s.source_index is not None}
+    if not keyed:
+        return matches
+    out = list(matches)
+    for (stage, day), indices in by_date_order(matches).items():
+        for position, i in enumerate(indices):
+            number = keyed.get((stage, day, position))
+            if out[i].match_number is None and number is not None:
+                out[i] = replace(out[i], match_number=number)
+    return out

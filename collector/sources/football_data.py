@@ -119,19 +119,27 @@ class FootballDataSource:
     async def _download(self, competition: Competition) -> dict[str, Any]:
         if not self.code:
             raise ConfigError(f"{self.definition.path}: [source] has no football_data_code")
-        if not self.api_key:
-            raise ConfigError(f"football-data.org needs an API key in the environment variable {API_KEY_ENV}")
-        season = competition.edition[:4]
-        async with ThrottledClient("football-data", self.base_url, headers={"X-Auth-Token": self.api_key},
-                                   transport=self.transport, sleep=self.sleep, retry=self.retry) as client:
-            response, _ = await client.request("GET", f"/v4/competitions/{self.code}/matches", params={"season": season})
-        try:
-            payload = orjson.loads(response.content)
-        except orjson.JSONDecodeError as exc:
-            raise ProviderError(f"football-data.org: response body is not JSON ({exc})") from None
-        if not isinstance(payload, dict) or not isinstance(payload.get("matches"), list):
-            raise ProviderError("football-data.org: response has no 'matches' list")
-        return payload
+        return await download_season(self.code, competition.edition[:4], api_key=self.api_key,
+                                     base_url=self.base_url, transport=self.transport, sleep=self.sleep,
+                                     retry=self.retry)
+
+
+async def download_season(code: str, season: str, *, api_key: str, base_url: str = BASE_URL,
+                          transport: httpx.AsyncBaseTransport | None = None, sleep=asyncio.sleep,
+                          retry: RetryPolicy | None = None) -> dict[str, Any]:
+    """``GET /v4/competitions/{code}/matches?season=`` (throttled); the payload, checked to hold a match list."""
+    if not api_key:
+        raise ConfigError(f"football-data.org needs an API key in the environment variable {API_KEY_ENV}")
+    async with ThrottledClient("football-data", base_url, headers={"X-Auth-Token": api_key}, transport=transport,
+                               sleep=sleep, retry=retry or RetryPolicy(max_attempts=4, max_delay=65.0)) as client:
+        response, _ = await client.request("GET", f"/v4/competitions/{code}/matches", params={"season": season})
+    try:
+        payload = orjson.loads(response.content)
+    except orjson.JSONDecodeError as exc:
+        raise ProviderError(f"football-data.org: response body is not JSON ({exc})") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("matches"), list):
+        raise ProviderError("football-data.org: response has no 'matches' list")
+    return payload
 
 
 def parse_matches(payload: dict[str, Any], competition: Competition, definition: Definition, batch: SourceBatch) -> None:

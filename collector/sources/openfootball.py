@@ -36,6 +36,8 @@ from collector.sources.base import (
     SourceMatch,
     score_from_pair,
 )
+from collector.sources.bracket import number_by_slot_dates
+from collector.sources.checks import batch_problems, goal_problems, late_goal_problems, score_problems
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
@@ -60,7 +62,7 @@ class OpenfootballSource:
         if not definition.source.file:
             raise SourceError(f"{definition.path}: [source] names no openfootball file")
         self.definition = definition
-        self.data = data
+        self.data = data.add_urls(definition.source.urls)
         self.file = definition.source.file
         self.retrieved_at = retrieved_at
 
@@ -81,13 +83,20 @@ class OpenfootballSource:
             return batch
         tz = ZoneInfo(competition.time_zone)
         for index, raw in enumerate(raw_matches):
+            warnings: list[str] = []
             try:
-                batch.matches.append(self._parse(raw, competition, tz, batch.source))
+                batch.matches.append(self._parse(raw, competition, tz, batch.source, warnings))
+                batch.problems += [Problem(f"{where} matches[{index}] {_label(raw)}", w) for w in warnings]
             except (SourceError, ValueError, TypeError, KeyError) as exc:
                 batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
+        for match, message in batch_problems(batch.matches, competition):
+            batch.problems.append(Problem(f"{where} {match.label}" if match else where, message))
+            batch.matches = [m for m in batch.matches if m is not match]
+        batch.matches = number_by_slot_dates(batch.matches, competition)
         return batch
 
-    def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str) -> SourceMatch:
+    def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str,
+               warnings: list[str]) -> SourceMatch:
         if not isinstance(raw, dict):
             raise ValueError(f"a match must be an object, got {type(raw).__name__}")
         label = _label(raw)
@@ -103,8 +112,20 @@ class OpenfootballSource:
         number = raw.get("num")
         if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
             raise ValueError(f"field num: expected a positive match number, got {number!r}")
-        group = raw.get("group")
+        if raw.get("score_conflict") is not None:
+            raise ValueError(f"fields score and score1/score2 disagree: {raw['score_conflict']}")
+        group = raw.get("group") or (round_name if round_name.startswith("Group ") and not knockout else None)
         matchday = _NUMBER.search(round_name)
+        goals = _goals(raw, home, away, scores) if scores else None
+        inconsistent = score_problems(scores.get("score_90"), scores.get("score_extra_time"),
+                                      scores.get("score_penalties")) if scores else []
+        inconsistent += late_goal_problems(goals, scores.get("score_90"), scores.get("score_extra_time"))
+        if inconsistent:
+            raise ValueError("; ".join(inconsistent) + " (match left out)")
+        dropped = goal_problems(goals, home, away, scores.get("score_90"), scores.get("score_extra_time"))
+        if dropped:
+            warnings.append("; ".join(dropped) + " (goals left out, the score kept)")
+            goals = None
         return SourceMatch(
             label=label,
             stage=stage,
@@ -123,7 +144,7 @@ class OpenfootballSource:
             group=str(group).removeprefix("Group ").strip() if group else None,
             matchday=int(matchday.group(1)) if matchday and not knockout else None,
             venue=raw.get("ground") or raw.get("stadium") or None,
-            goals=_goals(raw, home, away, scores) if scores else None,
+            goals=goals,
             **scores,
         )
 
@@ -242,3 +263,24 @@ def _goal(goal: dict[str, Any], team: str, extra_time: bool, where: str) -> Goal
         own_goal=bool(goal.get("owngoal")),
         period=period,
     )
+
+
+def read_squads(definition: Definition, data: DataSource, competition: Competition) -> tuple[dict[str, list[str]] | None, list[Problem]]:
+    """Player names per team id from the definition's openfootball squads file (None when it names none)."""
+    if not definition.source.squads:
+        return None, []
+    where = data.describe(definition.source.squads)
+    try:
+        document = orjson.loads(data.read_bytes(definition.source.squads))
+    except (orjson.JSONDecodeError, SourceError) as exc:
+        return None, [Problem(where, f"squads file unusable ({exc}); scorers are matched by name only")]
+    squads: dict[str, list[str]] = {}
+    problems = []
+    codes = {(t.code or "").upper(): t.id for t in competition.teams}
+    for index, team in enumerate(document if isinstance(document, list) else []):
+        try:
+            team_id = codes.get(str(team.get("fifa_code", "")).upper()) or resolve_team(competition, team["name"])
+            squads[team_id] = [p["name"] for p in team["players"] if isinstance(p.get("name"), str)]
+        except (SourceError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(Problem(f"{where} [{index}]", f"squad not read: {_message(exc)}"))
+    return squads, problems

@@ -4,6 +4,10 @@
 "Arsenal FC", "code": "ARS"}, "score1": 4, "score2": 3, ...}]}]}``. Each match is rewritten
 into the ``matches`` shape (``round``, ``team1`` name, ``score`` with ``ft``/``ht``/``et``/``p``,
 ``time`` with its ``timezone`` such as ``UTC+3``) and keeps the original under ``raw``.
+
+Results come either as ``score1``/``score2``/``score1i``/``score1et``/``score1p`` (older copies)
+or already as a ``score`` object with ``ft``/``ht``/``et``/``p`` (Euro 2020's current form);
+a match that gives both is passed on with ``score_conflict`` for the reader to report.
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ def _rewrite(match: dict[str, Any], round_name: str) -> dict[str, Any]:
         out[key] = team.get("name") if isinstance(team, dict) else team
     score = {k: v for k, v in (("ft", _pair(match, "")), ("ht", _pair(match, "i")),
                                ("et", _pair(match, "et")), ("p", _pair(match, "p"))) if v is not None}
-    out["score"] = score
+    given = match.get("score")
+    if given is not None and score and (not isinstance(given, dict) or any(given.get(k) != v for k, v in score.items())):
+        out["score_conflict"] = {"score": given, "score1/score2": score}  # reported by the reader
+    out["score"] = given if given is not None else score
     for key in ("num", "group", "status", "goals1", "goals2"):
         if match.get(key) is not None:
             out[key] = match[key]

@@ -5,7 +5,7 @@ the tasks directly from the source file so tuning, tests and benchmarks can scor
 in seconds. Horizons: ``t_minus_24h`` and ``t_minus_2h`` before kickoff, and
 ``stage_opening`` = 48 hours before the first kickoff of the match's stage (or league
 matchday), but never before the end of the previous stage (knockout pairings are only known
-then). ``history`` holds the competition's matches that ended (kickoff + 2.5 h) before the
+then). A match with a date but no time is forecast as if it kicked off at local midnight. ``history`` holds the competition's matches that ended (kickoff + 2.5 h) before the
 request time.
 """
 
@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from collector.competitions import load_competition, load_definition
 from collector.datasource import DataSource
@@ -76,13 +78,19 @@ def played_matches(competition_id: str, data_dir) -> tuple[Competition, list[Pla
     batch = OpenfootballSource(load_definition(competition_id), DataSource(data_dir), retrieved_at=retrieved).fetch(
         competition
     )
+    tz = ZoneInfo(competition.time_zone)
     played = [
-        _records(m, competition, retrieved)
+        _records(m if m.kickoff_utc is not None else replace(m, kickoff_utc=_day_start(m, tz)), competition, retrieved)
         for m in batch.matches
-        if m.score_90 is not None and m.kickoff_utc is not None and m.event_id and m.home_team and m.away_team
+        if m.score_90 is not None and m.event_id and m.home_team and m.away_team
     ]
     played.sort(key=lambda p: (p.event.kickoff_utc, p.event.id))
     return competition, played
+
+
+def _day_start(match: SourceMatch, tz: ZoneInfo) -> datetime:
+    """A match with a date but no time (World Cup 1990): forecast as if it kicked off at local midnight."""
+    return datetime.combine(match.kickoff_date, time(0), tzinfo=tz).astimezone(UTC)
 
 
 def _stage_key(event: Event) -> tuple:

@@ -32,29 +32,23 @@ from .scoregrid import expected_goals, knockout_odds, outcome_probabilities, top
 
 CONDITIONS = ((Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST),)
 
-# Host nations play at home in their own country's venues (city names as openfootball gives them).
-HOST_CITIES: dict[str, dict[str, tuple[str, ...]]] = {
-    "worldcup-2026": {
-        "mex": ("Mexico City", "Guadalajara", "Monterrey"),
-        "can": ("Toronto", "Vancouver"),
-        "usa": ("Atlanta", "Boston", "Dallas", "Houston", "Kansas City", "Los Angeles", "Miami",
-                "New York", "Philadelphia", "San Francisco", "Seattle"),
-    }
-}
-
-
 def venue_edge(competition: Competition, home: str, away: str, venue: str | None) -> int:
     """+1 when the home side plays at home, -1 when the away side does, 0 on neutral ground.
 
-    Leagues: the home side always. Tournaments: a host nation in one of its own cities.
+    Leagues: the home side always. Tournaments, from the definition (never a competition id):
+    a venue named in ``venue_countries`` is in that host's country; without per-venue data a
+    host nation (``host_nations``) plays at home wherever it plays.
     """
     if competition.format is CompetitionFormat.LEAGUE:
         return 1
-    hosts = HOST_CITIES.get(competition.id, {})
-    if venue is None:
-        return 0
+    if competition.venue_countries:
+        country = next((team for prefix, team in competition.venue_countries.items()
+                        if venue is not None and venue.startswith(prefix)), None)
+        hosts: tuple[str, ...] = (country,) if country else ()
+    else:
+        hosts = competition.host_nations
     for side, team in ((1, home), (-1, away)):
-        if any(venue.startswith(city) for city in hosts.get(team, ())):
+        if team in hosts:
             return side
     return 0
 

@@ -4,8 +4,8 @@ Tournaments: unplayed group matches are drawn from the baseline's score grid; ea
 table follows the competition's tie-breakers (``collector.competitions.standings``: points, head to head,
 goal difference, goals scored; remaining ties by team id); the best ``best_third_placed``
 third-placed teams (points, goal difference, goals) fill the ``3A/B/C/...`` slots by the
-first valid assignment in match-number order (FIFA's annex table picks one such assignment;
-this is an approximation where several exist); knockouts follow ``knockout_slots``
+definition's official ``best_third_table`` (UEFA's for 24-team Euros), else by the first valid
+assignment in match-number order (an approximation where several exist); knockouts follow ``knockout_slots``
 (``1E``, ``2A``, ``3A/B/C``, ``W74``, ``L101``): a drawn 90 minutes goes to extra time at a
 third of the rates, then penalties at 50/50. Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
@@ -184,7 +184,10 @@ def rank_table(size: int, results, tie_breakers, names: dict[int, str]) -> list[
 
 
 def assign_thirds(slots: list[tuple[int, str, set[str]]], qualified: list[str]) -> dict[tuple[int, str], str]:
-    """Groups of the qualified third-placed teams -> slots (match, side) allowing them; first valid assignment."""
+    """Groups of the qualified third-placed teams -> slots (match, side) allowing them; first valid assignment.
+
+    Used only when the competition's definition has no official best-third table for the combination.
+    """
     result: dict[tuple[int, str], str] = {}
 
     def place(i: int, left: list[str]) -> bool:
@@ -200,6 +203,17 @@ def assign_thirds(slots: list[tuple[int, str, set[str]]], qualified: list[str]) 
 
     place(0, list(qualified))
     return result
+
+
+def table_thirds(comp, slots: list[tuple[int, str, set[str]]], combo: frozenset) -> dict[tuple[int, str], str]:
+    """The official allocation (the definition's ``best_third_table``) of the qualified groups ``combo``; {} without one."""
+    placed = {}
+    for match, side, _ in slots:
+        group = comp.third_placed_in("".join(sorted(combo)), match)
+        if group is None:
+            return {}
+        placed[(match, side)] = group
+    return placed
 
 
 def _rule_teams(rule: str, n: int, ranked, thirds_at, winners, losers, match: int, side: str) -> np.ndarray:
@@ -231,7 +245,7 @@ def _thirds(task: ForecastTask, ranked, rows, n: int) -> list[dict[tuple[int, st
         by_group = {g: t for *_, t, g in qualified}
         combo = frozenset(by_group)
         if combo not in memo:
-            memo[combo] = assign_thirds(slots, list(combo))
+            memo[combo] = table_thirds(comp, slots, combo) or assign_thirds(slots, list(combo))
         assigned = memo[combo]
         out.append({slot: by_group[g] for slot, g in assigned.items()})
     return out

@@ -1,0 +1,73 @@
+"""The built-in catalogue of competition formats (``collector/competitions/formats/*.toml``).
+
+A format is data: how many groups of which size, how many best thirds go through, the
+tie-breakers, and the knockout slots (``[number, stage, home rule, away rule]`` in the
+format's own numbering) with, for formats with best thirds, the official allocation table
+(``best_third_matches``: the matches a qualified third can play; ``best_third_table``: per set
+of qualified groups, the group whose third plays each of those matches, in that order).
+``define-competition`` maps a source's matches onto a format's slots; the result is written
+into the competition's definition, which the runtime then reads (it never reads formats).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from collector.errors import ConfigError
+
+FORMATS_DIR = Path(__file__).resolve().parent / "formats"
+
+
+@dataclass(frozen=True)
+class Format:
+    id: str
+    description: str
+    groups: int
+    group_size: int
+    best_third_placed: int
+    tie_breakers: tuple[str, ...]
+    slots: tuple[tuple[int, str, str, str], ...]
+    best_third_table: tuple[dict[str, Any], ...]  # the Competition's best_third_table rows
+
+    def stages(self) -> list[str]:
+        """Knockout stage ids in order of the format's numbering."""
+        return list(dict.fromkeys(stage for _, stage, _, _ in self.slots))
+
+    def slot_dicts(self) -> list[dict[str, Any]]:
+        return [{"match_number": n, "stage": s, "home_rule": h, "away_rule": a} for n, s, h, a in self.slots]
+
+
+def list_formats() -> list[str]:
+    return sorted(p.stem for p in FORMATS_DIR.glob("*.toml"))
+
+
+def load_format(format_id: str) -> Format:
+    path = FORMATS_DIR / f"{format_id}.toml"
+    if not path.is_file():
+        raise ConfigError(f"unknown format {format_id!r} (known: {', '.join(list_formats())})")
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    matches = raw.get("best_third_matches", [])
+    table = tuple(
+        {"groups": groups, "assignments": [{"match_number": m, "group": g} for m, g in zip(matches, thirds, strict=True)]}
+        for groups, thirds in raw.get("best_third_table", [])
+    )
+    return Format(
+        id=format_id, description=raw["description"], groups=raw["groups"], group_size=raw["group_size"],
+        best_third_placed=raw["best_third_placed"], tie_breakers=tuple(raw["tie_breakers"]),
+        slots=tuple((int(n), str(s), str(h), str(a)) for n, s, h, a in raw["slots"]), best_third_table=table,
+    )
+
+
+def guess_format(groups: int, group_size: int, stages: set[str]) -> str | None:
+    """The catalogue format a source's shape fits, or None (then ``--format`` must name one)."""
+    if groups == 0:
+        return "league" if not stages else None
+    third = "third-place" in stages
+    return {
+        (8, 4, True): "cup-32", (8, 4, False): "cup-32-no-third",
+        (6, 4, False): "cup-24-euro", (6, 4, True): "cup-24-wc",
+        (4, 4, False): "cup-16", (12, 4, True): "cup-48",
+    }.get((groups, group_size, third))

@@ -1,0 +1,97 @@
+"""Consistency checks of one source match at ingest: goals against scores, scores against each other.
+
+Each check returns messages naming the values; the adapter turns them into a problem naming
+file and match, and leaves the match out (fail closed: a result that contradicts itself is
+neither recorded nor used to decide a knockout slot). Rules:
+
+* extra time (``et``) is played only after a level 90 minutes, and its cumulative score is
+  at least the 90-minute one on each side; a shoot-out (``p``) follows a level score after
+  extra time and is not level itself;
+* listed goals (own goals are listed under the team credited) add up to the final score,
+  those of regulation (minute ≤ 90, stoppage ``90+x`` included) to the 90-minute score;
+* a goal after the 105th minute needs extra time (some files write stoppage time ``90+2`` as
+  ``92``, so minutes 91-105 without extra time are read as stoppage time).
+
+Score problems leave the match out; goals that do not add up to a consistent score are
+dropped from the outcome (the score is kept) and reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from collector.records import Goal, Score
+
+
+def _pair(score: Score) -> str:
+    return f"{score.home}-{score.away}"
+
+
+def score_problems(score_90: Score | None, extra: Score | None, shootout: Score | None) -> list[str]:
+    problems = []
+    if extra is not None and score_90 is not None:
+        if score_90.home != score_90.away:
+            problems.append(f"extra time {_pair(extra)} after a 90-minute score {_pair(score_90)} that is not level")
+        if extra.home < score_90.home or extra.away < score_90.away:
+            problems.append(f"score after extra time {_pair(extra)} is below the 90-minute score {_pair(score_90)}")
+    if shootout is not None:
+        level = extra or score_90
+        if level is not None and level.home != level.away:
+            problems.append(f"a shoot-out {_pair(shootout)} after a score {_pair(level)} that is not level")
+        if shootout.home == shootout.away:
+            problems.append(f"a shoot-out {_pair(shootout)} that is level decides nothing")
+    return problems
+
+
+def _minute(goal: Goal) -> str:
+    return f"{goal.minute}+{goal.stoppage}'" if goal.stoppage else f"{goal.minute}'"
+
+
+LAST_STOPPAGE_MINUTE = 105
+
+
+def late_goal_problems(goals: Iterable[Goal] | None, score_90: Score | None, extra: Score | None) -> list[str]:
+    """A goal in extra time's minutes when the source gives no extra-time score: the score is in doubt."""
+    late = [g for g in goals or () if g.minute is not None and g.minute > LAST_STOPPAGE_MINUTE]
+    if not late or extra is not None or score_90 is None:
+        return []
+    return [f"goal(s) at {', '.join(_minute(g) for g in late)} but the source gives no extra-time score "
+            f"(90 minutes: {_pair(score_90)})"]
+
+
+def goal_problems(goals: Iterable[Goal] | None, home: str | None, away: str | None, score_90: Score | None,
+                  extra: Score | None) -> list[str]:
+    """Listed goals that do not add up to the (consistent) score."""
+    if goals is None or score_90 is None:
+        return []
+    goals = list(goals)
+    problems = []
+    final = extra or score_90
+    total = Counter(g.team for g in goals)
+    if (total[home], total[away]) != (final.home, final.away):
+        problems.append(f"{len(goals)} goal(s) listed ({total[home]}-{total[away]}) do not add up to the score "
+                        f"{_pair(final)}{' after extra time' if extra else ''}")
+    elif extra is not None and all(g.minute is not None for g in goals):
+        regulation = Counter(g.team for g in goals if g.period == "regulation")
+        if (regulation[home], regulation[away]) != (score_90.home, score_90.away):
+            problems.append(f"goals up to the 90th minute ({regulation[home]}-{regulation[away]}) do not add up to "
+                            f"the 90-minute score {_pair(score_90)}")
+    return problems
+
+
+def batch_problems(matches: list, competition) -> list[tuple[object, str]]:
+    """(match or None, message): dates outside the competition's span, groups missing round-robin matches."""
+    out: list[tuple[object, str]] = []
+    for m in matches:
+        if competition.starts_on and m.kickoff_date < competition.starts_on or \
+                competition.ends_on and m.kickoff_date > competition.ends_on:
+            out.append((m, f"date {m.kickoff_date} is outside the competition's span "
+                           f"{competition.starts_on} .. {competition.ends_on} (match left out)"))
+    for group in competition.groups:
+        played = sum(1 for m in matches if m.group == group.name and not m.knockout)
+        expected = len(group.teams) * (len(group.teams) - 1) // 2
+        if played != expected:
+            out.append((None, f"group {group.name}: the source lists {played} matches, a round robin of "
+                              f"{len(group.teams)} teams has {expected}"))
+    return out
