@@ -42,6 +42,7 @@ MEASURE_DEFINITIONS: dict[str, Definition] = {
     "exact_wca": Definition(WCA, "§4.1, §5.1", "predicted score equals the published score (extra time included)"),
     "result_wca": Definition(WCA, "§4.1", "most probable H/D/A outcome equals the published score's result"),
     "brier_pa": Definition(PA, "§3.1.1 eq. (1)", "mean over the three H/D/A markets of (p - o)^2 = brier / 3"),
+    "goal_difference_error_wca": Definition(WCA, "§4.1 eq. (1)", "e_d on the published score (extra time included)"),
     "agreement": Definition(LSA, "Table 5, App. C.4", "scoreline tendency is a modal H/D/A class"),
     "mean_goal_distance": Definition(LSA, "Table 5", "|E[home] - score home| + |E[away] - score away|"),
     "advancement_brier": Definition(LSA, "Table 5", "two-class Brier of advancing"),

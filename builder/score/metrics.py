@@ -180,6 +180,12 @@ def exact_wca(ph: np.ndarray, pa: np.ndarray, home_goals: np.ndarray, away_goals
     return exact_scoreline(ph, pa, home_goals, away_goals)
 
 
+def goal_difference_error(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """e_d = |(ph - pa) - (h - a)|, the goal-difference error of WorldCupArena eq. (1); with the
+    published score it is the basis of the T1 goal-difference task (builder/score/paper_tables.py)."""
+    return np.abs((np.asarray(ph, dtype=float) - pa) - (np.asarray(h, dtype=float) - a))
+
+
 def brier_score_pa(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Prophet Arena Brier score of one event with m markets (seeds/002 §3.1.1 eq. 1):
     BS_i = (1/m) sum_j (p_ij - o_ij)^2. The H/D/A event is m = 3 binary markets, so

@@ -31,6 +31,7 @@ from builder.score.metrics import (
     brier_score_pa,
     exact_scoreline,
     exact_wca,
+    goal_difference_error,
     goal_difference_scoreline,
     log_loss_advancement,
     log_loss_hda,
@@ -227,6 +228,7 @@ def match_measures(p, y, ph, pa, h, a, eh, ea, published=None) -> dict[str, np.n
         "exact_wca": exact_wca(ph, pa, hw, aw),
         "result_wca": result_accuracy_wca(p, hw, aw),
         "brier_pa": brier_score_pa(p, y),
+        "goal_difference_error_wca": goal_difference_error(ph, pa, hw, aw),
         "agreement": agreement_scoreline(p, ph, pa),
         "mean_goal_distance": mean_goal_distance_scoreline(eh, ea, ph, pa),
     }

@@ -34,6 +34,7 @@ MEASURES = (
     "exact_wca",
     "result_wca",
     "brier_pa",
+    "goal_difference_error_wca",
 )
 """Per-forecast match measures, in the order they appear in every row. ``scoreline`` is kept
 as the name of ``scoreline_90`` (the same values) for readers of earlier JSON; which paper
