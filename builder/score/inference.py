@@ -47,7 +47,8 @@ NOTES = [
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
     "within each declared family (model pairs, LLM vs baseline, baseline pairs and market per "
     "condition; access, strategy, horizon "
-    "and per-forecaster access effects per measure); master seed 20260715.",
+    "and per-forecaster access effects per measure; ensemble vs each member per horizon; access effect "
+    "per eligible stage, builder/score/families.py); master seed 20260715.",
 ]
 
 

@@ -14,11 +14,13 @@ from builder.score import (
     aggregate,
     calibration,
     diversity,
+    families,
     inference,
     market,
     metrics_questions,
     operations,
     reliability,
+    robustness,
 )
 from builder.score.metrics import (
     CLASSES,
@@ -79,7 +81,9 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.operations = operations.operational_rows(forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
-        scores.tests = inference.all_tests(scores.forecasts, resampler)
+        scores.tests = inference.all_tests(scores.forecasts, resampler) + families.family_tests(scores.forecasts,
+                                                                                               resampler)
+        scores.robustness = robustness.robustness(scores.forecasts, resampler)
     scores.notes = aggregate.NOTES + inference.NOTES
     return scores
 
@@ -100,7 +104,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
         resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options)
         if inference_tests and resampler is not None:
-            scores.tests = inference.all_tests(rows, resampler)
+            scores.tests = inference.all_tests(rows, resampler) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
         return scores
 
@@ -197,10 +201,10 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
 
 
 def _searched(forecast: Forecast) -> bool | None:
-    """True if any call searched, False if calls were traced and none did, None without a trace
-    (``validation.diagnostics["search_observed"]``, written by the LLM forecaster)."""
-    seen = forecast.validation.diagnostics.get("search_observed")
-    if not isinstance(seen, list) or not set(seen) - {"unknown"}:
+    """True if any answered call's tool trace shows a search, False if the traces tell and none
+    did, None when no trace tells (the rule of ``collector.forecasters.llm.forecaster``)."""
+    seen = {a.tool_trace.search_observed.value for a in forecast.attempts if a.http_status == 200}
+    if not seen - {"unknown"}:
         return None
     return "searched" in seen
 

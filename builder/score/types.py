@@ -329,6 +329,8 @@ class Scores:
     question_summary: list[QuestionSummary] = field(default_factory=list)
     operations: list[OperationalRow] = field(default_factory=list)
     diversity: list[DiversityRow] = field(default_factory=list)
+    robustness: list[Any] = field(default_factory=list)
+    """LLM-SoccerArena C.3 robustness analyses (``builder.score.robustness.Robustness`` per clock)."""
     pooled_calibration: list[Any] = field(default_factory=list)
     """LLM-SoccerArena C.5 reliability (``builder.score.reliability.PooledReliability`` rows)."""
     notes: list[str] = field(default_factory=list)
