@@ -13,6 +13,7 @@ import numpy as np
 from builder.score import (
     aggregate,
     calibration,
+    difficulty,
     diversity,
     families,
     inference,
@@ -76,6 +77,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
     if resampler is not None:
         scores.pooled_calibration = reliability.pooled_reliability(scores.forecasts, resampler)
+    scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
     scores.operations = operations.operational_rows(forecasts)

@@ -329,6 +329,8 @@ class Scores:
     question_summary: list[QuestionSummary] = field(default_factory=list)
     operations: list[OperationalRow] = field(default_factory=list)
     diversity: list[DiversityRow] = field(default_factory=list)
+    difficulty: list[Any] = field(default_factory=list)
+    """Difficulty-adjusted Brier (``builder.score.difficulty.DifficultyRow``), beside the matched view."""
     robustness: list[Any] = field(default_factory=list)
     """LLM-SoccerArena C.3 robustness analyses (``builder.score.robustness.Robustness`` per clock)."""
     pooled_calibration: list[Any] = field(default_factory=list)
