@@ -117,3 +117,15 @@ def test_command_refuses_an_archive_without_scores_and_an_unknown_reference(tmp_
     assert "no scored match forecasts" in capsys.readouterr().err
     write_records(tmp_path / "b", synthetic_records(n_events=4, n_models=1, knockout_from=4))
     assert main(["paper-tables", "--archive", str(tmp_path / "b"), "--reference", "oracle"]) == 2
+
+
+def test_score_command_offers_the_earlier_choices(tmp_path, capsys):
+    write_records(tmp_path / "archive", synthetic_records(n_events=12, n_models=2, knockout_from=10))
+    runs = {}
+    for choice in ("lsa", "prematch_v1"):
+        assert main(["score", "--archive", str(tmp_path / "archive"), "--json", "--all", "--no-tests",
+                     "--choices", choice]) == 0
+        runs[choice] = json.loads(capsys.readouterr().out)
+    assert {d["unit"] for d in runs["lsa"]["diversity"]} == {"nats"}
+    assert {d["unit"] for d in runs["prematch_v1"]["diversity"]} == {"bits"}
+    assert {g["group"] for g in runs["prematch_v1"]["confidence_groups"]} == {"low", "middle", "high"}
