@@ -129,3 +129,21 @@ def test_score_command_offers_the_earlier_choices(tmp_path, capsys):
     assert {d["unit"] for d in runs["lsa"]["diversity"]} == {"nats"}
     assert {d["unit"] for d in runs["prematch_v1"]["diversity"]} == {"bits"}
     assert {g["group"] for g in runs["prematch_v1"]["confidence_groups"]} == {"low", "middle", "high"}
+
+
+def test_paper_tables_on_a_world_cup_replay(data_dir, tmp_path, capsys):
+    """The real data, replayed by the collector itself through the first round of group matches."""
+    from collector.cli import main as collector
+
+    repo = tmp_path / "replay"
+    assert collector(["replay", "worldcup-2026", "--out", str(repo), "--data-dir", str(data_dir),
+                      "--until", "2026-06-19T00:00:00Z"]) == 0
+    capsys.readouterr()
+    assert main(["paper-tables", "--archive", str(repo / "archive"), "--json"]) == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert [t["key"] for t in tables] == ["lsa_table_2", "wca_table_2", "pa_table_2"]
+    for t in tables:
+        assert t["rows"] and "Replay records" in t["caption"]
+        for j, column in enumerate(t["columns"]):
+            assert all(row[j] not in ("", "-") for row in t["rows"]), (t["key"], column)
+    assert {row[0] for row in tables[0]["rows"]} >= {"elo", "dixon_coles", "uniform"}
