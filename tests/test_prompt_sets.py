@@ -289,3 +289,17 @@ def test_original_sums_describe_an_answer_rejected_for_another_reason():
     [question] = [q for q in questions_for(c, [make_event()], T0, Clock.REPLAY) if q.id == "semifinalists"]
     checked = validate_question(semifinal_answer(c, question, 0.2, picks=2), question, c)
     assert not checked.ok and checked.original_sums["choices"] == pytest.approx(48 * 0.2)
+
+
+def test_lsa_v1_for_a_league_keeps_the_competitions_names():
+    from collector.competitions import load_competition
+
+    epl = load_competition("en-1-2025-26", T0)
+    event = make_event(competition_id=epl.id, id="liverpool-fc-v-afc-bournemouth", stage="regular-season",
+                       group=None, matchday=1, home_team="liverpool-fc", away_team="afc-bournemouth")
+    text = match_prompt(epl, event, Access.CLOSED_BOOK, Strategy.DIRECT_SCORE, LSA).text
+    assert "Home/listed first team: Liverpool FC" in text and "Stage: Regular season, Matchday 1" in text
+    [question] = [q for q in questions_for(epl, [event], T0, Clock.REPLAY)][:1]
+    prompt = question_prompt(epl, question, [event], Access.OPEN_BOOK, Strategy.PROBABILISTIC_FORECAST, LSA)
+    assert f"question_id: {question.id}" in prompt.text and "Teams: " in prompt.text
+    assert prompt.template_id == "lsa_v1/wc2026_special_v1"
