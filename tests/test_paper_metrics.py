@@ -192,3 +192,17 @@ def test_pooled_reliability_averages_members_and_bins_by_frequency():
     # the mean gap equals the overall mean predicted minus observed frequency (equal vectors per match)
     gap = pooled.gaps["draw"]
     assert gap["gap"] == pytest.approx(gap["mean_probability"] - gap["observed_frequency"])
+
+
+def test_sum_audit_of_a_repaired_answer_uses_the_repaired_answers_stated_sum():
+    from collector.records import ForecastStatus, Validation
+    from tests.factories import make_question, make_question_forecast, make_resolution
+
+    semis = make_question("semifinalists", ("mex", "rsa", "esp", "usa", "cze"), k=2)
+    scored = {"esp": 0.9, "mex": 0.6, "usa": 0.4, "rsa": 0.2}  # the repaired answer, as stated: 2.1
+    first_and_repaired = Validation(original_sums={"choices": 6.0}, repaired=True,
+                                    diagnostics={"repaired_sums": {"choices": 2.1}})
+    records = [make_competition(teams=["mex", "rsa", "esp", "usa", "cze"]), semis, make_resolution(semis, ["esp", "usa"]),
+               make_question_forecast(semis, scored, status=ForecastStatus.REPAIRED, validation=first_and_repaired)]
+    [q] = score_archive(archive_from_records(records)).questions
+    assert q.measures["probability_sum_audit"] == pytest.approx(0.1)  # 2.1 - k, not the first answer's 6 - k
