@@ -3,9 +3,11 @@
 104 matches x 7 LLMs x 12 cells (access x strategy x horizon), plus an Elo baseline and a
 closing-odds market, with outcomes: about 9,150 forecast records. Times the full
 ``score_archive`` (per-forecast measures, leaderboard and matched view with 10,000-replicate
-bootstrap intervals, ensemble, calibration, diversity, operations, and every permutation
-test with 10,000 sign flips and Holm) and reports peak memory. Optionally (``--disk``) also
-writes the archive to a temporary folder and times ``load_archive``.
+studentized bootstrap intervals, ensemble, calibration and C.5 pooled reliability, diversity,
+operations, difficulty-adjusted Brier with bootstrap intervals, every permutation test with
+10,000 sign flips and Holm including the ensemble and stage families, and the C.3 robustness
+analyses), then the three papers' tables (``paper_tables``), and reports peak memory.
+Optionally (``--disk``) also writes the archive to a temporary folder and times ``load_archive``.
 
     python benchmarks/analysis.py [--events 104] [--models 7] [--disk] [--write DIR]
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from builder.score.paper_tables import paper_tables  # noqa: E402
 from builder.score.scoring import score_archive  # noqa: E402
 from collector.archive.reader import load_archive  # noqa: E402
 from tests.factories import archive_from_records, synthetic_records, write_records  # noqa: E402
@@ -62,21 +65,30 @@ def main() -> int:
 
     start, cpu_start = time.perf_counter(), time.process_time()
     scores = score_archive(archive)
+    tables = paper_tables(scores.forecasts)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
 
     tracemalloc.start()  # a separate run: tracing slows Python code down
-    score_archive(archive)
+    paper_tables(score_archive(archive).forecasts)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
 
     print(f"archive: {args.events} matches x {args.models} models x 12 cells + elo + market = {forecasts} forecasts")
     print(f"scored forecasts: {len(scores.forecasts)}; leaderboard rows: {len(scores.leaderboard)}; "
           f"matched rows: {len(scores.matched)}; tests: {len(scores.tests)}")
-    print(f"complete analysis (10,000 bootstrap replicates, 10,000 sign flips): {elapsed:.2f} s "
+    [rob] = [r for r in scores.robustness if r.clock == "live"]
+    print(f"robustness: access effect {rob.primary.estimate:.4f} (lead-time window n={rob.lead_time.n}, "
+          f"{rob.lead_time_excluded} excluded; leave-one-out {rob.leave_one_out['min']:.4f}..{rob.leave_one_out['max']:.4f}; "
+          f"as treated {rob.as_treated.estimate:.4f}; interaction {rob.interaction.estimate:.4f}; variance shares "
+          + ", ".join(f"{k} {v:.1%}" for k, v in rob.variance["shares"].items()) + ")")
+    print(f"difficulty-adjusted rows: {len(scores.difficulty)}; paper tables: "
+          + ", ".join(f"{t.title} ({len(t.rows)} rows)" for t in tables))
+    print(f"complete analysis incl. robustness and paper tables (10,000 bootstrap replicates, 10,000 sign flips): "
+          f"{elapsed:.2f} s "
           f"(aim {AIM_SECONDS:.0f} s; ratio to aim {elapsed / AIM_SECONDS:.2f}); CPU time {cpu:.2f} s")
     print(f"analysis without permutation tests: {without_tests:.2f} s "
           f"(full / without tests = {elapsed / without_tests:.2f})")
-    print(f"peak traced memory during a second analysis run: {peak / 2**20:.1f} MiB; "
+    print(f"peak traced memory during a second analysis run (with paper tables): {peak / 2**20:.1f} MiB; "
           f"process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MiB")
     assert len(quick.leaderboard) == len(scores.leaderboard)
     return 0

@@ -208,6 +208,10 @@ class ArenaConfig(_Model):
     spending_cap_usd: Annotated[float, Field(ge=0)] = 10.0
     max_tick_minutes: Annotated[float, Field(gt=0)] = 25.0
     questions: bool = True
+    prompt_set: Literal["prematch_v1", "lsa_v1"] = Field(
+        default="prematch_v1",
+        description="prompts and sum rule: prematch_v1, or lsa_v1 = LLM-SoccerArena App. F verbatim "
+                    "(collector/forecasters/llm/prompting.py)")
     collect_from: UtcDatetime | None = None
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
@@ -269,7 +273,7 @@ def parse_config(data: dict, source: str) -> ArenaConfig:
         parts = []
         for err in exc.errors()[:8]:
             loc = _where(err["loc"])
-            if loc.startswith(("competitions", "access", "strategies", "horizons", "samples", "concurrency")):
+            if loc.startswith(("competitions", "access", "strategies", "horizons", "samples", "concurrency", "prompt_set")):
                 loc = f"arena.{loc}"
             parts.append(f"key {loc}: {err['msg']} (value {err.get('input')!r:.80})")
         raise ConfigError(f"{source}: " + "; ".join(parts)) from None

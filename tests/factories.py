@@ -391,12 +391,20 @@ def _synthetic_forecast(rng, event, forecaster, truth, access, strategy, horizon
     search = SearchObserved.SEARCHED if access is Access.OPEN_BOOK and rng.random() < 0.8 else SearchObserved.NONE
     kickoff = event.kickoff_utc
     attempts = None
+    # realised lead time: a few minutes after the scheduled time, and for one match in fifty far
+    # outside the T-24h window (derived from the match number, so no random draw is consumed)
+    number = event.match_number or 0
+    late = 150 if number % 50 == 7 and horizon is Horizon.T_MINUS_24H else 0
+    jitter = (number * 7 + len(forecaster)) % 40 if horizon in (Horizon.T_MINUS_24H, Horizon.T_MINUS_2H) else 0
+    delay = timedelta(minutes=jitter + late)
+    requested = kickoff - HORIZON_LEAD[horizon] + delay
     if "." in forecaster:
-        attempts = (make_attempt(latency_ms=float(rng.gamma(4, 800)), search=search,
-                                 started_at=kickoff - HORIZON_LEAD[horizon]),)
+        attempts = (make_attempt(latency_ms=float(rng.gamma(4, 800)), search=search, started_at=requested),)
     payload = make_payload(p, score, advances=advances, confidence=float(np.round(rng.random(), 2)))
     return make_forecast(event, forecaster, payload, access=access, strategy=strategy, horizon=horizon,
-                         clock=clock, attempts=attempts)
+                         clock=clock, attempts=attempts, requested_at=requested,
+                         lead_time_minutes=(kickoff - requested).total_seconds() / 60,
+                         recorded_at=requested + timedelta(minutes=1))
 
 
 def synthetic_archive(**kwargs: Any) -> Archive:

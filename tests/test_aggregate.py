@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import jensenshannon
+from scipy.stats import pearsonr
 
 from builder.score import diversity, operations
 from builder.score.scoring import score_archive
@@ -118,9 +119,12 @@ probability_vectors = (
 @settings(max_examples=60, deadline=None)
 @given(p=probability_vectors, q=probability_vectors)
 def test_jensen_shannon_agrees_with_scipy_and_is_bounded(p, q):
-    ours = diversity.jensen_shannon_divergence(p[None], q[None])[0]
-    assert ours == pytest.approx(jensenshannon(p, q, base=2) ** 2, abs=1e-9)
-    assert -1e-12 <= ours <= 1 + 1e-12
+    ours = diversity.jensen_shannon_divergence(p[None], q[None])[0]  # nats, LLM-SoccerArena's unit
+    assert ours == pytest.approx(jensenshannon(p, q) ** 2, abs=1e-9)
+    assert -1e-12 <= ours <= np.log(2) + 1e-12
+    bits = diversity.jensen_shannon_divergence(p[None], q[None], unit="bits")[0]
+    assert bits == pytest.approx(jensenshannon(p, q, base=2) ** 2, abs=1e-9)
+    assert bits == pytest.approx(ours / np.log(2), abs=1e-12)
     assert diversity.jensen_shannon_divergence(p[None], p[None])[0] == pytest.approx(0.0, abs=1e-12)
 
 
@@ -158,9 +162,14 @@ def test_diversity_rows_agree_with_a_per_event_loop():
     for row in scores.diversity:
         cond = (row.access, row.strategy, row.horizon)
         events = [k[4] for k in vectors if k[0] == row.a and k[1:4] == cond and (row.b, *cond, k[4]) in vectors]
-        js = [jensenshannon(vectors[(row.a, *cond, e)], vectors[(row.b, *cond, e)], base=2) ** 2 for e in events]
-        assert row.n == len(events)
+        js = [jensenshannon(vectors[(row.a, *cond, e)], vectors[(row.b, *cond, e)]) ** 2 for e in events]
+        assert row.n == len(events) and row.unit == "nats" and row.correlation_method == "fisher_z"
         assert row.jensen_shannon == pytest.approx(np.mean(js))
         a = np.concatenate([vectors[(row.a, *cond, e)] for e in events])
         b = np.concatenate([vectors[(row.b, *cond, e)] for e in events])
-        assert row.correlation == pytest.approx(np.corrcoef(a, b)[0, 1])
+        assert row.correlation_pooled == pytest.approx(np.corrcoef(a, b)[0, 1])
+        # Fisher-z mean of the three per-outcome correlations, each from scipy.stats.pearsonr
+        per_outcome = [pearsonr([vectors[(row.a, *cond, e)][c] for e in events],
+                                [vectors[(row.b, *cond, e)][c] for e in events]).statistic for c in range(3)]
+        assert row.correlation_by_outcome == pytest.approx(tuple(per_outcome))
+        assert row.correlation == pytest.approx(np.tanh(np.mean(np.arctanh(per_outcome))))

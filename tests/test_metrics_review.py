@@ -158,10 +158,12 @@ def test_diversity_averages_samples_of_one_forecaster_before_comparing():
                make_forecast(event, "m.a", make_payload((0.0, 0.0, 1.0)), sample=1),
                make_forecast(event, "m.b", make_payload((0.5, 0.0, 0.5)))]
     [pair] = score_archive(archive_from_records(records), inference_tests=False).diversity
-    # m.a's mean vector (0.5, 0, 0.5) equals m.b's: divergence 0, correlation 1
+    # m.a's mean vector (0.5, 0, 0.5) equals m.b's: divergence 0, pooled correlation 1; with one
+    # event no per-outcome correlation is defined, so the Fisher-z mean (the default) is None
     assert pair.n == 1
     assert pair.jensen_shannon == pytest.approx(0.0, abs=1e-12)
-    assert pair.correlation == pytest.approx(1.0)
+    assert pair.correlation_pooled == pytest.approx(1.0)
+    assert pair.correlation is None and pair.correlation_by_outcome == (None, None, None)
 
 
 def test_diversity_of_identical_constant_vectors_has_no_correlation():

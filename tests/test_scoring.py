@@ -167,7 +167,9 @@ def test_synthetic_panel_has_every_part_of_the_analysis():
     scores = score_archive(synthetic_archive(n_events=24, n_models=3, knockout_from=16))
     assert {r.view for r in scores.leaderboard} == {"all"} and scores.matched and scores.ensemble
     assert {t.family.split("/")[0] for t in scores.tests} == {"model_pairs", "market", "access", "strategy", "horizon",
-                                                                  "access_by_forecaster", "llm_vs_baseline"}
+                                                                  "access_by_forecaster", "llm_vs_baseline",
+                                                                  "ensemble", "ensemble_average", "stage"}
+    assert scores.robustness and scores.robustness[0].primary is not None
     assert all(t.p_holm is None or t.p_holm >= t.p_value for t in scores.tests)
     assert scores.calibration and scores.confidence_groups and scores.diversity
     ops = {o.forecaster: o for o in scores.operations}

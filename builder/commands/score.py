@@ -9,12 +9,14 @@ from pathlib import Path
 
 import orjson
 
+from builder.score.options import LSA_DEFAULTS, PREMATCH_V1
 from builder.score.scoring import score_archive
 from builder.score.types import clean
 from collector.archive.reader import check_archive_dir, load_archive
 from collector.commandline import finish
 from collector.errors import Problem, UsageError
 
+CHOICES = {"lsa": LSA_DEFAULTS, "prematch_v1": PREMATCH_V1}
 TABLE_COLUMNS = (
     ("forecaster", "forecaster", "{}"),
     ("access", "access", "{}"),
@@ -51,6 +53,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--access", default=None, help="show only this access (closed_book or open_book)")
     parser.add_argument("--strategy", default=None, help="show only this strategy")
     parser.add_argument("--no-tests", action="store_true", help="skip permutation tests (faster)")
+    parser.add_argument("--choices", choices=sorted(CHOICES), default="lsa",
+                        help="analysis choices: lsa = LLM-SoccerArena's (5 confidence groups, JS divergence in "
+                             "nats, Fisher-z correlations, studentized intervals; the default), prematch_v1 = "
+                             "Prematch's earlier ones (terciles, bits, pooled correlation, percentile intervals)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when the archive has invalid records (they are reported and skipped either way)")
     return parser
@@ -74,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.competition is not None and args.competition not in known:
         listed = ", ".join(sorted(known)) or "none"
         raise UsageError(f"no competition {args.competition!r} in {args.archive} (known: {listed})")
-    scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all)
+    scores = score_archive(archive, args.competition, inference_tests=not args.no_tests and args.all,
+                           options=CHOICES[args.choices])
     rows = [r.flat() for r in (scores.matched if args.matched else scores.leaderboard)]
     unscored = [_problem(text) for text in scores.problems[len(archive.problems):]]  # after the archive's own
     report = ScoreReport([r for r in rows if _selected(r, args)], list(archive.problems) + unscored)

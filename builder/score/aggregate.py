@@ -47,6 +47,9 @@ NOTES = [
     ">= half the best coverage in the condition (WorldCupArena rule).",
     "Matched view: events scored by every ranked forecaster of the condition.",
     "Log loss clips probabilities at 1e-6 (at most 13.8 nats per forecast).",
+    "Scoreline column: scoreline_90, WorldCupArena eq. (1) on the 90-minute score; scoreline_wca and "
+    "exact_wca use the score WorldCupArena publishes (extra-time goals included) and appear in "
+    "`python -m builder paper-tables` and `score --json` (builder/score/definitions.py).",
 ]
 
 Condition = tuple[str, str, str, str]  # access, strategy, horizon, clock
@@ -184,7 +187,7 @@ def cell_intervals(per_cell: dict, names: tuple[str, ...], resampler) -> dict[Ce
         k = names.index(name)
         for event, values in per_cell[cell].items():
             matrix[idx[event], j] = values[k]
-    low, high = resampler.intervals(matrix)
+    low, high = resampler.mean_intervals(matrix)
     out: dict[Cell, dict] = defaultdict(dict)
     for j, (cell, name) in enumerate(cols):
         out[cell][name] = None if np.isnan(low[j]) else (float(low[j]), float(high[j]))
@@ -240,6 +243,7 @@ def ensemble_rows(rows: list[ScoredForecast], resampler=None) -> list[Leaderboar
     y = np.array([("home", "draw", "away").index(truth[k][0]) for k in keys])
     cols = {"brier": brier_score_hda(p, y), "log_loss": log_loss_hda(p, y), "rps": rps_hda(p, y),
             "accuracy": accuracy_hda(p, y)}
+    cols["brier_pa"] = cols["brier"] / 3.0  # Prophet Arena scale: mean over the three markets
     scored = [
         ScoredForecast(k[4], k[5], ENSEMBLE_ID, "ensemble", None, k[0], k[1], k[2], 0, k[3], "derived", "",
                        truth[k][1], *map(float, p[i]), 0, 0, 0, 0, truth[k][0], None,

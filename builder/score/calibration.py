@@ -23,6 +23,11 @@ from builder.score.types import (
 ECE_BINS = 10
 FREQUENCY_BINS = 5
 CONFIDENCE_GROUPS = ("low", "middle", "high")
+"""Names of the three groups of the tercile option; with five groups (the default) they are "1".."5"."""
+
+
+def group_names(groups: int) -> tuple[str, ...]:
+    return CONFIDENCE_GROUPS if groups == 3 else tuple(str(g + 1) for g in range(groups))
 
 
 def equal_width_index(p: np.ndarray, bins: int = ECE_BINS) -> np.ndarray:
@@ -104,23 +109,30 @@ def calibration_rows(rows: list[ScoredForecast]) -> list[CalibrationRow]:
     return out
 
 
-def confidence_groups(rows: list[ScoredForecast]) -> list[ConfidenceGroup]:
-    """Forecasts with a stated confidence, ranked within their cell (seeds/000 App. C.6: within
-    model version, access and strategy; we also hold the horizon fixed) and cut into terciles of
-    rank; ties share their average rank. Reports mean Brier and modal accuracy per group."""
+def confidence_groups(rows: list[ScoredForecast], groups: int = 5) -> list[ConfidenceGroup]:
+    """Forecasts with a stated confidence, ranked within their cell and cut into ``groups`` groups
+    of relative confidence rank; ties share their average rank (so tied forecasts share a group).
+    Reports mean confidence, mean Brier and modal accuracy per group.
+
+    seeds/000 App. C.5 and Figure 10: confidence is ranked "within each model version,
+    information-access condition, and prompting strategy", ties preserved, five groups from the
+    lowest (1) to the highest (5). We also hold the horizon fixed (a cell). ``groups=3`` gives
+    Prematch's earlier terciles (low / middle / high).
+    """
+    names = group_names(groups)
     cells: dict[Cell, list[ScoredForecast]] = defaultdict(list)
     for r in rows:
         if r.confidence is not None:
             cells[r.cell()].append(r)
     out = []
     for cell, cell_rows in cells.items():
-        if len(cell_rows) < len(CONFIDENCE_GROUPS):
+        if len(cell_rows) < groups:
             continue
         conf = np.array([r.confidence for r in cell_rows])
-        group = tercile_of_rank(conf)
+        group = rank_group(conf, groups)
         brier = np.array([r.measures["brier"] for r in cell_rows])
         acc = np.array([r.measures["accuracy"] for r in cell_rows])
-        for g, name in enumerate(CONFIDENCE_GROUPS):
+        for g, name in enumerate(names):
             mask = group == g
             if mask.any():
                 out.append(ConfidenceGroup(cell, name, int(mask.sum()), float(conf[mask].mean()),
@@ -128,13 +140,24 @@ def confidence_groups(rows: list[ScoredForecast]) -> list[ConfidenceGroup]:
     return out
 
 
-def tercile_of_rank(values: np.ndarray) -> np.ndarray:
-    """Group 0, 1 or 2 by average rank: rank/(n+1) in (0, 1/3), [1/3, 2/3), [2/3, 1)."""
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank (scipy.stats.rankdata's "average")."""
     values = np.asarray(values, dtype=float)
     order = np.argsort(values, kind="stable")
     ranks = np.empty(len(values))
     ranks[order] = np.arange(1, len(values) + 1)
-    for v in np.unique(values):  # average ranks for ties
-        tied = values == v
-        ranks[tied] = ranks[tied].mean()
-    return np.minimum((ranks / (len(values) + 1) * 3).astype(int), 2)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    sums = np.bincount(inverse, weights=ranks)
+    return sums[inverse] / counts[inverse]
+
+
+def rank_group(values: np.ndarray, groups: int) -> np.ndarray:
+    """Group g in 0..groups-1 by average rank: floor(groups * rank / (n + 1)), so group g holds
+    rank/(n+1) in [g/groups, (g+1)/groups)."""
+    ranks = average_ranks(values)
+    return np.minimum((ranks / (len(ranks) + 1) * groups).astype(int), groups - 1)
+
+
+def tercile_of_rank(values: np.ndarray) -> np.ndarray:
+    """Group 0, 1 or 2 by average rank: rank/(n+1) in (0, 1/3), [1/3, 2/3), [2/3, 1)."""
+    return rank_group(values, 3)

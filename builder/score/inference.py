@@ -8,12 +8,13 @@ of an analysis uses the *same* resampled tournaments. Events are ordered by (com
 event id), which makes every number reproducible from the archive alone.
 
 Choices (the papers leave these open or differ):
-- Intervals of leaderboard means are bootstrap *percentile* 95% intervals (2.5 and 97.5
-  percentiles of 10,000 replicate means): studentizing would leave the t-statistic undefined
-  for 0/1 measures (exact score) whose resamples can have zero spread. Intervals of paired
-  differences (tests, contrasts) are studentized (bootstrap-t) as in seeds/000 App. B.5 and
-  Figure 16, with the plug-in standard error sd/sqrt(n) in each replicate; replicates with
-  zero spread are dropped.
+- Intervals of leaderboard means and of paired differences are studentized (bootstrap-t) 95%
+  intervals, as seeds/000 App. B.5 states ("10,000 studentized bootstrap replicates") and
+  Figure 16 shows, with the plug-in standard error sd/sqrt(n) in each replicate. Replicates
+  with zero spread (a 0/1 measure such as exact score can resample to all zeros) leave t
+  undefined and are dropped; a cell with no spread at all has no interval. Percentile
+  intervals (Prematch's earlier choice for means) stay available: ``Resampler(method=
+  "percentile")``, ``AnalysisOptions(intervals="percentile")``.
 - A cell that lacks some matches is resampled with the whole tournament: its replicate mean
   averages the cell's matches as they occur in the resample (matches drawn within the
   group-stage and knockout strata, seeds/000 App. B.5).
@@ -41,11 +42,13 @@ SPREAD_TOLERANCE = 1e-12
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 NOTES = [
     "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
-    "percentile 95% for means, studentized (bootstrap-t) 95% for paired differences (builder/score/inference.py).",
+    "studentized (bootstrap-t) 95% for means and for paired differences, as LLM-SoccerArena App. B.5 "
+    "(builder/score/inference.py; percentile intervals are an option).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
     "within each declared family (model pairs, LLM vs baseline, baseline pairs and market per "
     "condition; access, strategy, horizon "
-    "and per-forecaster access effects per measure); master seed 20260715.",
+    "and per-forecaster access effects per measure; ensemble vs each member per horizon; access effect "
+    "per eligible stage, builder/score/families.py); master seed 20260715.",
 ]
 
 
@@ -67,20 +70,31 @@ class Resampler:
     events: list[tuple[str, str]]
     weights: np.ndarray
     signs: np.ndarray
+    method: str = "studentized"
+    """How :meth:`mean_intervals` forms intervals of means: "studentized" or "percentile"."""
 
     @classmethod
     def for_events(cls, events: dict[tuple[str, str], bool], seed: int = SEED,
-                   replicates: int = REPLICATES, permutations: int = PERMUTATIONS) -> Resampler:
+                   replicates: int = REPLICATES, permutations: int = PERMUTATIONS,
+                   method: str = "studentized") -> Resampler:
         """``events`` maps (competition, event) to whether it is a knockout match (its stratum)."""
+        if method not in ("studentized", "percentile"):
+            raise ValueError(f"interval method must be 'studentized' or 'percentile', got {method!r}")
         keys = sorted(events)
         boot_seq, sign_seq = np.random.SeedSequence(seed).spawn(2)
         strata = np.array([events[k] for k in keys], dtype=bool)
         weights = stratified_weights(strata, replicates, np.random.default_rng(boot_seq))
         signs = np.random.default_rng(sign_seq).integers(0, 2, size=(permutations, len(keys))) * 2.0 - 1.0
-        return cls(keys, weights, signs)
+        return cls(keys, weights, signs, method)
 
     def index(self) -> dict[tuple[str, str], int]:
         return {key: i for i, key in enumerate(self.events)}
+
+    def mean_intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals of column means by this resampler's method (studentized by default)."""
+        if self.method == "percentile":
+            return self.intervals(values, level)
+        return self.studentized_intervals(values, level)
 
     def intervals(self, values: np.ndarray, level: float = LEVEL, chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
         """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent).
@@ -344,5 +358,5 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     return run_tests(resampler, [s for s in specs if s[6]])
 
 
-def resampler_for(rows: list[ScoredForecast]) -> Resampler:
-    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows})
+def resampler_for(rows: list[ScoredForecast], method: str = "studentized") -> Resampler:
+    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows}, method=method)

@@ -133,8 +133,16 @@ def partial_credit_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: n
     S = 45 I_r + 25 [1 - e_d/5]_+ + 20 [1 - e_t/6]_+ + 10 [1 - e_team/8]_+
 
     with I_r the correct result class, e_d the goal-difference error, e_t the total-goals
-    error. Source: seeds/001 §4.1 eq. (1). Choice: the paper names e_team "team-wise goals"
-    error without a formula; we use |ph - h| + |pa - a| (summed over both teams).
+    error. Source: seeds/001 §4.1 eq. (1).
+
+    ``e_team`` is a *Prematch reading of an undefined term*: the paper names it the error in
+    "team-wise goals" and gives no formula; we read it as |ph - h| + |pa - a| (the two teams'
+    goal errors summed, so the 8-goal cap covers both sides). Another reading (the mean, or
+    the larger of the two errors) would change partial credit; this one is fixed here.
+
+    The same function serves both bases: pass the 90-minute score (``scoreline_90``, the
+    basis LLM-SoccerArena's measures use) or the score WorldCupArena publishes, which counts
+    extra-time goals in knockouts (``scoreline_wca``, see :func:`published_score`).
     """
     err = absolute_errors_scoreline(ph, pa, h, a)
     e_team = err["abs_home_goals"] + err["abs_away_goals"]
@@ -145,6 +153,45 @@ def partial_credit_scoreline(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: n
         + 10.0 * np.clip(1.0 - e_team / 8.0, 0.0, None)
     )
     return np.where(exact_scoreline(ph, pa, h, a) == 1, 100.0, partial)
+
+
+def published_score(h90: np.ndarray, a90: np.ndarray, h_et: np.ndarray, a_et: np.ndarray,
+                    extra_time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The score WorldCupArena scores against: the cumulative score after extra time when extra
+    time was played, else the 90-minute score; never the shoot-out (seeds/001 §5.1: "For matches
+    that go to extra time, we follow the existing convention and include extra-time goals")."""
+    extra_time = np.asarray(extra_time, dtype=bool)
+    return np.where(extra_time, h_et, h90), np.where(extra_time, a_et, a90)
+
+
+def result_accuracy_wca(p: np.ndarray, home_goals: np.ndarray, away_goals: np.ndarray) -> np.ndarray:
+    """WorldCupArena result accuracy (seeds/001 §4.1): whether the most probable home/draw/away
+    outcome is the result of the *published* score (extra-time goals included, shoot-out not).
+
+    Choice: tied most probable outcomes share the credit, 1/k each (the paper does not say; its
+    human-fan baseline splits ties the same way, §5.1).
+    """
+    return accuracy_hda(p, result_class(home_goals, away_goals))
+
+
+def exact_wca(ph: np.ndarray, pa: np.ndarray, home_goals: np.ndarray, away_goals: np.ndarray) -> np.ndarray:
+    """WorldCupArena exact-score accuracy: the predicted score equals the published score
+    (extra-time goals included for knockouts; seeds/001 §4.1, §5.1)."""
+    return exact_scoreline(ph, pa, home_goals, away_goals)
+
+
+def goal_difference_error(ph: np.ndarray, pa: np.ndarray, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """e_d = |(ph - pa) - (h - a)|, the goal-difference error of WorldCupArena eq. (1); with the
+    published score it is the basis of the T1 goal-difference task (builder/score/paper_tables.py)."""
+    return np.abs((np.asarray(ph, dtype=float) - pa) - (np.asarray(h, dtype=float) - a))
+
+
+def brier_score_pa(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Prophet Arena Brier score of one event with m markets (seeds/002 §3.1.1 eq. 1):
+    BS_i = (1/m) sum_j (p_ij - o_ij)^2. The H/D/A event is m = 3 binary markets, so
+    BS_PA = BS_LSA / 3, in [0, 2/3]; a uniform forecast scores 2/9."""
+    p = np.asarray(p, dtype=float)
+    return brier_score_hda(p, y) / p.shape[1]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -79,12 +79,20 @@ def probability_sum_audit(sums: np.ndarray, k: int) -> np.ndarray:
 
 
 def stated_sums(group: list[Forecast], P: np.ndarray) -> np.ndarray:
-    """Per forecast, the probability sum the forecaster stated: the validator's record of it
-    (``validation.original_sums["choices"]``, taken before normalisation), else the payload's sum
-    (baselines, which are not normalised). The payload alone would hide every normalised sum."""
+    """Per forecast, the probability sum the forecaster stated for the answer that is scored: the
+    validator's record of it, taken before normalisation (``validation.original_sums["choices"]``
+    for a first answer; ``diagnostics["repaired_sums"]["choices"]`` when the scored payload is a
+    repaired answer, since ``original_sums`` always describe the first answer), else the
+    payload's sum (baselines, which are not normalised). The payload alone would hide every
+    normalised sum."""
     payload_sums = np.sum(np.asarray(P, dtype=float), axis=1)
-    return np.array([f.validation.original_sums.get("choices", payload_sums[i]) for i, f in enumerate(group)],
-                    dtype=float)
+    out = []
+    for i, f in enumerate(group):
+        repaired = f.validation.diagnostics.get("repaired_sums") if f.validation.repaired else None
+        source = repaired if isinstance(repaired, dict) else f.validation.original_sums
+        value = source.get("choices", payload_sums[i])
+        out.append(float(value) if isinstance(value, int | float) and not isinstance(value, bool) else payload_sums[i])
+    return np.array(out, dtype=float)
 
 
 def score_questions(archive, forecasts: list[Forecast]) -> list[QuestionScore]:

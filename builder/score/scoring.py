@@ -13,11 +13,15 @@ import numpy as np
 from builder.score import (
     aggregate,
     calibration,
+    difficulty,
     diversity,
+    families,
     inference,
     market,
     metrics_questions,
     operations,
+    reliability,
+    robustness,
 )
 from builder.score.metrics import (
     CLASSES,
@@ -27,17 +31,23 @@ from builder.score.metrics import (
     agreement_scoreline,
     brier_score_advancement,
     brier_score_hda,
+    brier_score_pa,
     exact_scoreline,
+    exact_wca,
+    goal_difference_error,
     goal_difference_scoreline,
     log_loss_advancement,
     log_loss_hda,
     mean_goal_distance_scoreline,
     partial_credit_scoreline,
     points_scoreline,
+    published_score,
+    result_accuracy_wca,
     result_class,
     rps_hda,
     tendency_scoreline,
 )
+from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.types import MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
@@ -45,13 +55,16 @@ from collector.archive.reader import Archive
 from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
-def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True) -> Scores:
-    """Score every forecast of ``archive`` (optionally one competition) and analyse the results."""
+def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True,
+                  options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
+    """Score every forecast of ``archive`` (optionally one competition) and analyse the results
+    (LLM-SoccerArena's analysis choices unless ``options`` say otherwise)."""
     with paused_garbage_collector():
-        return _score_archive(archive, competition_id, inference_tests)
+        return _score_archive(archive, competition_id, inference_tests, options)
 
 
-def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool) -> Scores:
+def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool,
+                   options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
@@ -59,21 +72,26 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     forecasts = sorted(chosen, key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
-    resampler = _boards(scores, archive, match_forecasts)
+    resampler = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
-    scores.confidence_groups = calibration.confidence_groups(scores.forecasts)
+    scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
+    if resampler is not None:
+        scores.pooled_calibration = reliability.pooled_reliability(scores.forecasts, resampler)
+    scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
     scores.operations = operations.operational_rows(forecasts)
-    scores.diversity = diversity.diversity_rows(scores.forecasts)
+    scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
-        scores.tests = inference.all_tests(scores.forecasts, resampler)
+        scores.tests = inference.all_tests(scores.forecasts, resampler) + families.family_tests(scores.forecasts,
+                                                                                               resampler)
+        scores.robustness = robustness.robustness(scores.forecasts, resampler)
     scores.notes = aggregate.NOTES + inference.NOTES
     return scores
 
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
-               inference_tests: bool = True) -> Scores:
+               inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -86,20 +104,21 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
-        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False)
+        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options)
         if inference_tests and resampler is not None:
-            scores.tests = inference.all_tests(rows, resampler)
+            scores.tests = inference.all_tests(rows, resampler) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
         return scores
 
 
-def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True):
+def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
+            options: AnalysisOptions = LSA_DEFAULTS):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
 
     Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
     numbers and its ranking do not depend on them).
     """
-    resampler = inference.resampler_for(scores.forecasts) if scores.forecasts else None
+    resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
     market_rows = market.market_events(scores.forecasts)
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None)
@@ -138,7 +157,10 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     eh = np.array([pl.expected_home_goals_90 for _, pl, _, _ in pairs])
     ea = np.array([pl.expected_away_goals_90 for _, pl, _, _ in pairs])
     y = result_class(h, a)
-    columns = match_measures(p, y, ph, pa, h, a, eh, ea)
+    et = np.array([o.score_extra_time is not None for _, _, _, o in pairs], dtype=bool)
+    h_et = np.array([o.score_extra_time.home if o.score_extra_time else 0 for _, _, _, o in pairs])
+    a_et = np.array([o.score_extra_time.away if o.score_extra_time else 0 for _, _, _, o in pairs])
+    columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     advancement = advancement_measures(pairs)
     # numpy columns -> Python lists once (tolist gives the same floats and ints as float()/int() per item)
     measure_rows = zip(*(np.asarray(columns[name], dtype=float).tolist() for name in MEASURES), strict=True)
@@ -173,13 +195,30 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 advancement=advancement.get(i),
                 key=forecast.key(),
                 path=path_for(forecast),
+                lead_time_minutes=forecast.lead_time_minutes,
+                search_observed=_searched(forecast),
             )
         )
     return rows
 
 
-def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
-    """All per-forecast match measures as columns (see :data:`builder.score.types.MEASURES`)."""
+def _searched(forecast: Forecast) -> bool | None:
+    """True if any answered call's tool trace shows a search, False if the traces tell and none
+    did, None when no trace tells (the rule of ``collector.forecasters.llm.forecaster``)."""
+    seen = {a.tool_trace.search_observed.value for a in forecast.attempts if a.http_status == 200}
+    if not seen - {"unknown"}:
+        return None
+    return "searched" in seen
+
+
+def match_measures(p, y, ph, pa, h, a, eh, ea, published=None) -> dict[str, np.ndarray]:
+    """All per-forecast match measures as columns (see :data:`builder.score.types.MEASURES`).
+
+    ``published`` is the (home, away) score WorldCupArena scores against (extra-time goals
+    included); without it, the 90-minute score (the same for every match without extra time).
+    """
+    hw, aw = published if published is not None else (h, a)
+    scoreline_90 = partial_credit_scoreline(ph, pa, h, a)
     columns = {
         "brier": brier_score_hda(p, y),
         "log_loss": log_loss_hda(p, y),
@@ -189,7 +228,13 @@ def match_measures(p, y, ph, pa, h, a, eh, ea) -> dict[str, np.ndarray]:
         "goal_difference": goal_difference_scoreline(ph, pa, h, a),
         "tendency": tendency_scoreline(ph, pa, h, a),
         "points": points_scoreline(ph, pa, h, a),
-        "scoreline": partial_credit_scoreline(ph, pa, h, a),
+        "scoreline": scoreline_90,
+        "scoreline_90": scoreline_90,
+        "scoreline_wca": partial_credit_scoreline(ph, pa, hw, aw),
+        "exact_wca": exact_wca(ph, pa, hw, aw),
+        "result_wca": result_accuracy_wca(p, hw, aw),
+        "brier_pa": brier_score_pa(p, y),
+        "goal_difference_error_wca": goal_difference_error(ph, pa, hw, aw),
         "agreement": agreement_scoreline(p, ph, pa),
         "mean_goal_distance": mean_goal_distance_scoreline(eh, ea, ph, pa),
     }

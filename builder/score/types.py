@@ -29,8 +29,16 @@ MEASURES = (
     "scoreline",
     "agreement",
     "mean_goal_distance",
+    "scoreline_90",
+    "scoreline_wca",
+    "exact_wca",
+    "result_wca",
+    "brier_pa",
+    "goal_difference_error_wca",
 )
-"""Per-forecast match measures, in the order they appear in every row."""
+"""Per-forecast match measures, in the order they appear in every row. ``scoreline`` is kept
+as the name of ``scoreline_90`` (the same values) for readers of earlier JSON; which paper
+each measure follows is in :data:`builder.score.definitions.MEASURE_DEFINITIONS`."""
 
 ADVANCEMENT_MEASURES = ("advancement_brier", "advancement_log_loss", "advancement_accuracy")
 
@@ -116,6 +124,10 @@ class ScoredForecast:
     """The scored record's ``Forecast.key()`` (None for derived rows such as the ensemble)."""
     path: str | None = None
     """The scored record's archive-relative path (``collector.archive.layout.path_for``; None when derived)."""
+    lead_time_minutes: float | None = None
+    """Realised lead time: kickoff - the first request (LLM-SoccerArena §3.1.3), None when unknown."""
+    search_observed: bool | None = None
+    """Open book: whether any call of the record searched (None when no trace tells)."""
 
     def cell(self) -> Cell:
         return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)
@@ -292,6 +304,12 @@ class DiversityRow:
     n: int
     jensen_shannon: float
     correlation: float | None
+    unit: str = "nats"
+    """Unit of ``jensen_shannon``: "nats" (LLM-SoccerArena) or "bits"."""
+    correlation_method: str = "fisher_z"
+    """How ``correlation`` was formed: "fisher_z" (per-outcome r, Fisher-z mean) or "pooled"."""
+    correlation_by_outcome: tuple[float | None, float | None, float | None] = (None, None, None)
+    correlation_pooled: float | None = None
 
 
 @dataclass
@@ -311,6 +329,12 @@ class Scores:
     question_summary: list[QuestionSummary] = field(default_factory=list)
     operations: list[OperationalRow] = field(default_factory=list)
     diversity: list[DiversityRow] = field(default_factory=list)
+    difficulty: list[Any] = field(default_factory=list)
+    """Difficulty-adjusted Brier (``builder.score.difficulty.DifficultyRow``), beside the matched view."""
+    robustness: list[Any] = field(default_factory=list)
+    """LLM-SoccerArena C.3 robustness analyses (``builder.score.robustness.Robustness`` per clock)."""
+    pooled_calibration: list[Any] = field(default_factory=list)
+    """LLM-SoccerArena C.5 reliability (``builder.score.reliability.PooledReliability`` rows)."""
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
+from builder.site.analysis import analysis_page
 from builder.site.anchor import arena_urls, latest_anchor
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
@@ -134,6 +135,7 @@ def page_models(ctx: SiteContext) -> list:
     models += bracket_pages(ctx)
     models += forecaster_pages(ctx)
     models.append(charts_page(ctx))
+    models.append(analysis_page(ctx))
     models += method_pages(ctx)
     return models
 

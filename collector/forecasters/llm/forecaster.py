@@ -10,15 +10,26 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from collector.config import ArenaConfig, ForecasterConfig
-from collector.forecasters.llm.answer_schema import match_schema, question_schema, schema_name
+from collector.forecasters.llm.answer_schema import (
+    match_schema,
+    question_schema,
+    schema_name,
+)
 from collector.forecasters.llm.observed import estimated_cost, search_report
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
-from collector.forecasters.llm.protocol import build_body, mode_of, resolve, settings_sha256
 from collector.forecasters.llm.prompting import (
     match_prompt,
     match_repair_prompt,
+    prompt_names,
+    prompt_set,
     question_prompt,
     question_repair_prompt,
+)
+from collector.forecasters.llm.protocol import (
+    build_body,
+    mode_of,
+    resolve,
+    settings_sha256,
 )
 from collector.forecasters.llm.validation import (
     Checked,
@@ -52,6 +63,7 @@ class LLMForecaster:
         self.id, self.version, self.model = cfg.id, cfg.version, cfg.model
         self.cfg, self.arena, self.client, self.budget, self.clock = cfg, arena, client, budget, clock
         self.conditions = arena.conditions_for(cfg)
+        self.prompts = prompt_set(arena.prompt_set)  # prematch.toml [arena] prompt_set
         self.max_tokens = arena.protocol.max_tokens
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
 
@@ -83,9 +95,10 @@ class LLMForecaster:
             note = "no repair call: spending cap reached" if not self.budget.allows() else "no repair call: deadline"
             return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=[note]))
         if task.event is not None:
-            text = match_repair_prompt(task.competition, task.event, checked.errors, content or "")
+            text = match_repair_prompt(task.competition, task.event, checked.errors, content or "", self.prompts)
         else:
-            text = question_repair_prompt(task.competition, task.question, checked.errors, content or "")
+            text = question_repair_prompt(task.competition, task.question, checked.errors, content or "",
+                                          self.prompts)
         repaired = await self._call(text, task, AttemptRole.REPAIR, self.max_tokens, attempts, deadline)
         if repaired.failure:
             extra = [f"repair call failed: {repaired.error}"]
@@ -96,21 +109,27 @@ class LLMForecaster:
             validation = _validation(checked, extra=extra, repaired=True)
             return self._record(task, prompt, attempts, ForecastStatus.INVALID_AFTER_REPAIR, validation)
         status = ForecastStatus.REPAIRED_AND_NORMALIZED if second.normalized else ForecastStatus.REPAIRED
+        # original_sums always describe the first answer; the repaired answer's sums sit beside them
+        diagnostics = {**second.diagnostics, "status_before_repair": checked.status.value,
+                       "repaired_sums": dict(second.original_sums)}
         validation = Validation(
-            errors=tuple(checked.errors), original_sums=second.original_sums, normalized=second.normalized,
-            repaired=True, diagnostics={**second.diagnostics, "status_before_repair": checked.status.value},
+            errors=tuple(checked.errors), original_sums=checked.original_sums, normalized=second.normalized,
+            repaired=True, diagnostics=diagnostics,
         )  # fmt: skip
         return self._record(task, prompt, attempts, status, validation, second)
 
     def _prompt(self, task: ForecastTask) -> Prompt:
         if task.event is not None:
-            return match_prompt(task.competition, task.event, task.access, task.strategy)
-        return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy)
+            return match_prompt(task.competition, task.event, task.access, task.strategy, self.prompts)
+        return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy,
+                               self.prompts)
 
     def _validate(self, task: ForecastTask, content: str | None) -> Checked:
         if task.event is not None:
             return validate_match(content, task.event)
-        return validate_question(content, task.question, task.competition)
+        return validate_question(content, task.question, task.competition,
+                                 enforce_fixed_k_sum=self.prompts.enforce_fixed_k_sum,
+                                 names=prompt_names(task.competition, self.prompts))
 
     async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
         single = task.question is None or task.question.k == 1

@@ -12,6 +12,14 @@ Rules (LLM-SoccerArena §3.3 and Appendix B, as the issue fixes them):
 * a vector that must sum to ``s`` (1, or k for fixed-k questions) is accepted when
   ``|sum - s| <= 1e-9``, normalised (``p * s / sum``) and recorded when ``|sum - s| <= 0.02``,
   otherwise ``invalid_sum``;
+* fixed-k sums are *audited, not enforced* when the prompt set says so (``lsa_v1``,
+  LLM-SoccerArena App. C.6: "We audit the reported probabilities without retrospective
+  normalization"; its models' sums ran from 0 to 12, Fig. 11): any sum is accepted, the
+  probabilities are kept as stated, and ``diagnostics["sum_audit"]`` holds ``sum - k``;
+* ``original_sums`` always describes the answer as given: every probability vector whose
+  entries parsed as numbers is summed *before* any other check, so an answer rejected for
+  another reason still records its sums (the forecaster keeps the first answer's sums after
+  a repair and stores the repaired answer's as ``diagnostics["repaired_sums"]``);
 * knockout matches need both advancement probabilities (summing to 1), group matches null;
 * question answers name exact candidates (after aliases), list every candidate once and
   have exactly k final picks;
@@ -202,6 +210,7 @@ def validate_match(text: str | None, event: Event) -> Checked:
     confidence = _probability(obj, "confidence", issues, nullable=True) if "confidence" in obj else None
     reason = _text(obj, "reason", issues)
     _check_advancement(obj, event, issues)
+    _stated_sums(out, {"90": p90, "full": pfull, "advances": adv if event.knockout else None})
     if not issues.items:
         p90 = check_sum(p90, 1.0, "90", issues, out)
         pfull = check_sum(pfull, 1.0, "full", issues, out)
@@ -220,6 +229,13 @@ def validate_match(text: str | None, event: Event) -> Checked:
     out.diagnostics["score_probability_agreement"] = p90[outcome_of(score90)] >= best - EXACT
     out.status = ForecastStatus.NORMALIZED if out.normalized else ForecastStatus.VALID
     return out
+
+
+def _stated_sums(out: Checked, vectors: dict[str, list[float | None] | None]) -> None:
+    """Record the sum of every vector whose entries all parsed (the answer as stated)."""
+    for name, values in vectors.items():
+        if values and all(v is not None for v in values):
+            out.original_sums[name] = math.fsum(values)
 
 
 def _check_advancement(obj: dict, event: Event, issues: _Issues) -> None:
@@ -246,15 +262,23 @@ def _team(value: Any, index: dict[str, str], candidates: set[str], where: str, i
     return team_id
 
 
-def validate_question(text: str | None, question: Question, competition: Competition) -> Checked:
-    """Parse and validate a tournament-question answer; teams map to ids through names and aliases."""
+def validate_question(text: str | None, question: Question, competition: Competition, *,
+                      enforce_fixed_k_sum: bool = True, names: dict[str, str] | None = None) -> Checked:
+    """Parse and validate a tournament-question answer; teams map to ids through names and aliases
+    (and ``names``, the prompt set's team id -> name, when its names differ from the competition's).
+
+    Without ``enforce_fixed_k_sum`` a fixed-k answer's probabilities may sum to anything: they
+    are kept as stated and the sum is audited (``diagnostics["sum_audit"] = sum - k``)."""
     try:
         obj = extract_json(text)
     except ValueError as exc:
         return Checked(ForecastStatus.INVALID_JSON, errors=[str(exc)])
     issues, out = _Issues(), Checked(ForecastStatus.VALID)
     index, candidates = name_index(competition), set(question.candidates)
+    if names:
+        index = {**{normalise_name(n): tid for tid, n in names.items()}, **index}
     probs: dict[str, float] = {}
+    stated: list[float] = []
     raw_choices = obj.get("choices")
     if not isinstance(raw_choices, list):
         issues.add("invalid_schema", "field choices must be a list")
@@ -265,6 +289,8 @@ def validate_question(text: str | None, question: Question, competition: Competi
             continue
         team = _team(item.get("team"), index, candidates, f"choices[{i}].team", issues)
         p = _probability(item, "probability", issues)
+        if p is not None:
+            stated.append(p)
         if team in probs:
             issues.add("invalid_schema", f"choices[{i}]: team {item.get('team')!r} is listed twice")
         elif team is not None and p is not None:
@@ -276,7 +302,13 @@ def validate_question(text: str | None, question: Question, competition: Competi
     picks = _picks(obj, question, index, candidates, issues)
     confidence = _probability(obj, "confidence", issues, nullable=True) if "confidence" in obj else None
     summary = _text(obj, "reasoning_summary", issues)
-    if not issues.items:
+    if stated:
+        out.original_sums["choices"] = math.fsum(stated)
+    audit_only = not enforce_fixed_k_sum and question.prediction_type is PredictionType.MULTI_CHOICE_FIXED_K
+    if not issues.items and audit_only:
+        values = [probs[c] for c in question.candidates]
+        out.diagnostics["sum_audit"] = math.fsum(values) - question.k
+    elif not issues.items:
         values = check_sum([probs[c] for c in question.candidates], float(question.k), "choices", issues, out)
     if issues.items:
         return Checked(issues.status(), errors=issues.messages(), original_sums=out.original_sums)

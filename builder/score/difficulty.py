@@ -1,0 +1,162 @@
+"""Difficulty-adjusted Brier: a two-way fixed-effects fit (event + forecaster), as ForecastBench
+(Karger et al. 2025, cited by seeds/000 and seeds/001) compares forecasters with unequal coverage.
+
+Within one condition (access, strategy, horizon, clock), with y_ef the Brier score of
+forecaster f on event e (samples averaged) observed for some (e, f) pairs only, least squares
+
+    y_ef = alpha_e + beta_f + error,    sum_f beta_f = 0,
+
+gives each event a difficulty alpha_e and each forecaster an effect beta_f that no longer
+depends on which events it happened to forecast. The adjusted score is
+
+    adjusted_f = beta_f + mean_e alpha_e
+
+(the forecaster's expected Brier on an average event of the panel; on a complete panel it
+equals the plain mean). Solved from the normal equations with alpha profiled out:
+
+    A beta = b,  A_fg = [f = g] sum_e w_e M_ef - sum_e w_e M_ef M_eg / n_e,
+                 b_f = sum_e w_e M_ef (y_ef - s_e / n_e),
+
+M the observation mask, n_e = sum_f M_ef, s_e = sum_f M_ef y_ef, w_e the event weights (1, or
+a bootstrap replicate's counts). A is singular along the constant vector; (A + 1 1^T) beta = b
+returns the solution with sum beta = 0. Intervals: percentile 95% over the analysis' match
+bootstrap replicates, every replicate solved in one batch. Only the largest connected set
+of forecasters (linked through shared events) can be compared; others get no adjusted score.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from builder.score.inference import LEVEL, Resampler
+from builder.score.types import ScoredForecast
+
+
+@dataclass(frozen=True)
+class DifficultyRow:
+    forecaster: str
+    forecaster_type: str
+    access: str
+    strategy: str
+    horizon: str
+    clock: str
+    n: int
+    mean: float
+    """Plain mean Brier over the forecaster's own events."""
+    adjusted: float | None
+    low: float | None
+    high: float | None
+
+
+def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(alpha, beta) of the two-way fit for one or many weight vectors.
+
+    ``y`` and ``mask`` are events x forecasters (y anything where mask is False); ``weights``
+    is replicates x events (default one replicate of ones). Returns alpha (replicates x events,
+    NaN for events without weight) and beta (replicates x forecasters, summing to 0)."""
+    m = mask.astype(float)
+    yv = np.where(mask, y, 0.0)
+    w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
+    n = m.sum(axis=1)
+    s = yv.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inv_n = np.where(n > 0, 1.0 / n, 0.0)
+    f = m.shape[1]
+    pair = (m[:, :, None] * m[:, None, :]).reshape(len(m), f * f)
+    a = -(w * inv_n) @ pair
+    a = a.reshape(len(w), f, f)
+    a[:, np.arange(f), np.arange(f)] += w @ m
+    b = w @ (m * (yv - (s * inv_n)[:, None]))
+    a += 1.0  # the constraint sum beta = 0 (see the module docstring)
+    try:
+        beta = np.linalg.solve(a, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        beta = np.einsum("rfg,rg->rf", np.linalg.pinv(a), b)
+    alpha = ((s[None, :] - beta @ m.T) * inv_n[None, :])
+    alpha = np.where((w > 0) & (n > 0)[None, :], alpha, np.nan)
+    return alpha, beta
+
+
+def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """beta_f + mean_e alpha_e (weighted by ``weights``), replicates x forecasters."""
+    alpha, beta = fit(y, mask, weights)
+    w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
+    present = ~np.isnan(alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_alpha = (np.where(present, alpha, 0.0) * w).sum(axis=1) / np.where(present, w, 0.0).sum(axis=1)
+    return beta + mean_alpha[:, None]
+
+
+def connected(mask: np.ndarray) -> np.ndarray:
+    """Boolean over forecasters: the largest set linked through shared events."""
+    f = mask.shape[1]
+    parent = list(range(f))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for row in mask:
+        members = np.flatnonzero(row)
+        for j in members[1:]:
+            parent[root(j)] = root(members[0])
+    roots = np.array([root(i) for i in range(f)])
+    sizes = {r: (np.sum(roots == r), mask[:, roots == r].sum()) for r in set(roots.tolist())}
+    best = max(sizes, key=lambda r: sizes[r])
+    return roots == best
+
+
+def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> list[DifficultyRow]:
+    """Adjusted Brier per forecaster within each condition (non-market forecasters)."""
+    per: dict[tuple, dict[str, dict[tuple, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    kinds: dict[str, str] = {}
+    for r in rows:
+        if r.forecaster_type != "market":
+            per[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster][(r.competition_id, r.event_id)].append(
+                r.measures["brier"])
+            kinds[r.forecaster] = r.forecaster_type
+    out = []
+    for condition, by_forecaster in sorted(per.items()):
+        names = sorted(by_forecaster)
+        events = sorted({e for v in by_forecaster.values() for e in v})
+        y = np.full((len(events), len(names)), np.nan)
+        col = {e: i for i, e in enumerate(events)}
+        for j, name in enumerate(names):
+            for e, values in by_forecaster[name].items():
+                y[col[e], j] = float(np.mean(values))
+        out += _condition_rows(condition, names, events, y, kinds, resampler)
+    return out
+
+
+def _condition_rows(condition, names, events, y, kinds, resampler) -> list[DifficultyRow]:
+    mask = ~np.isnan(y)
+    keep = connected(mask)
+    sub_y, sub_mask = y[:, keep], mask[:, keep]
+    adjusted = adjusted_scores(sub_y, sub_mask)[0]
+    low = high = np.full(keep.sum(), np.nan)
+    if resampler is not None and keep.sum() >= 2:
+        idx = resampler.index()
+        weights = resampler.weights[:, [idx[e] for e in events]]
+        boot = adjusted_scores(sub_y, sub_mask, weights)
+        tail = (1 - LEVEL) / 2 * 100
+        low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=0)
+    out, k = [], 0
+    for j, name in enumerate(names):
+        values = y[mask[:, j], j]
+        adj = lo = hi = None
+        if keep[j]:
+            adj, lo, hi = float(adjusted[k]), _num(low[k]), _num(high[k])
+            k += 1
+        out.append(DifficultyRow(name, kinds.get(name, "llm"), *condition, n=int(mask[:, j].sum()),
+                                 mean=float(values.mean()), adjusted=adj, low=lo, high=hi))
+    return out
+
+
+def _num(value) -> float | None:
+    value = float(value)
+    return None if np.isnan(value) else value

@@ -1,0 +1,224 @@
+"""Each paper's main table computed from an archive, in the paper's own scales and column order.
+
+* LLM-SoccerArena Table 2 (seeds/000 §4.2): "Complete-panel T-24h probabilistic forecast
+  performance": per forecaster, Brier, log loss, modal H/D/A accuracy (%), exact score (%),
+  Scoring System points, each with a 95% studentized match-bootstrap interval, and n. Per
+  match the forecaster's T-24h probabilistic-forecast values are averaged over access
+  conditions and samples (the balanced aggregation); the complete panel keeps the matches
+  every listed forecaster scored. Sorted by Brier.
+* WorldCupArena Table 2 (seeds/001 §4.2): Model, Setting, N, Composite, Result, Exact,
+  Scoreline. Result = ``result_wca`` and Exact = ``exact_wca`` in %, Scoreline = C_70 of the
+  mean ``scoreline_wca`` (all on the published score, extra time included), N = valid
+  predictions. Composite: WorldCupArena's availability-aware mean (eq. 2) over the layers
+  that exist; Prematch collects only T1 (result and score), so Composite = C_50 of the mean T1
+  score, T1 = sum_j w_j S_j / sum_j w_j over the available T1 tasks with the weights of the
+  released project's ``configs/tasks.yaml`` (the paper's Table 1 weights are not in its text):
+  result probabilities 0.55 (100 (1 - BS/2)), score 0.35 (S_score of eq. 1), goal difference
+  0.05 (100 max(0, 1 - e_d/5)), qualification 0.05 (knockouts: 100 (1 - (p - y)^2)). Setting:
+  S1 = closed book, S2 = open book (Prematch's closed book gets no evidence package, so S1 is
+  not WorldCupArena's standardized context). Sorted by Composite.
+* Prophet Arena Table 2 (seeds/002 §3.1, App. B): Brier (mean over events of the mean over
+  the three H/D/A markets, ``brier_pa``) with a symmetric bootstrap interval, ECE (10
+  equal-width bins, pooled markets), average return (risk-neutral unit bets against the market
+  price) with a symmetric interval. Symmetric intervals are estimate +- h with h the 95th
+  percentile of |replicate mean - estimate| (App. B.7 leaves k and the level open).
+  Without market prices in the archive the returns are taken against a stated stand-in
+  forecaster's probabilities and the table says so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from builder.score.aggregate import per_cell_events
+from builder.score.calibration import expected_calibration_error
+from builder.score.inference import Resampler, resampler_for
+from builder.score.market import MARKET_ID, market_return_hda
+from builder.score.metrics import CLASSES, display_calibration, scoreline_display
+from builder.score.types import ScoredForecast
+
+HORIZON = "t_minus_24h"
+T1_WEIGHTS = {"result": 0.55, "score": 0.35, "goal_difference": 0.05, "qualification": 0.05}
+STAND_INS = (MARKET_ID, "ensemble", "elo")
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    key: str
+    title: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> list[PaperTable]:
+    """The three tables for the archive's scored rows (live rows if any, else replay rows)."""
+    clock = "live" if any(r.clock == "live" for r in rows) else "replay"
+    chosen = [r for r in rows if r.clock == clock]
+    resampler = resampler_for(chosen) if chosen else None
+    note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."
+    return [lsa_table(chosen, resampler, note), wca_table(chosen, note), pa_table(chosen, resampler, reference, note)]
+
+
+def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0) -> tuple[float, float | None, float | None]:
+    values = np.array(list(per_event.values()), dtype=float)
+    mean = float(values.mean()) * scale
+    if resampler is None or len(values) < 2:
+        return mean, None, None
+    idx = resampler.index()
+    column = np.full((len(resampler.events), 1), np.nan)
+    for e, v in per_event.items():
+        column[idx[e], 0] = v
+    low, high = resampler.studentized_intervals(column)
+    ok = not np.isnan(low[0])
+    return mean, float(low[0]) * scale if ok else None, float(high[0]) * scale if ok else None
+
+
+def _fmt_ci(mean: float, low: float | None, high: float | None, digits: int) -> str:
+    interval = "[-]" if low is None else f"[{low:.{digits}f}, {high:.{digits}f}]"
+    return f"{mean:.{digits}f} {interval}"
+
+
+LSA_MEASURES = (("brier", 1.0, 3), ("log_loss", 1.0, 3), ("accuracy", 100.0, 1), ("exact", 100.0, 1),
+                ("points", 1.0, 2))
+
+
+def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str = "") -> PaperTable:
+    names = tuple(m for m, _, _ in LSA_MEASURES)
+    picked = [r for r in rows if r.horizon == HORIZON and r.strategy == "probabilistic_forecast"
+              and r.forecaster_type != "market"]
+    # per forecaster and match: mean over access conditions and samples (each access first)
+    per_access = per_cell_events(picked, names, cell_of=lambda r: (r.forecaster, r.access))
+    per_forecaster: dict[str, dict[tuple, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+    for (forecaster, _), events in per_access.items():
+        for e, v in events.items():
+            per_forecaster[forecaster][e].append(v)
+    means = {f: {e: np.mean(v, axis=0) for e, v in ev.items()} for f, ev in per_forecaster.items()}
+    panel = set.intersection(*(set(ev) for ev in means.values())) if means else set()
+    out = []
+    for forecaster, events in means.items():
+        cells = []
+        for j, (_, scale, digits) in enumerate(LSA_MEASURES):
+            values = {e: float(events[e][j]) for e in panel if not np.isnan(events[e][j])}
+            cells.append((_ci(resampler, values, scale), digits) if values else ((float("nan"), None, None), digits))
+        out.append((cells[0][0][0], forecaster, cells))
+    out.sort(key=lambda t: (t[0], t[1]))
+    body = tuple((f, *(_fmt_ci(*c, d) for c, d in cells), str(len(panel))) for _, f, cells in out)
+    return PaperTable(
+        "lsa_table_2", "LLM-SoccerArena Table 2",
+        f"Complete-panel T-24h probabilistic forecast performance ({len(panel)} matches every forecaster scored; "
+        "access conditions averaged per match). Values are means with 95% studentized match-bootstrap intervals."
+        + note,
+        ("Model", "Brier [95% CI]↓", "Log loss [95% CI]↓", "Modal H/D/A accuracy, % [95% CI]↑",
+         "Exact score, % [95% CI]↑", "Scoring System [95% CI]↑", "n"), body)
+
+
+def t1_score(row: ScoredForecast) -> float:
+    """WorldCupArena T1 (result and score) of one forecast, availability-aware (eq. 2)."""
+    m = row.measures
+    parts = {"result": 100.0 * (1.0 - m["brier"] / 2.0), "score": m["scoreline_wca"],
+             "goal_difference": 100.0 * max(0.0, 1.0 - m["goal_difference_error_wca"] / 5.0)}
+    if row.advancement:
+        parts["qualification"] = 100.0 * (1.0 - row.advancement["advancement_brier"] / 2.0)
+    return sum(T1_WEIGHTS[k] * v for k, v in parts.items()) / sum(T1_WEIGHTS[k] for k in parts)
+
+
+def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
+    picked = [r for r in rows if r.horizon == HORIZON and r.forecaster_type != "market"]
+    strategies = {r.strategy for r in picked}
+    names = ("result_wca", "exact_wca", "scoreline_wca")
+    t1: dict[tuple, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in picked:
+        t1[(r.forecaster, r.access, r.strategy)][(r.competition_id, r.event_id)].append(t1_score(r))
+    cells = per_cell_events(picked, names, cell_of=lambda r: (r.forecaster, r.access, r.strategy))
+    out = []
+    for (forecaster, access, strategy), events in cells.items():
+        matrix = np.array(list(events.values()))
+        composite = float(display_calibration(np.mean([np.mean(v) for v in t1[(forecaster, access, strategy)].values()])))
+        setting = ("S1" if access == "closed_book" else "S2") + (f" ({strategy})" if len(strategies) > 1 else "")
+        out.append((composite, forecaster, setting, len(events), float(np.nanmean(matrix[:, 0])) * 100,
+                    float(np.nanmean(matrix[:, 1])) * 100, float(scoreline_display(np.nanmean(matrix[:, 2])))))
+    out.sort(key=lambda t: (-t[0], t[1]))
+    body = tuple((f, s, str(n), f"{c:.2f}", f"{res:.1f}", f"{ex:.1f}", f"{sl:.2f}") for c, f, s, n, res, ex, sl in out)
+    return PaperTable(
+        "wca_table_2", "WorldCupArena Table 2",
+        "Results at T-24h on the published score (extra-time goals count in knockouts). N is the number of valid "
+        "predictions. Composite = C_50 of the T1-only composite (no T2-T5 layers are collected; availability-aware "
+        "eq. 2), Scoreline = C_70 of the mean scoreline_wca. S1 = closed book, S2 = open book." + note,
+        ("Model", "Setting", "N", "Composite", "Result", "Exact", "Scoreline"), body)
+
+
+def _sym(resampler: Resampler | None, per_event: dict) -> tuple[float, float | None]:
+    """Mean and h of the symmetric interval mean +- h (h = 95th percentile of |replicate - mean|)."""
+    values = np.array(list(per_event.values()), dtype=float)
+    mean = float(values.mean())
+    if resampler is None or len(values) < 2:
+        return mean, None
+    idx = resampler.index()
+    w = resampler.weights[:, [idx[e] for e in per_event]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicate = (w @ values) / w.sum(axis=1)
+    replicate = replicate[~np.isnan(replicate)]
+    return mean, float(np.percentile(np.abs(replicate - mean), 95))
+
+
+def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference: str | None = None,
+             note: str = "") -> PaperTable:
+    present = {r.forecaster for r in rows}
+    reference = reference or next((s for s in STAND_INS if s in present), None)
+    prices = _prices(rows, reference)
+    picked = [r for r in rows if r.horizon == HORIZON or r.forecaster_type == "market"]
+    cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
+    for r in picked:
+        cells[(r.forecaster, r.access, r.strategy, r.horizon)].append(r)
+    out = []
+    for (forecaster, access, strategy, horizon), cell_rows in cells.items():
+        brier = per_cell_events(cell_rows, ("brier_pa",)).get("all", {})
+        p = np.array([[r.p_home, r.p_draw, r.p_away] for r in cell_rows])
+        o = np.array([[r.result == c for c in CLASSES] for r in cell_rows], dtype=float)
+        ece = expected_calibration_error(p.ravel(), o.ravel())
+        returns: dict[tuple, list[float]] = defaultdict(list)
+        for r, vec in zip(cell_rows, p, strict=True):
+            q = prices.get((r.competition_id, r.event_id))
+            if q is not None:
+                returns[(r.competition_id, r.event_id)].append(
+                    float(market_return_hda(vec[None], q[None], np.array([CLASSES.index(r.result)]))[0]))
+        b_mean, b_h = _sym(resampler, {e: float(v[0]) for e, v in brier.items()})
+        ret = {e: float(np.mean(v)) for e, v in returns.items()}
+        r_text = "-"
+        if ret:
+            r_mean, r_h = _sym(resampler, ret)
+            r_text = f"{r_mean:.3f} (±{r_h:.3f})" if r_h is not None else f"{r_mean:.3f}"
+        label = forecaster if forecaster_type_of(cell_rows) == "market" else f"{forecaster} ({access}, {strategy})"
+        out.append((b_mean, label, f"{b_mean:.3f} (±{b_h:.3f})" if b_h is not None else f"{b_mean:.3f}",
+                    f"{ece:.3f}", r_text))
+    out.sort(key=lambda t: (t[0], t[1]))
+    prices_note = ("Returns against the market forecaster's closing prices."
+                   if reference == MARKET_ID else
+                   f"No market prices in this archive: returns are against `{reference}`'s probabilities used as "
+                   "prices (a stand-in, not a market)." if reference else "No reference prices: no returns.")
+    return PaperTable(
+        "pa_table_2", "Prophet Arena Table 2",
+        "Brier = mean over events of the mean squared error over the three H/D/A markets (brier_pa), with a "
+        "symmetric 95% bootstrap interval (±h); ECE with 10 equal-width bins; average return of risk-neutral unit "
+        f"bets (1 = break-even). T-24h forecasts. {prices_note}" + note,
+        ("LLM", "Brier ↓ (95% CI)", "ECE ↓", "Average return ↑ (95% CI)"), tuple(t[1:] for t in out))
+
+
+def forecaster_type_of(rows: list[ScoredForecast]) -> str:
+    return rows[0].forecaster_type if rows else ""
+
+
+def _prices(rows: list[ScoredForecast], reference: str | None) -> dict[tuple, np.ndarray]:
+    """Per event, the reference forecaster's probability vector: the market at closing, else its
+    T-24h forecast (samples and conditions averaged)."""
+    if reference is None:
+        return {}
+    found: dict[tuple, list] = defaultdict(list)
+    for r in rows:
+        if r.forecaster == reference and (r.horizon == HORIZON or reference == MARKET_ID):
+            found[(r.competition_id, r.event_id)].append((r.p_home, r.p_draw, r.p_away))
+    return {e: np.mean(v, axis=0) for e, v in found.items()}
