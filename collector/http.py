@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from collector.errors import ConfigError, ProviderError
+from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization"})
@@ -166,12 +167,12 @@ class ServiceClient:
             await self._sleep(delay)
 
     def scrub(self, text: str | None) -> str | None:
-        """``text`` with every credential header value (verbatim or as a bytes/str repr) redacted."""
+        """``text`` with every credential header value redacted, in every encoding (:mod:`collector.redaction`)."""
         if text:
             for secret in self._secrets:
                 if secret in text:
                     text = text.replace(secret, REDACTED)
-        return text
+        return redact(text)
 
     def _delay(self, attempt: int, exchange: Exchange) -> float:
         hinted = retry_after_seconds(exchange.headers.get("retry-after"), self._clock())
@@ -233,6 +234,7 @@ def _secrets(service: str, headers: dict[str, str]) -> list[str]:
         if name.lower() in SECRET_HEADERS and value:
             token = value.split(" ", 1)[-1]  # "Bearer <key>": the key alone, too
             found += [value, token] if len(token) >= 8 else [value]
+            register_secret(token)  # the process-wide sanitiser (collector.redaction) removes it from records
     return sorted(set(found), key=len, reverse=True)
 
 
