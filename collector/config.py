@@ -68,6 +68,8 @@ class OpenRouterSettings(_Model):
     max_tokens: Annotated[int, Field(ge=64)] = 4096
     temperature: float | None = None
     web_search_max_results: Annotated[int, Field(ge=1, le=25)] = 5
+    max_response_bytes: Annotated[int, Field(ge=1024)] = Field(
+        default=262_144, description="bytes of a response body kept; the rest is cut (full length and SHA-256 noted)")
 
 
 class ForecasterConfig(_Model):
@@ -101,6 +103,8 @@ class ArenaConfig(_Model):
     concurrency: Annotated[int, Field(ge=1, le=256)] = 16
     spending_cap_usd: Annotated[float, Field(ge=0)] = 10.0
     max_tick_minutes: Annotated[float, Field(gt=0)] = 25.0
+    max_record_bytes: Annotated[int, Field(ge=4096, le=50_000_000)] = Field(
+        default=16 * 1024 * 1024, description="the writer refuses a record file larger than this (GitHub: 100 MB)")
     questions: bool = True
     collect_from: UtcDatetime | None = None
     windows: Horizons = Horizons()

@@ -19,6 +19,7 @@ but never its value; and the values of credential headers are scrubbed from ever
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -56,6 +57,8 @@ class Exchange:
     headers: dict[str, str] = field(default_factory=dict)
     error_kind: str | None = None  # timeout | transport | http | body | None
     error: str | None = None
+    body_bytes: int | None = None  # the whole body's length, when it was cut at the client's limit
+    body_sha256: str | None = None  # and its SHA-256 (of every byte received)
 
     @property
     def ok(self) -> bool:
@@ -106,8 +109,10 @@ class ServiceClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         max_connections: int = 32,
+        max_response_bytes: int | None = None,
     ):
         self.service = service
+        self.max_response_bytes = max_response_bytes  # the bytes of a body kept; the rest is hashed, not kept
         self._secrets = _secrets(service, headers or {})
         self.retry = retry or RetryPolicy()
         self.total_timeout = total_timeout
@@ -140,8 +145,12 @@ class ServiceClient:
         deadline: datetime | None = None,
         body_error: Callable[[httpx.Response], str | None] | None = None,
         retry_body_errors: bool = True,
+        retryable: Callable[[Exchange], bool | None] | None = None,
     ) -> tuple[httpx.Response, list[Exchange]]:
-        """Send with retries; return the successful response and every exchange made."""
+        """Send with retries; return the successful response and every exchange made.
+
+        ``retryable(exchange)`` may overrule the default decision for a failed exchange (None: keep it).
+        """
         exchanges: list[Exchange] = []
         attempt = 0
         while True:
@@ -150,11 +159,13 @@ class ServiceClient:
             exchanges.append(exchange)
             if exchange.ok and response is not None:
                 return response, exchanges
-            retryable = exchange.error_kind in {"timeout", "transport"} or (
+            retryable_now = exchange.error_kind in {"timeout", "transport"} or (
                 exchange.error_kind == "http" and exchange.status in RETRY_STATUSES
             ) or (exchange.error_kind == "body" and retry_body_errors)
+            decided = retryable(exchange) if retryable is not None else None
+            retryable_now = decided if decided is not None else retryable_now
             exchange.error = self.scrub(exchange.error)
-            if not retryable or attempt >= self.retry.max_attempts:
+            if not retryable_now or attempt >= self.retry.max_attempts:
                 raise ServiceCallFailed(self.service, exchange.error or "failed", exchanges, exchange.error_kind or "")
             delay = self._delay(attempt, exchange)
             if deadline is not None and self._clock().timestamp() + delay >= deadline.timestamp():
@@ -193,8 +204,7 @@ class ServiceClient:
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(timeout):
-                response = await self._client.request(method, path, json=json, params=params)
-                await response.aread()
+                response, full, digest = await self._read(method, path, json, params)
         except (TimeoutError, httpx.TimeoutException):
             latency = (time.perf_counter() - t0) * 1000
             return Exchange(started, latency, error_kind="timeout", error=f"no complete answer within {timeout:.1f}s"), None
@@ -209,6 +219,12 @@ class ServiceClient:
             text=response.text,
             headers={k.lower(): v for k, v in response.headers.items() if k.lower() in _KEPT_HEADERS},
         )
+        if full is not None:
+            exchange.body_bytes, exchange.body_sha256 = full, digest
+            exchange.error_kind = "body"
+            exchange.error = (f"response body of {full} bytes cut at the limit of {self.max_response_bytes} "
+                              f"bytes (SHA-256 {digest})")
+            return exchange, None
         if response.status_code >= 400:
             exchange.error_kind = "http"
             exchange.error = f"HTTP {response.status_code}: {_snippet(response.text)}"
@@ -220,6 +236,28 @@ class ServiceClient:
                 exchange.error = problem
                 return exchange, None
         return exchange, response
+
+
+    async def _read(self, method, path, json, params) -> tuple[httpx.Response, int | None, str | None]:
+        """The response with at most ``max_response_bytes`` of its body; when cut, the full length and SHA-256."""
+        request = self._client.build_request(method, path, json=json, params=params)
+        response = await self._client.send(request, stream=True)
+        try:
+            limit = self.max_response_bytes
+            if limit is None:
+                await response.aread()
+                return response, None, None
+            kept, total, digest = bytearray(), 0, hashlib.sha256()
+            async for chunk in response.aiter_bytes():
+                total += len(chunk)
+                digest.update(chunk)
+                if len(kept) < limit:
+                    kept += chunk[: limit - len(kept)]
+        finally:
+            await response.aclose()
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
+        cut = httpx.Response(response.status_code, headers=headers, content=bytes(kept), request=request)
+        return cut, (total if total > limit else None), (digest.hexdigest() if total > limit else None)
 
 
 def _secrets(service: str, headers: dict[str, str]) -> list[str]:

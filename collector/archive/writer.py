@@ -201,3 +201,38 @@ class ArchiveWriter:
         self.written.append(relative)
         if self.archive is not None:
             self.archive.add(relative, record)
+
+
+def dead_temp_files(root: Path) -> list[Path]:
+    """Temporary files under ``root`` left by writers that are gone (their owner is provably dead).
+
+    A temporary file is named ``.{record}.{host}~{pid}~{start}~{random}.tmp``; one whose owner
+    is alive, or on another host, or that cannot be parsed, is left alone.
+    """
+    from collector.archive.owner import Owner
+
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            if not (name.startswith(".") and name.endswith(TMP_SUFFIX)):
+                continue
+            parts = name[: -len(TMP_SUFFIX)].rsplit("~", 3)
+            if len(parts) != 4:
+                continue
+            owner = Owner.parse("~".join([parts[0].rsplit(".", 1)[-1], parts[1], parts[2]]))
+            if owner is not None and not owner.alive():
+                found.append(Path(folder) / name)
+    return found
+
+
+def remove_dead_temp_files(root: Path) -> int:
+    """Remove :func:`dead_temp_files`; return how many were removed."""
+    removed = 0
+    for path in dead_temp_files(Path(root)) if Path(root).is_dir() else []:
+        try:
+            path.unlink()
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed

@@ -126,6 +126,12 @@ class Attempt(Contract):
     usage: Usage = Usage()
     tool_trace: ToolTrace = ToolTrace()
     error: str | None = None
+    error_kind: str | None = Field(default=None, description="auth, credits, refusal, bad_request, oversized, "
+                                   "rate_limit, server, timeout, transport or body (collector.forecasters.llm.errors)")
+    response_truncated: bool = Field(default=False, description="the body was cut at the response limit")
+    response_bytes: Annotated[int, Field(ge=0)] | None = Field(default=None, description="the full body's length, when cut")
+    response_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(
+        default=None, description="SHA-256 of the full body, when cut")
 
 
 class AttemptTotals(NamedTuple):
@@ -303,6 +309,10 @@ class Forecast(Record):
     payload: MatchForecast | QuestionForecast | None = Field(default=None, discriminator="target")
     inputs: dict[str, JsonValue] = Field(
         default_factory=dict, description="For baselines and markets: what the forecast was computed from"
+    )
+    served_model: str | None = Field(default=None, description="the model id the provider says answered (LLMs)")
+    served_model_differs: bool = Field(
+        default=False, description="served_model is another model than the one requested (beyond a version suffix)"
     )
 
     @model_validator(mode="after")

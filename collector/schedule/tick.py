@@ -23,15 +23,15 @@ import httpx
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
 from collector.archive.reader import Archive, load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
 from collector.config import ArenaConfig
-from collector.errors import PrematchError, Problem, RecordExistsError
+from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
 from collector.fixtures.sync import sync_fixtures, sync_outcomes
 from collector.fixtures.sync_report import SyncReport
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
-from collector.records import Clock
+from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 
@@ -49,6 +49,9 @@ class TickReport:
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
+    llm_records: int = 0  # LLM forecast records written after at least one call
+    llm_failed: int = 0  # of which every call failed (api_error, timeout)
+    temp_removed: int = 0  # temporary files of dead writers removed
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -72,6 +75,8 @@ class TickReport:
             f"already claimed {self.locked}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
+        if self.temp_removed:
+            lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
         if self.manifest:
             lines.append(f"  manifest: {self.manifest}")
         return lines
@@ -129,11 +134,12 @@ async def run_tick_async(
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     report = TickReport(now)
+    report.temp_removed = remove_dead_temp_files(root)
     if archive is None:
         archive = load_archive(root)
         report.problems += archive.problems
     tick = TickContext(
-        config=config, archive=archive, writer=ArchiveWriter(root, archive), now=now, clock=clock, timer=timer,
+        config=config, archive=archive, writer=ArchiveWriter(root, archive, max_record_bytes=config.max_record_bytes), now=now, clock=clock, timer=timer,
         data_dir=data_dir, budget=Budget(config.spending_cap_usd),
         locks=KeyLocks(lock_dir or root.parent / ".prematch-locks"), gate=asyncio.Semaphore(config.concurrency),
         stop=now + timedelta(minutes=config.max_tick_minutes), report=report,
@@ -153,6 +159,7 @@ async def run_tick_async(
             await _forecasts(tick, roster.forecasters)
     finally:
         await roster.aclose()
+    report.problems += llm_failures(report, roster.forecasters)
     report.spent_usd = tick.budget.spent
     with report.phase("sync_outcomes"):
         if sync:
@@ -163,6 +170,21 @@ async def run_tick_async(
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)
     return report
+
+
+def llm_failures(report: TickReport, forecasters: Sequence) -> list[Problem]:
+    """Problems that turn the run red: a provider that stopped the tick (401, 402), or every LLM call failed."""
+    problems, seen = [], set()
+    for forecaster in forecasters:
+        client = getattr(forecaster, "client", None)
+        reason = getattr(client, "stopped", None)
+        if reason and id(client) not in seen:
+            seen.add(id(client))
+            problems.append(Problem("openrouter", reason))
+    if report.llm_records and report.llm_failed == report.llm_records and not problems:
+        problems.append(Problem("openrouter", f"all {report.llm_records} LLM forecast(s) of this tick failed "
+                                              "(api_error or timeout); is the provider down or the base URL wrong?"))
+    return problems
 
 
 def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
@@ -238,6 +260,9 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
 _COUNT = threading.Lock()
 
 
+_TRANSPORT_FAILURES = frozenset({ForecastStatus.API_ERROR, ForecastStatus.TIMEOUT})
+
+
 def _write(tick: TickContext, record) -> bool:
     try:
         tick.writer.write(record)
@@ -245,8 +270,15 @@ def _write(tick: TickContext, record) -> bool:
         with _COUNT:
             tick.report.locked += 1
         return False
+    except ArchiveError as exc:  # a secret, too large, a linked folder: reported, never written
+        with _COUNT:
+            tick.report.problems.append(Problem(path_for(record), str(exc).removeprefix(f"{path_for(record)}: ")))
+        return False
     with _COUNT:
         tick.report.statuses[record.status.value] += 1
+        if record.forecaster_type is ForecasterType.LLM and record.attempts:
+            tick.report.llm_records += 1
+            tick.report.llm_failed += record.status in _TRANSPORT_FAILURES
     return True
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from collector.config import ArenaConfig, ForecasterConfig
+from collector.forecasters.llm.limits import same_model
 from collector.forecasters.llm.openrouter import (
     ChatResult,
     OpenRouterClient,
@@ -55,6 +56,8 @@ class LLMForecaster:
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
+        if self.client.stopped:
+            raise Deferred(f"{self.id}: {self.client.stopped}")
         if not self.budget.allows():
             raise Deferred(f"{self.id}: spending cap of {self.budget.cap} USD reached for this tick")
         if self.clock() >= deadline:
@@ -128,6 +131,7 @@ class LLMForecaster:
             if task.access is Access.CLOSED_BOOK and "searched" in observed:
                 extra["closed_book_search"] = True
             validation = validation.model_copy(update={"diagnostics": {**validation.diagnostics, **extra}})
+        served = next((a.served_model for a in reversed(attempts) if a.http_status == 200 and a.served_model), None)
         if requested is not None and requested >= task.deadline:  # the hard guard, once more
             raise Deferred(f"{self.id}: request for {task.target_id} would start at or after kickoff")
         return Forecast(
@@ -139,6 +143,7 @@ class LLMForecaster:
             lead_time_minutes=(task.deadline - requested).total_seconds() / 60 if requested else None,
             status=status, prompt=prompt, attempts=tuple(attempts), validation=validation,
             payload=checked.payload if checked is not None else None,
+            served_model=served, served_model_differs=not same_model(self.model, served),
         )  # fmt: skip
 
 
