@@ -36,6 +36,7 @@ from collector.records import (
     Revisable,
 )
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
 
 
@@ -110,20 +111,41 @@ class Archive:
 
 def iter_record_files(root: Path) -> list[str]:
     """Archive-relative paths of every record file (see :func:`is_record_path`), sorted."""
+    return scan_record_files(root)[0]
+
+
+def scan_record_files(root: Path) -> tuple[list[str], list[Problem]]:
+    """Every record file (sorted), and a problem for every link or non-regular file in the archive.
+
+    A symlink (to a file or a folder) or any other entry that is neither a regular file nor a
+    folder is never followed or read, wherever it is (``schema/`` included; hidden entries are
+    skipped as always).
+    """
     found: list[str] = []
-    root_str = str(root)
-    for folder, dirs, files in os.walk(root_str):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel_folder = os.path.relpath(folder, root_str).replace(os.sep, "/")
-        if rel_folder == ".":
-            dirs[:] = [d for d in dirs if d != SCHEMA_DIR]
-            rel_folder = ""
-        for name in files:
-            relative = f"{rel_folder}/{name}" if rel_folder else name
-            if is_record_path(relative):
+    problems: list[Problem] = []
+    pending = [""]
+    while pending:
+        rel_folder = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(str(root), rel_folder) if rel_folder else str(root)))
+        except OSError as exc:
+            problems.append(Problem(rel_folder or ".", f"cannot list: {exc}"))
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            if entry.is_symlink():
+                problems.append(Problem(relative, "is a symlink; links in the archive are refused and never followed"))
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(relative)
+            elif not entry.is_file(follow_symlinks=False):
+                problems.append(Problem(relative, "is not a regular file (a device, pipe or socket); refused"))
+            elif is_record_path(relative):
                 found.append(relative)
     found.sort()
-    return found
+    problems.sort(key=lambda p: p.path)
+    return found, problems
 
 
 def parse_record(relative: str, data: bytes) -> tuple[Record | None, Problem | None]:
@@ -168,7 +190,8 @@ def load_archive(root: Path | str) -> Archive:
 
 
 def _load_files(archive: Archive) -> None:
-    for relative, data in _read_ahead(str(archive.root), iter_record_files(archive.root)):
+    paths, archive.problems[:0] = scan_record_files(archive.root)
+    for relative, data in _read_ahead(str(archive.root), paths):
         if isinstance(data, OSError):
             archive.problems.append(Problem(relative, f"cannot read: {data}"))
             continue
@@ -200,7 +223,8 @@ def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]
     found: list[tuple[str, bytes | OSError]] = []
     for relative in paths:
         try:  # plain string paths: pathlib costs more than reading a small file
-            with open(os.path.join(root, relative), "rb") as handle:
+            fd = os.open(os.path.join(root, relative), _READ_FLAGS)  # a link swapped in meanwhile: refused
+            with open(fd, "rb") as handle:
                 found.append((relative, handle.read()))
         except OSError as exc:
             found.append((relative, exc))

@@ -28,6 +28,29 @@ def where(change: Change) -> str:
     return f"commit {change.commit.sha[:12]} ({stamp(change.commit.committed_at)})"
 
 
+LINK_MODES = {"120000": "a symlink", "160000": "a submodule link"}
+
+
+def not_a_file(mode: str) -> str | None:
+    """What a git tree entry of ``mode`` is when it is not a regular file (None: a regular file)."""
+    return LINK_MODES.get(mode)
+
+
+def links(changes: list[Change]) -> list[Finding]:
+    """Every symlink or submodule committed anywhere under the archive is a violation (record file or not).
+
+    A link in the archive would make a reader, the site build or a tick follow it out of the
+    archive: whatever it points at on the machine that checks out the repository.
+    """
+    findings = []
+    for change in changes:
+        what = not_a_file(change.new_mode)
+        if what is not None and change.status != "D":
+            message = f"{what} committed in {where(change)}; the archive holds regular files only"
+            findings.append(Finding("link", change.path, message, change.commit.sha))
+    return findings
+
+
 def append_only(files: dict[str, FileHistory]) -> list[Finding]:
     """Every change after a file's first addition is a violation of the append-only rule."""
     findings = []

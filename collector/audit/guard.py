@@ -14,6 +14,7 @@ from pathlib import Path
 from collector.archive.git import git
 from collector.archive.layout import is_record_path
 from collector.archive.reader import parse_record
+from collector.audit.checks import not_a_file
 from collector.audit.gitlog import read_blobs
 from collector.errors import ArchiveError, Problem, UsageError
 
@@ -53,6 +54,10 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
             continue
         fields = meta[1:].split(" ")
         status, relative = fields[4][0], path[len(prefix) :]
+        what = not_a_file(fields[1])
+        if what is not None and status != "D":  # anywhere under the archive, record path or not
+            problems.append(Problem(path, f"this change adds {what}; the archive holds regular files only"))
+            continue
         if not is_record_path(relative):
             continue
         if status == "A":

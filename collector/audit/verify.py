@@ -44,6 +44,7 @@ def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:
     report = Report(repo, archive_path, history.head, history.commits, files)
     report.findings += load_facts(repo, files, cache)
     cache.save()
+    report.findings += checks.links(history.changes)
     report.findings += checks.append_only(files)
     report.findings += checks.forecast_timing(files)
     report.findings += checks.supersession(files)
