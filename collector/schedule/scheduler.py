@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from collector.archive.layout import event_path, forecast_path, question_path
+from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import Archive
 from collector.config import OFFSETS, ArenaConfig
 from collector.records import (
@@ -239,8 +240,11 @@ def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Foreca
 class KeyLocks:
     """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``.
 
-    A lock older than ``stale_after`` seconds (wall clock) was left by a tick that died; it is
-    broken once. A live request never holds a key that long: it cannot run past its window.
+    A lock file holds its owner (host, process id, process start time; see
+    :mod:`collector.archive.owner`). A lock whose owner is provably gone (same host, no such
+    process) was left by a tick that died and is taken over at once; a live owner's lock is
+    respected. A lock whose owner cannot be checked (another host, an unreadable file) counts
+    as abandoned only after ``stale_after`` seconds of wall-clock time.
     """
 
     def __init__(self, folder: Path, stale_after: float = 3600.0):
@@ -265,15 +269,21 @@ class KeyLocks:
                 fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             except FileExistsError:
                 return False
-        os.write(fd, f"{os.getpid()}\n".encode())
+        os.write(fd, f"{owner_now().token()}\n".encode())
         os.close(fd)
         return True
 
     def _stale(self, lock: Path) -> bool:
+        """Whether the lock was abandoned: its owner is gone, or (owner unknown) it is old."""
         try:
-            return time.time() - lock.stat().st_mtime > self.stale_after
+            text = lock.read_text(errors="replace")
+            age = time.time() - lock.stat().st_mtime
         except FileNotFoundError:
             return True
+        owner = Owner.parse(text)
+        if owner is not None and owner.host == owner_now().host:
+            return not owner.alive()
+        return age > self.stale_after
 
     def _break(self, lock: Path) -> bool:
         """Move a stale lock aside; False if another tick broke it first or took the key meanwhile.
@@ -288,7 +298,7 @@ class KeyLocks:
         except FileNotFoundError:
             return False
         try:
-            if time.time() - aside.stat().st_mtime > self.stale_after:
+            if self._stale(aside):
                 return True
             try:
                 os.link(aside, lock)
