@@ -51,7 +51,8 @@ class Archive:
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
     questions: dict[tuple[str, str], Question] = field(default_factory=dict)
     resolutions: dict[tuple[str, str], QuestionResolution] = field(default_factory=dict)
-    forecasts: list[Forecast] = field(default_factory=list)
+    forecasts: list[Forecast] = field(default_factory=list)  # the effective record of each forecast key
+    superseded: list[Forecast] = field(default_factory=list)  # transport failures a retry replaced
     manifests: list[Manifest] = field(default_factory=list)
     effective_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
@@ -83,7 +84,7 @@ class Archive:
         return {qid: r for (c, qid), r in self.resolutions.items() if c == competition_id}
 
     def forecasts_of(self, competition_id: str) -> list[Forecast]:
-        """The competition's forecasts (every one: forecasts are never revised)."""
+        """The competition's effective forecasts (one per key; a retried failure is in ``superseded``)."""
         return [f for f in self.forecasts if f.competition_id == competition_id]
 
     def add(self, path: str, record: Record) -> None:
@@ -94,7 +95,16 @@ class Archive:
         """
         self.records[path] = record
         if isinstance(record, Forecast):
-            self.forecasts.append(record)
+            key = identity(record)
+            current = self.effective_paths.get(key)
+            if current is None and record.revision == 0:
+                self.effective_paths[key] = path
+                self.forecasts.append(record)
+            elif current is not None and record.supersedes == current and self.records[current].transport_failure:
+                old = self.records[current]
+                self.effective_paths[key] = path
+                self.forecasts[next(i for i, f in enumerate(self.forecasts) if f is old)] = record
+                self.superseded.append(old)
         elif isinstance(record, Manifest):
             self.manifests.append(record)
         elif isinstance(record, Revisable):
@@ -233,14 +243,17 @@ def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]
 
 def _resolve(archive: Archive) -> None:
     chains: dict[tuple[str, ...], dict[int, tuple[str, Revisable]]] = defaultdict(dict)
+    retries: dict[tuple[str, ...], dict[int, tuple[str, Revisable]]] = defaultdict(dict)
     for path, record in archive.records.items():
         if isinstance(record, Forecast):
-            archive.forecasts.append(record)
+            retries[identity(record)][record.revision] = (path, record)
         elif isinstance(record, Manifest):
             archive.manifests.append(record)
         elif isinstance(record, Revisable):
             chains[identity(record)][record.revision] = (path, record)
     archive.manifests.sort(key=lambda m: m.tick_at)
+    for key, revisions in retries.items():
+        _resolve_forecast(archive, key, revisions)
     for key, revisions in chains.items():
         effective = _effective(revisions, archive.problems)
         if effective is None:
@@ -250,8 +263,28 @@ def _resolve(archive: Archive) -> None:
         _index(archive, record)
 
 
+def _resolve_forecast(archive: Archive, key: tuple[str, ...], revisions: dict) -> None:
+    """The effective record of one forecast key: the last retry of an unbroken chain of transport failures.
+
+    Revision n (a retry) must name revision n-1, and revision n-1 must be a transport failure
+    (api_error, timeout): a valid, normalised, repaired or invalid answer is never superseded.
+    Where the chain breaks, the record before the break stands and the rest is reported.
+    """
+    if len(revisions) == 1 and 0 in revisions:  # nearly every key: no retry
+        path, record = revisions[0]
+        archive.effective_paths[key] = path
+        archive.forecasts.append(record)
+        return
+    effective = _effective(revisions, archive.problems, may_supersede=lambda old: old.transport_failure)
+    if effective is None:
+        return
+    archive.effective_paths[key] = effective[0]
+    archive.forecasts.append(effective[1])
+    archive.superseded += [revisions[r][1] for r in sorted(revisions) if r < effective[1].revision]
+
+
 def _effective(
-    revisions: dict[int, tuple[str, Revisable]], problems: list[Problem]
+    revisions: dict[int, tuple[str, Revisable]], problems: list[Problem], may_supersede=None
 ) -> tuple[str, Revisable] | None:
     """Walk revisions 0, 1, 2, ... while each names its predecessor; report where a chain breaks."""
     if 0 not in revisions:
@@ -268,6 +301,10 @@ def _effective(
             problems.append(
                 Problem(path, f"supersedes {record.supersedes!r}, expected {current[0]!r}; chain stops here")
             )
+            break
+        if may_supersede is not None and not may_supersede(current[1]):
+            problems.append(Problem(path, f"supersedes a {current[1].status.value} forecast; only transport failures "
+                                          "(api_error, timeout) may be retried, so the earlier record stands"))
             break
         current = revisions[rev]
         rev += 1

@@ -13,6 +13,7 @@ from datetime import datetime
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
 from collector.audit.history import FileHistory, Finding
+from collector.records import TRANSPORT_FAILURES
 
 TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or question id)
 
@@ -179,6 +180,27 @@ def supersession(files: dict[str, FileHistory]) -> list[Finding]:
         elif target.added.commit.index > entry.added.commit.index:
             message = f"committed in {where(entry.added)}, before {facts.supersedes} ({where(target.added)})"
             findings.append(Finding("chain", entry.path, message, entry.added.commit.sha))
+    return findings
+
+
+def forecast_retries(files: dict[str, FileHistory]) -> list[Finding]:
+    """A forecast may supersede only a transport failure (api_error, timeout) of its own key.
+
+    A valid, normalised, repaired or invalid answer is part of what is measured; a record that
+    replaces one is cherry-picking, whoever committed it.
+    """
+    findings = []
+    for entry in files.values():
+        facts = entry.facts
+        if facts is None or facts.kind != "forecast" or facts.supersedes is None:
+            continue
+        target = files.get(facts.supersedes)
+        old = target.facts if target is not None else None
+        if old is not None and (old.kind != "forecast" or old.status not in TRANSPORT_FAILURES):
+            message = (f"supersedes {facts.supersedes} ({old.kind} {old.status or ''}); only a transport failure "
+                       "(api_error, timeout) may be retried")
+            sha = entry.added.commit.sha if entry.added else None
+            findings.append(Finding("supersession", entry.path, message, sha, replay=entry.replay))
     return findings
 
 

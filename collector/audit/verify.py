@@ -48,6 +48,7 @@ def _verify(repo: Path, archive_path: str, use_cache: bool) -> Report:
     report.findings += checks.append_only(files)
     report.findings += checks.forecast_timing(files)
     report.findings += checks.supersession(files)
+    report.findings += checks.forecast_retries(files)
     report.findings += checks.manifest_chain(files)
     report.findings += checks.commit_dates(history.commits)
     return report

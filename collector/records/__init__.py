@@ -39,6 +39,7 @@ from .event import (
 )
 from .forecast import (
     SCORABLE_STATUSES,
+    TRANSPORT_FAILURES,
     Access,
     Attempt,
     AttemptRole,

@@ -65,6 +65,9 @@ class ForecastStatus(StrEnum):
     MISSED = "missed"
 
 
+TRANSPORT_FAILURES = frozenset({"api_error", "timeout"})
+"""The statuses a later tick may retry (a new revision of the key): the call failed, the model never answered."""
+
 SCORABLE_STATUSES = frozenset(
     {
         ForecastStatus.VALID,
@@ -310,6 +313,9 @@ class Forecast(Record):
     inputs: dict[str, JsonValue] = Field(
         default_factory=dict, description="For baselines and markets: what the forecast was computed from"
     )
+    revision: Annotated[int, Field(ge=0)] = Field(
+        default=0, description="0, or the retry number of a key whose earlier revision was a transport failure")
+    supersedes: str | None = Field(default=None, description="archive path of the failed revision this retry replaces")
     served_model: str | None = Field(default=None, description="the model id the provider says answered (LLMs)")
     served_model_differs: bool = Field(
         default=False, description="served_model is another model than the one requested (beyond a version suffix)"
@@ -326,7 +332,14 @@ class Forecast(Record):
             raise ValueError("a forecast cannot be requested at or after kickoff")
         if self.status is ForecastStatus.MISSED and self.requested_at is not None:
             raise ValueError("a missed forecast has no request time")
+        if (self.revision == 0) != (self.supersedes is None):
+            raise ValueError("a retry (revision >= 1) names the revision it supersedes, and only a retry does")
         return self
+
+    @property
+    def transport_failure(self) -> bool:
+        """The call failed (api_error, timeout): the only kind of record a retry may supersede."""
+        return self.status.value in TRANSPORT_FAILURES
 
     @property
     def scorable(self) -> bool:

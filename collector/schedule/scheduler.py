@@ -22,7 +22,7 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -58,13 +58,20 @@ class Slot:
     closes: datetime
     deadline: datetime
     owed_from: datetime  # the window is owed only if it closes after this
+    revision: int = 0  # a retry of a transport failure: its revision, and the path it supersedes
+    supersedes: str | None = None
 
     @property
     def path(self) -> str:
         return forecast_path(
             self.competition_id, self.target_kind, self.target_id, self.forecaster,
-            self.access.value, self.strategy.value, self.horizon.value, self.sample,
+            self.access.value, self.strategy.value, self.horizon.value, self.sample, self.revision,
         )  # fmt: skip
+
+    def key(self) -> tuple[str, ...]:
+        """The forecast key's identity in the archive view (as :func:`collector.archive.layout.identity`)."""
+        return ("forecast", self.competition_id, self.target_kind, self.target_id, self.forecaster,
+                self.access.value, self.strategy.value, self.horizon.value, str(self.sample))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -205,7 +212,9 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
     out = Plan([], [], [])
     for slot in slots_for(archive, arena, forecasters, since or {}):
         if slot.path in existing:
-            continue
+            slot = retry_slot(archive, slot, now)
+            if slot is None:
+                continue
         if now >= slot.closes or now >= slot.deadline:
             target = out.missed if slot.closes > slot.owed_from else None
         else:
@@ -214,6 +223,21 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
         if target is not None and (target is out.upcoming or not (archive.root / slot.path).exists()):
             target.append(slot)
     return out
+
+
+def retry_slot(archive: Archive, slot: Slot, now: datetime) -> Slot | None:
+    """The next revision of a key whose effective record is a transport failure, while its window is open.
+
+    A valid, normalised, repaired or invalid answer is final (the model's own failures are
+    measured); so is a failure once the window has closed (it is not retried, nor missed).
+    """
+    current = archive.effective_paths.get(slot.key())
+    record = archive.records.get(current) if current is not None else None
+    if not isinstance(record, Forecast) or not record.transport_failure:
+        return None
+    if not (slot.opens <= now < slot.closes and now < slot.deadline):
+        return None
+    return replace(slot, revision=record.revision + 1, supersedes=current)
 
 
 def next_due_after(archive: Archive, arena: ArenaConfig, forecasters: Sequence, after: datetime, since=None):
@@ -235,6 +259,19 @@ def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Foreca
         strategy=slot.strategy, horizon=slot.horizon, sample=slot.sample, kickoff_utc=slot.deadline,
         scheduled_at=slot.opens, status=ForecastStatus.MISSED,
     )  # fmt: skip
+
+
+def abandoned(lock: Path, stale_after: float) -> bool:
+    """Whether a lock was abandoned: its owner is provably gone, or (owner unknown) it is older than ``stale_after``."""
+    try:
+        text = lock.read_text(errors="replace")
+        age = time.time() - lock.stat().st_mtime
+    except FileNotFoundError:
+        return True
+    owner = Owner.parse(text)
+    if owner is not None and owner.host == owner_now().host:
+        return not owner.alive()
+    return age > stale_after
 
 
 class KeyLocks:
@@ -274,16 +311,7 @@ class KeyLocks:
         return True
 
     def _stale(self, lock: Path) -> bool:
-        """Whether the lock was abandoned: its owner is gone, or (owner unknown) it is old."""
-        try:
-            text = lock.read_text(errors="replace")
-            age = time.time() - lock.stat().st_mtime
-        except FileNotFoundError:
-            return True
-        owner = Owner.parse(text)
-        if owner is not None and owner.host == owner_now().host:
-            return not owner.alive()
-        return age > self.stale_after
+        return abandoned(lock, self.stale_after)
 
     def _break(self, lock: Path) -> bool:
         """Move a stale lock aside; False if another tick broke it first or took the key meanwhile.
@@ -298,7 +326,7 @@ class KeyLocks:
         except FileNotFoundError:
             return False
         try:
-            if self._stale(aside):
+            if abandoned(aside, self.stale_after):  # the very file moved: a fresh lock is put back
                 return True
             try:
                 os.link(aside, lock)

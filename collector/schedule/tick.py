@@ -45,6 +45,7 @@ class TickReport:
     produced: int = 0
     missed: int = 0
     deferred: int = 0
+    retried: int = 0  # of the produced, retries of a transport failure (a new revision of the key)
     locked: int = 0
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
@@ -72,7 +73,7 @@ class TickReport:
         lines = [
             f"tick {self.now.isoformat()}: {len(self.written)} file(s) written",
             f"  forecasts due {self.due}, produced {self.produced}, missed {self.missed}, deferred {self.deferred}, "
-            f"already claimed {self.locked}; spent {self.spent_usd:.4f} USD",
+            f"already claimed {self.locked}, retried {self.retried}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
         if self.temp_removed:
@@ -245,10 +246,13 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
                 report.deferred += 1
                 return
             record = await forecaster.forecast(_task(tick, slot, history))
+        if slot.revision:  # a retry of a transport failure: the next revision of the key, naming the failed one
+            record = record.model_copy(update={"revision": slot.revision, "supersedes": slot.supersedes})
         if path_for(record) != slot.path:
             raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
         if await asyncio.to_thread(_write, tick, record):  # fsync off the loop and outside the gate
             report.produced += 1
+            report.retried += slot.revision > 0
     except Deferred:
         report.deferred += 1
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
