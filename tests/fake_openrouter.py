@@ -24,6 +24,7 @@ import base64
 import json
 import random
 import re
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -192,6 +193,10 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # a burst of concurrent connections must not be refused
     daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # a client that gave up or was killed: nothing to report
+            super().handle_error(request, client_address)
 
 
 class FakeOpenRouter:

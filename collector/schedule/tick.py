@@ -166,7 +166,7 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(tick.writer, timer(), clock)
+        report.manifest = write_tick_manifest(tick.writer, timer(), clock, lock_path=tick.locks.folder / "manifest.lock")
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)
