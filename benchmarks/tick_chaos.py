@@ -127,6 +127,18 @@ def tally(root: Path, config, end: datetime) -> dict:
     }
 
 
+def tick_problems(logs: str) -> Counter:
+    """The ticks' ``problem:`` lines, without the path or numbers, counted."""
+    import re
+
+    found = Counter()
+    for line in logs.splitlines():
+        if line.startswith("problem: "):
+            message = line.removeprefix("problem: ").split(": ", 1)[-1]
+            found[re.sub(r"\d+", "N", message)[:110]] += 1
+    return found
+
+
 def key_occurrences(folders: list[Path], texts: list[str]) -> int:
     pattern = pattern_for([KEY])
     count = sum(len(pattern.findall(t)) for t in texts)
@@ -168,8 +180,9 @@ def main() -> int:
     verify = subprocess.run([sys.executable, "-m", "collector", "verify", "--repo", str(root), "--no-cache"],
                             cwd=REPO, capture_output=True, text=True)  # fmt: skip
     counts = tally(root, config, end)
+    stats_logs = stats.pop("logs")
     leaks = key_occurrences([root / "archive", root / "site"],
-                            [stats.pop("logs"), build.stdout, build.stderr, verify.stdout, verify.stderr])
+                            [stats_logs, build.stdout, build.stderr, verify.stdout, verify.stderr])
     verdict = next((line for line in verify.stdout.splitlines() if line.startswith(("OK", "FAIL"))), verify.stdout[-200:])
     print(f"tick chaos: {args.days:g} simulated days of worldcup-2026 from {START:%Y-%m-%d %H:%MZ}, seed {args.seed}, "
           f"in {root}")
@@ -186,6 +199,9 @@ def main() -> int:
     print(f"  {tick_s / max(stats['ticks'], 1):.2f} s of wall clock per simulated tick (both processes and the commit)")
     for problem in counts["problems"]:
         print(f"  problem: {problem}")
+    print("  the ticks' problem lines (why a tick exited 1), by kind:")
+    for line, n in tick_problems(stats_logs).most_common(6):
+        print(f"    {n} x {line}")
     good = (counts["duplicates"] == 0 and counts["invalid files"] == 0 and leaks == 0 and verify.returncode == 0
             and build.returncode == 0)  # fmt: skip
     return 0 if good else 1

@@ -202,7 +202,10 @@ def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
 def _register_questions(tick: TickContext) -> None:
     if tick.config.questions:
         for cid in tick.config.competitions:
-            register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
+            try:
+                register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
+            except ArchiveError as exc:  # a linked folder, a secret, a record too large: reported, never written
+                tick.report.problems.append(Problem(cid, f"questions: {exc}"))
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
