@@ -9,8 +9,8 @@ kept in ``server.seen`` for assertions.
 
 Hostile modes (``FakeOpenRouter(mode=...)``, or ``server.mode = ...`` while it runs) answer as
 a provider an attacker controls or an unlucky day would: ``leak`` echoes the caller's key (from
-its ``Authorization`` header) in every field a completion can carry, plain, JSON-escaped,
-URL-encoded and base64; ``status:<code>`` answers every call with that HTTP error in
+its ``Authorization`` header) in every field a completion can carry, ``leak:<encoding>`` in
+one of :data:`LEAK_ENCODINGS` (plain, JSON-escaped, URL-encoded, base64); ``status:<code>`` answers every call with that HTTP error in
 OpenRouter's error shape (``status:403`` as a moderation block); ``error200`` an error inside
 an HTTP 200; ``hang`` never answers in time; ``malformed`` a body that is not JSON;
 ``oversized:<bytes>`` a valid answer whose rationale is that long; ``wrong_model`` names
@@ -94,27 +94,41 @@ def answer_for(body: dict) -> dict:
     return completion(json.dumps(answer), open_book="tools" in body, model=body["model"])
 
 
-def leaking_answer(body: dict, key: str) -> dict:
-    """A valid answer whose every other field carries ``key`` in some encoding."""
-    escaped = "".join(f"\\u{ord(c):04x}" for c in key[:3]) + key[3:]  # JSON-escaped in the body
-    encoded = "".join(f"%{ord(c):02X}" for c in key)  # every character percent-encoded
-    b64 = base64.b64encode(f"Bearer {key}".encode()).decode()
+LEAK_ENCODINGS = ("plain", "json", "url", "base64", "base64_offset")
+_SLOT = "@@KEY@@"
+
+
+def encoded_key(key: str, encoding: str) -> str:
+    """``key`` as it may come back in a body: plain, JSON \\u-escaped, %-encoded, or base64 (of ``Bearer key``)."""
+    if encoding == "json":
+        return "".join(f"\\u{ord(c):04x}" for c in key)
+    if encoding == "url":
+        return "".join(f"%{ord(c):02X}" for c in key)
+    if encoding == "base64":
+        return base64.b64encode(f"Bearer {key}".encode()).decode()
+    if encoding == "base64_offset":
+        return base64.urlsafe_b64encode(f"x:{key}".encode()).decode()
+    return key
+
+
+def leaking_answer(body: dict, key: str, encoding: str = "plain") -> str:
+    """A valid answer (as JSON text) whose every field the client parses carries ``key`` in ``encoding``.
+
+    The fields: ``id``, ``model``, ``provider``, the content's rationale, a ``url_citation``'s
+    url, title and content, a tool call's id and arguments, and ``search_results``.
+    """
     answer = json.loads(answer_for(body)["choices"][0]["message"]["content"])
-    if "reason" in answer:
-        answer["reason"] = f"{answer['reason']} {key} {b64}"
-    else:
-        answer["reasoning_summary"] = f"{answer['reasoning_summary']} {key} {b64}"
+    field = "reason" if "reason" in answer else "reasoning_summary"
+    answer[field] = f"{answer[field]} {_SLOT}"
     data = completion(json.dumps(answer), open_book=True, model=body["model"])
-    data["id"], data["provider"] = f"gen-{key}", f"Prov {encoded}"
-    data["model"] = body["model"]
+    data["id"], data["provider"], data["model"] = f"gen-{_SLOT}", f"Prov {_SLOT}", f"{body['model']}-{_SLOT}"
     message = data["choices"][0]["message"]
     message["annotations"] = [{"type": "url_citation", "url_citation": {
-        "url": f"https://example.org/?k={encoded}", "title": f"title {key}", "content": b64}}]
-    message["tool_calls"] = [{"id": f"call-{key}", "type": "function", "function": {
-        "name": "web_search", "arguments": json.dumps({"query": key, "auth": f"Bearer {key}"})}}]
-    data["search_results"] = [{"url": f"https://example.org/{encoded}", "title": key, "snippet": b64}]
-    text = json.dumps(data)
-    return text.replace(key, escaped, 1)  # the id JSON-escaped, the other copies plain or encoded
+        "url": f"https://example.org/?k={_SLOT}", "title": f"title {_SLOT}", "content": _SLOT}}]
+    message["tool_calls"] = [{"id": f"call-{_SLOT}", "type": "function", "function": {
+        "name": "web_search", "arguments": json.dumps({"query": _SLOT, "auth": f"Bearer {_SLOT}"})}}]
+    data["search_results"] = [{"url": f"https://example.org/{_SLOT}", "title": _SLOT, "snippet": _SLOT}]
+    return json.dumps(data).replace(_SLOT, encoded_key(key, encoding))
 
 
 def error_body(code: int, message: str, **metadata) -> dict:
@@ -134,7 +148,7 @@ def hostile(mode: str, body: dict, key: str, count: int) -> tuple[int, bytes, fl
         if name == "oversized":
             arg = "400000"
     if name == "leak":
-        return 200, leaking_answer(body, key).encode(), 0.0
+        return 200, leaking_answer(body, key, arg or "plain").encode(), 0.0
     if name == "status":
         code = int(arg)
         meta = {"reasons": ["violence"], "flagged_input": "...", "provider_name": "X", "model_slug": body["model"]}

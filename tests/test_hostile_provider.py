@@ -19,7 +19,7 @@ from collector.cli import main
 from collector.records import ForecastStatus
 from collector.redaction import contains_secret, pattern_for, redact
 from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import FakeOpenRouter
+from tests.fake_openrouter import LEAK_ENCODINGS, FakeOpenRouter
 
 NOW = "2026-06-10T12:00:00Z"  # the group stage's stage-opening window is open: 72 match forecasts
 CONFIG = """
@@ -85,8 +85,9 @@ def test_the_sanitiser_removes_the_key_in_every_encoding(form):
     assert pattern.sub("[redacted]", text).startswith('{"note": "before ') and text.endswith(' after"}')
 
 
-def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, data_dir, server, capsys):
-    server.mode = "leak"
+@pytest.mark.parametrize("encoding", LEAK_ENCODINGS)
+def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, data_dir, server, capsys, encoding):
+    server.mode = f"leak:{encoding}"
     assert tick(tmp_path, data_dir) == 0
     archive = load_archive(tmp_path / "archive")
     forecasts = archive.forecasts
@@ -95,6 +96,7 @@ def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, 
     attempt = forecasts[0].attempts[0]
     # every field the client parses held the key; each now holds the redaction mark instead
     assert "[redacted]" in attempt.response_id and "[redacted]" in attempt.provider
+    assert "[redacted]" in attempt.served_model and "[redacted]" in forecasts[0].served_model
     trace = attempt.tool_trace
     assert "[redacted]" in trace.citations[0].url and "[redacted]" in trace.citations[0].title
     assert "[redacted]" in orjson.dumps(trace.search_calls).decode()
