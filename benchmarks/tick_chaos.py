@@ -78,9 +78,10 @@ def tick(root: Path, now: datetime, env: dict) -> subprocess.Popen:
 
 
 def next_tick(root: Path, config, now: datetime) -> datetime | None:
-    """15 minutes on while a key is due (a retry, or one a killed tick left), else when a window opens next."""
+    """15 minutes on (the cron's step) while a key is due or failed before kickoff, else when a window opens next."""
     archive = load_archive(root / "archive")
-    if plan(archive, config, forecaster_specs(config), now + RETRY_STEP).due:
+    failed = any(f.transport_failure and f.kickoff_utc > now + RETRY_STEP for f in archive.forecasts)
+    if failed or plan(archive, config, forecaster_specs(config), now + RETRY_STEP).due:
         return now + RETRY_STEP
     return next_due_after(config, archive, now)
 
@@ -89,10 +90,12 @@ def run_ticks(root: Path, config, end: datetime, kill: float, rng: random.Random
     stats = Counter()
     logs: list[str] = []
     now: datetime | None = START
+    last = 3.0  # seconds the last pair ran: a kill falls anywhere in a tick's life, sync or forecasts
     while now is not None and now < end:
+        began = time.perf_counter()
         pair = [tick(root, now, env), tick(root, now + timedelta(seconds=1), env)]
         if rng.random() < kill:
-            time.sleep(rng.uniform(0.0, 2.5))
+            time.sleep(rng.uniform(0.1, last))
             victim = rng.choice(pair)
             if victim.poll() is None:
                 os.kill(victim.pid, signal.SIGKILL)
@@ -101,6 +104,7 @@ def run_ticks(root: Path, config, end: datetime, kill: float, rng: random.Random
             out, err = process.communicate()
             logs += [out, err]
             stats[f"exit {process.returncode}"] += 1
+        last = max(0.5, time.perf_counter() - began)
         git(root, "add", "-A", "archive")
         git(root, "commit", "-q", "--allow-empty", "-m", f"tick {now.isoformat()}", when=now + timedelta(minutes=5))
         stats["ticks"] += 1
@@ -123,6 +127,9 @@ def tally(root: Path, config, end: datetime) -> dict:
         "duplicates": sum(n - 1 for n in answers.values() if n > 1),
         "invalid files": len(archive.problems),
         "statuses": Counter(f.status.value for f in archive.forecasts),
+        "unlisted": len({p for p in archive.records if not p.startswith("manifests/")}
+                        - {p for m in archive.manifests for p in m.files}),
+        "tmp left": sum(1 for p in (root / "archive").rglob(".*.tmp")),
         "problems": archive.problems[:5],
     }
 
@@ -175,37 +182,44 @@ def main() -> int:
         stats = run_ticks(root, config, end, args.kill, rng, env)
         calls = len(server.seen)
     tick_s = time.perf_counter() - started
-    build = subprocess.run([sys.executable, "-m", "builder", "build", "--archive", str(root / "archive"),
-                            "--out", str(root / "site"), "--quiet"], cwd=REPO, capture_output=True, text=True)  # fmt: skip
+    build = subprocess.run([sys.executable, "-m", "builder", "build", "--archive", str(root / "archive"), "--out",
+                            str(root / "site"), "--quiet"], cwd=REPO, capture_output=True, text=True)  # fmt: skip
     verify = subprocess.run([sys.executable, "-m", "collector", "verify", "--repo", str(root), "--no-cache"],
                             cwd=REPO, capture_output=True, text=True)  # fmt: skip
     counts = tally(root, config, end)
-    stats_logs = stats.pop("logs")
-    leaks = key_occurrences([root / "archive", root / "site"],
-                            [stats_logs, build.stdout, build.stderr, verify.stdout, verify.stderr])
-    verdict = next((line for line in verify.stdout.splitlines() if line.startswith(("OK", "FAIL"))), verify.stdout[-200:])
-    print(f"tick chaos: {args.days:g} simulated days of worldcup-2026 from {START:%Y-%m-%d %H:%MZ}, seed {args.seed}, "
-          f"in {root}")
-    print(f"  ticks {stats['ticks']} (two processes each), killed {stats['killed']}, exits "
-          + ", ".join(f"{k.split()[1]}: {v}" for k, v in sorted(stats.items()) if k.startswith("exit")))
+    logs = stats.pop("logs")
+    counts["leaks"] = key_occurrences([root / "archive", root / "site"],
+                                      [logs, build.stdout, build.stderr, verify.stdout, verify.stderr])
+    print(f"tick chaos: {args.days:g} simulated days of worldcup-2026 from {START:%Y-%m-%d %H:%MZ}, "
+          f"seed {args.seed}, in {root}")
+    print_report(stats, calls, counts, tick_s, build, verify, logs)
+    good = (counts["duplicates"] == 0 and counts["invalid files"] == 0 and counts["leaks"] == 0
+            and verify.returncode == 0 and build.returncode == 0)  # fmt: skip
+    return 0 if good else 1
+
+
+def print_report(stats: Counter, calls: int, counts: dict, tick_s: float, build, verify, logs: str) -> None:
+    lines = verify.stdout.splitlines()
+    verdict = next((line for line in lines if line.startswith(("OK", "FAIL", "VIOLATIONS"))), verify.stdout[-200:])
+    exits = ", ".join(f"{k.split()[1]}: {v}" for k, v in sorted(stats.items()) if k.startswith("exit"))
+    print(f"  ticks {stats['ticks']} (two processes each), killed {stats['killed']} (a running process), "
+          f"exits {exits}")
     print(f"  provider calls {calls}, {calls / max(counts['written'], 1):.2f} per forecast file written")
     print(f"  forecasts due {counts['due']}, written {counts['written']}, retried {counts['retried']}, "
           f"missed {counts['missed']}, still failed at the end {counts['still failed']}")
-    print(f"  effective statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["statuses"].items())))
+    print("  effective statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["statuses"].items())))
     print(f"  duplicates {counts['duplicates']} (must be 0)")
     print(f"  files that do not validate {counts['invalid files']} (must be 0)")
-    print(f"  key occurrences in archive, site and logs {leaks} (must be 0)")
+    print(f"  key occurrences in archive, site and logs {counts['leaks']} (must be 0)")
     print(f"  site build exit {build.returncode}; verify exit {verify.returncode}: {verdict}")
+    print(f"  files written by killed ticks (in no manifest) {counts['unlisted']}, dead writers' temporary "
+          f"files left {counts['tmp left']}")
     print(f"  {tick_s / max(stats['ticks'], 1):.2f} s of wall clock per simulated tick (both processes and the commit)")
     for problem in counts["problems"]:
         print(f"  problem: {problem}")
     print("  the ticks' problem lines (why a tick exited 1), by kind:")
-    for line, n in tick_problems(stats_logs).most_common(6):
+    for line, n in tick_problems(logs).most_common(6):
         print(f"    {n} x {line}")
-    good = (counts["duplicates"] == 0 and counts["invalid files"] == 0 and leaks == 0 and verify.returncode == 0
-            and build.returncode == 0)  # fmt: skip
-    return 0 if good else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())

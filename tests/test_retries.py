@@ -68,3 +68,14 @@ def test_superseding_an_answer_is_refused_by_the_reader_and_reported_by_verify(t
     assert main(["verify", "--repo", str(repo.root)]) == 1
     err = capsys.readouterr().err
     assert f"problem: {path_for(better)}: supersession: supersedes {path_for(original)} (forecast valid)" in err
+
+
+def test_retries_back_off_so_an_outage_costs_a_few_records_per_key(tmp_path, data_dir, server, capsys):
+    server.mode = "status:503"
+    for minute in (0, 15, 30, 45, 60, 75, 90, 105, 120):  # two hours of a cron every 15 minutes, all failing
+        tick(tmp_path, data_dir, f"2026-06-10T{12 + minute // 60}:{minute % 60:02d}:00Z")
+    archive = load_archive(tmp_path / "archive")
+    revisions = Counter(f.revision for f in archive.records.values() if f.kind == "forecast")
+    # waits of 10, 20, 40, 80 minutes: retried at 12:15, 12:45 (12:35 due), 13:30 (13:25 due); 14:50 is later
+    assert revisions == {0: 72, 1: 72, 2: 72, 3: 72}
+    assert {f.revision for f in archive.forecasts} == {3} and len(archive.superseded) == 216

@@ -225,17 +225,25 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
     return out
 
 
+RETRY_AFTER = timedelta(minutes=10)
+"""The wait before retrying a failed key; it doubles with each failed revision (10, 20, 40 min, ...)."""
+
+
 def retry_slot(archive: Archive, slot: Slot, now: datetime) -> Slot | None:
     """The next revision of a key whose effective record is a transport failure, while its window is open.
 
     A valid, normalised, repaired or invalid answer is final (the model's own failures are
     measured); so is a failure once the window has closed (it is not retried, nor missed).
+    Revision ``n`` failed at ``recorded_at`` may be retried from ``recorded_at + RETRY_AFTER * 2**n``
+    on, so a long outage costs a handful of records per key, not one per tick.
     """
     current = archive.effective_paths.get(slot.key())
     record = archive.records.get(current) if current is not None else None
     if not isinstance(record, Forecast) or not record.transport_failure:
         return None
     if not (slot.opens <= now < slot.closes and now < slot.deadline):
+        return None
+    if now < record.recorded_at + RETRY_AFTER * 2 ** min(record.revision, 16):
         return None
     return replace(slot, revision=record.revision + 1, supersedes=current)
 
