@@ -7,6 +7,7 @@ and ``status`` never follow a link (its target never reaches the site), and ``gu
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def test_build_and_status_report_a_linked_file_and_never_publish_its_target(tmp_
     repo = GitRepo(tmp_path / "repo")
     repo.tick(at(1), event(), forecast("elo"))
     link = repo.archive / "worldcup-2026/events/mex-v-rsa/outcome.r000.json"
-    link.symlink_to(outside_file(tmp_path))
+    target = outside_file(tmp_path)
+    link.symlink_to(target)
     (repo.archive / "worldcup-2026/linked").symlink_to(tmp_path / "outside", target_is_directory=True)
     assert builder_main(["build", "--archive", str(repo.archive), "--out", str(tmp_path / "site"), "--strict"]) == 1
     err = capsys.readouterr().err
@@ -55,6 +57,7 @@ def test_build_and_status_report_a_linked_file_and_never_publish_its_target(tmp_
     assert "worldcup-2026/linked: is a symlink" in err
     site = "\n".join(p.read_text(errors="replace") for p in (tmp_path / "site").rglob("*") if p.is_file())
     assert SECRET not in site  # the link's target is neither shown nor hashed; the link itself is listed as left out
+    assert hashlib.sha256(target.read_bytes()).hexdigest() not in site
     assert "outcome.r000.json: is a symlink" in site
     assert main(["status", "--archive", str(repo.archive)]) in (0, 1)
     assert "is a symlink" in capsys.readouterr().err
