@@ -79,3 +79,19 @@ def test_retries_back_off_so_an_outage_costs_a_few_records_per_key(tmp_path, dat
     # waits of 10, 20, 40, 80 minutes: retried at 12:15, 12:45 (12:35 due), 13:30 (13:25 due); 14:50 is later
     assert revisions == {0: 72, 1: 72, 2: 72, 3: 72}
     assert {f.revision for f in archive.forecasts} == {3} and len(archive.superseded) == 216
+
+
+def test_guard_refuses_a_pull_request_that_supersedes_an_answer(tmp_path, capsys):
+    repo = GitRepo(tmp_path / "repo")
+    original = forecast("elo")
+    failed = forecast("uniform", status=ForecastStatus.API_ERROR, payload=None, model_version="u-1")
+    repo.tick(at(1), event(), original, failed)
+    repo.git("checkout", "-q", "-b", "pr")
+    payload = original.payload.model_copy(update={"home_win_90": 0.6, "draw_90": 0.2})
+    later = KICKOFF - timedelta(hours=23)
+    repo.tick(at(2), forecast("elo", requested_at=later, revision=1, supersedes=path_for(original), payload=payload),
+              forecast("uniform", requested_at=later, revision=1, supersedes=path_for(failed), model_version="u-1"))
+    assert main(["guard", "--repo", str(repo.root), "--base", "main"]) == 1
+    err = capsys.readouterr().err
+    assert f"supersedes archive/{path_for(original)} (valid); only a transport failure" in err
+    assert "uniform" not in err  # retrying the api_error is allowed

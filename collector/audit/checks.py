@@ -10,9 +10,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import orjson
+
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
 from collector.audit.history import FileHistory, Finding
+from collector.archive.git import git
+from collector.errors import ArchiveError, Problem
 from collector.records import TRANSPORT_FAILURES
 
 TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or question id)
@@ -50,6 +54,21 @@ def links(changes: list[Change]) -> list[Finding]:
             message = f"{what} committed in {where(change)}; the archive holds regular files only"
             findings.append(Finding("link", change.path, message, change.commit.sha))
     return findings
+
+
+def retry_problems(repo, retries: dict[str, str]) -> list[Problem]:
+    """The guard's form of :func:`forecast_retries`: each added retry (path -> the path it supersedes,
+    repository-relative) must supersede a transport failure as it stands at HEAD."""
+    problems = []
+    for path, old in sorted(retries.items()):
+        try:
+            status = orjson.loads(git(repo, "cat-file", "blob", f"HEAD:{old}")).get("status")
+        except (ArchiveError, orjson.JSONDecodeError, AttributeError):
+            status = None
+        if status not in TRANSPORT_FAILURES:
+            problems.append(Problem(path, f"supersedes {old} ({status or 'not a forecast at HEAD'}); only a transport "
+                                          "failure (api_error, timeout) may be retried"))
+    return problems
 
 
 def append_only(files: dict[str, FileHistory]) -> list[Finding]:
