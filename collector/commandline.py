@@ -27,7 +27,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from collector.redaction import redact
 from collector.errors import (
     PROBLEM_PREFIX,
     PrematchError,
@@ -36,6 +35,7 @@ from collector.errors import (
     RunReport,
     UsageError,
 )
+from collector.redaction import redact
 
 if TYPE_CHECKING:
     from collector.records import Clock

@@ -12,10 +12,10 @@ from datetime import datetime
 
 import orjson
 
+from collector.archive.git import git
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
 from collector.audit.history import FileHistory, Finding
-from collector.archive.git import git
 from collector.errors import ArchiveError, Problem
 from collector.records import TRANSPORT_FAILURES
 
