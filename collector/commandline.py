@@ -35,6 +35,7 @@ from collector.errors import (
     RunReport,
     UsageError,
 )
+from collector.redaction import redact
 
 if TYPE_CHECKING:
     from collector.records import Clock
@@ -66,20 +67,20 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     try:
         return args._run(args)
     except UsageError as exc:
-        print(f"{prog.split()[-1]} {args.command}: {exc}", file=sys.stderr)
+        print(redact(f"{prog.split()[-1]} {args.command}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except ProblemsFound as exc:
         print_problems(exc.problems)
         return EXIT_PROBLEMS
     except PrematchError as exc:
-        print(f"{PROBLEM_PREFIX}{exc}", file=sys.stderr)
+        print(redact(f"{PROBLEM_PREFIX}{exc}"), file=sys.stderr)
         return EXIT_PROBLEMS
 
 
 def print_problems(problems: list[Problem]) -> None:
-    """Every problem on stderr, one line each, behind the one prefix."""
+    """Every problem on stderr, one line each, behind the one prefix (secrets redacted)."""
     for problem in problems:
-        print(f"{PROBLEM_PREFIX}{problem}", file=sys.stderr)
+        print(redact(f"{PROBLEM_PREFIX}{problem}"), file=sys.stderr)
 
 
 def finish(report: RunReport, *, quiet_summary: bool = False, fail_on_problems: bool = True) -> int:
@@ -90,7 +91,7 @@ def finish(report: RunReport, *, quiet_summary: bool = False, fail_on_problems: 
     """
     if not quiet_summary:
         for line in report.summary_lines():
-            print(line)
+            print(redact(line))
     sys.stdout.flush()  # the summary comes first when both streams go to one terminal or file
     print_problems(report.problems)
     return EXIT_PROBLEMS if report.problems and fail_on_problems else EXIT_DONE

@@ -65,6 +65,8 @@ class OpenRouterSettings(_Model):
     max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
     base_delay_s: Annotated[float, Field(ge=0)] = 2.0
     max_delay_s: Annotated[float, Field(ge=0)] = 60.0
+    max_response_bytes: Annotated[int, Field(ge=1024)] = Field(
+        default=262_144, description="bytes of a response body kept; the rest is cut (full length and SHA-256 noted)")
 
 
 StructuredMode = Literal["json_schema", "json_object", "none"]
@@ -207,6 +209,8 @@ class ArenaConfig(_Model):
     concurrency: Annotated[int, Field(ge=1, le=256)] = 16
     spending_cap_usd: Annotated[float, Field(ge=0)] = 10.0
     max_tick_minutes: Annotated[float, Field(gt=0)] = 25.0
+    max_record_bytes: Annotated[int, Field(ge=4096, le=50_000_000)] = Field(
+        default=16 * 1024 * 1024, description="the writer refuses a record file larger than this (GitHub: 100 MB)")
     questions: bool = True
     prompt_set: Literal["prematch_v1", "lsa_v1"] = Field(
         default="prematch_v1",

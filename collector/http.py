@@ -19,6 +19,7 @@ but never its value; and the values of credential headers are scrubbed from ever
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -30,6 +31,7 @@ from typing import Any
 import httpx
 
 from collector.errors import ConfigError, ProviderError
+from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization"})
@@ -55,6 +57,8 @@ class Exchange:
     headers: dict[str, str] = field(default_factory=dict)
     error_kind: str | None = None  # timeout | transport | http | body | None
     error: str | None = None
+    body_bytes: int | None = None  # the whole body's length, when it was cut at the client's limit
+    body_sha256: str | None = None  # and its SHA-256 (of every byte received)
 
     @property
     def ok(self) -> bool:
@@ -105,8 +109,10 @@ class ServiceClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         max_connections: int = 32,
+        max_response_bytes: int | None = None,
     ):
         self.service = service
+        self.max_response_bytes = max_response_bytes  # the bytes of a body kept; the rest is hashed, not kept
         self._secrets = _secrets(service, headers or {})
         self.retry = retry or RetryPolicy()
         self.total_timeout = total_timeout
@@ -141,10 +147,12 @@ class ServiceClient:
         retry_body_errors: bool = True,
         content: bytes | None = None,
         content_type: str | None = None,
+        retryable: Callable[[Exchange], bool | None] | None = None,
     ) -> tuple[httpx.Response, list[Exchange]]:
         """Send with retries; return the successful response and every exchange made.
 
         ``content`` sends raw bytes (with ``content_type``) instead of a JSON body.
+        ``retryable(exchange)`` may overrule the default decision for a failed exchange (None: keep it).
         """
         exchanges: list[Exchange] = []
         attempt = 0
@@ -157,11 +165,13 @@ class ServiceClient:
             exchanges.append(exchange)
             if exchange.ok and response is not None:
                 return response, exchanges
-            retryable = exchange.error_kind in {"timeout", "transport"} or (
+            retryable_now = exchange.error_kind in {"timeout", "transport"} or (
                 exchange.error_kind == "http" and exchange.status in RETRY_STATUSES
             ) or (exchange.error_kind == "body" and retry_body_errors)
+            decided = retryable(exchange) if retryable is not None else None
+            retryable_now = decided if decided is not None else retryable_now
             exchange.error = self.scrub(exchange.error)
-            if not retryable or attempt >= self.retry.max_attempts:
+            if not retryable_now or attempt >= self.retry.max_attempts:
                 raise ServiceCallFailed(self.service, exchange.error or "failed", exchanges, exchange.error_kind or "")
             delay = self._delay(attempt, exchange)
             if deadline is not None and self._clock().timestamp() + delay >= deadline.timestamp():
@@ -174,12 +184,12 @@ class ServiceClient:
             await self._sleep(delay)
 
     def scrub(self, text: str | None) -> str | None:
-        """``text`` with every credential header value (verbatim or as a bytes/str repr) redacted."""
+        """``text`` with every credential header value redacted, in every encoding (:mod:`collector.redaction`)."""
         if text:
             for secret in self._secrets:
                 if secret in text:
                     text = text.replace(secret, REDACTED)
-        return text
+        return redact(text)
 
     def _delay(self, attempt: int, exchange: Exchange) -> float:
         hinted = retry_after_seconds(exchange.headers.get("retry-after"), self._clock())
@@ -202,8 +212,8 @@ class ServiceClient:
         try:
             async with asyncio.timeout(timeout):
                 request = self._client.build_request(method, path, params=params, **body)
-                response = await self._client.send(request, stream=True)
-                await response.aread()
+                response = await self._client.send(request, stream=True)  # headers kept even if the body times out
+                response, full, digest = await self._capped(request, response)
         except (TimeoutError, httpx.TimeoutException):
             latency = (time.perf_counter() - t0) * 1000
             headers = _kept(response.headers) if response is not None else {}
@@ -224,6 +234,12 @@ class ServiceClient:
             text=response.text,
             headers=_kept(response.headers),
         )
+        if full is not None:
+            exchange.body_bytes, exchange.body_sha256 = full, digest
+            exchange.error_kind = "body"
+            exchange.error = (f"response body of {full} bytes cut at the limit of {self.max_response_bytes} "
+                              f"bytes (SHA-256 {digest})")
+            return exchange, None
         if response.status_code >= 400:
             exchange.error_kind = "http"
             exchange.error = f"HTTP {response.status_code}: {_snippet(response.text)}"
@@ -235,6 +251,27 @@ class ServiceClient:
                 exchange.error = problem
                 return exchange, None
         return exchange, response
+
+
+    async def _capped(self, request: httpx.Request, response: httpx.Response) -> tuple[httpx.Response, int | None, str | None]:
+        """The streamed ``response`` with at most ``max_response_bytes`` of its body; when cut, the full
+        length and SHA-256."""
+        try:
+            limit = self.max_response_bytes
+            if limit is None:
+                await response.aread()
+                return response, None, None
+            kept, total, digest = bytearray(), 0, hashlib.sha256()
+            async for chunk in response.aiter_bytes():
+                total += len(chunk)
+                digest.update(chunk)
+                if len(kept) < limit:
+                    kept += chunk[: limit - len(kept)]
+        finally:
+            await response.aclose()
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
+        cut = httpx.Response(response.status_code, headers=headers, content=bytes(kept), request=request)
+        return cut, (total if total > limit else None), (digest.hexdigest() if total > limit else None)
 
 
 def _secrets(service: str, headers: dict[str, str]) -> list[str]:
@@ -249,6 +286,7 @@ def _secrets(service: str, headers: dict[str, str]) -> list[str]:
         if name.lower() in SECRET_HEADERS and value:
             token = value.split(" ", 1)[-1]  # "Bearer <key>": the key alone, too
             found += [value, token] if len(token) >= 8 else [value]
+            register_secret(token)  # the process-wide sanitiser (collector.redaction) removes it from records
     return sorted(set(found), key=len, reverse=True)
 
 

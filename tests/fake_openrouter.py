@@ -6,14 +6,28 @@ It answers each prompt with a valid forecast in the documented response shape (`
 answer (with advancement probabilities for knockouts); question prompts get probabilities
 over the candidates listed in the prompt. Every request body and Authorization header is
 kept in ``server.seen`` for assertions.
+
+Hostile modes (``FakeOpenRouter(mode=...)``, or ``server.mode = ...`` while it runs) answer as
+a provider an attacker controls or an unlucky day would: ``leak`` echoes the caller's key (from
+its ``Authorization`` header) in every field a completion can carry, ``leak:<encoding>`` in
+one of :data:`LEAK_ENCODINGS` (plain, JSON-escaped, URL-encoded, base64); ``status:<code>`` answers every call with that HTTP error in
+OpenRouter's error shape (``status:403`` as a moderation block); ``error200`` an error inside
+an HTTP 200; ``hang`` never answers in time; ``malformed`` a body that is not JSON;
+``oversized:<bytes>`` a valid answer whose rationale is that long; ``wrong_model`` names
+another model than the one asked for; ``control`` puts NUL, ESC, BEL and bidi overrides in
+the rationale; ``chaos:<seed>`` a random mix of all of them and valid answers.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
+import random
 import re
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -143,16 +157,100 @@ def recorded(name: str) -> dict:
     return data
 
 
+LEAK_ENCODINGS = ("plain", "json", "url", "base64", "base64_offset")
+_SLOT = "@@KEY@@"
+
+
+def encoded_key(key: str, encoding: str) -> str:
+    """``key`` as it may come back in a body: plain, JSON \\u-escaped, %-encoded, or base64 (of ``Bearer key``)."""
+    if encoding == "json":
+        return "".join(f"\\u{ord(c):04x}" for c in key)
+    if encoding == "url":
+        return "".join(f"%{ord(c):02X}" for c in key)
+    if encoding == "base64":
+        return base64.b64encode(f"Bearer {key}".encode()).decode()
+    if encoding == "base64_offset":
+        return base64.urlsafe_b64encode(f"x:{key}".encode()).decode()
+    return key
+
+
+def leaking_answer(body: dict, key: str, encoding: str = "plain") -> str:
+    """A valid answer (as JSON text) whose every field the client parses carries ``key`` in ``encoding``.
+
+    The fields: ``id``, ``model``, the served provider (``openrouter_metadata``'s selected
+    endpoint, and an undocumented top-level ``provider``), the content's rationale, a
+    ``url_citation``'s url, title and content, a tool call's id and arguments, and ``search_results``.
+    """
+    answer = json.loads(answer_for(body)["choices"][0]["message"]["content"])
+    field = "reason" if "reason" in answer else "reasoning_summary"
+    answer[field] = f"{answer[field]} {_SLOT}"
+    data = completion(json.dumps(answer), open_book=True, model=body["model"], metadata=True)
+    data["id"], data["provider"], data["model"] = f"gen-{_SLOT}", f"Prov {_SLOT}", f"{body['model']}-{_SLOT}"
+    data["openrouter_metadata"]["endpoints"]["available"][0]["provider"] = f"Prov {_SLOT}"
+    message = data["choices"][0]["message"]
+    message["annotations"] = [{"type": "url_citation", "url_citation": {
+        "url": f"https://example.org/?k={_SLOT}", "title": f"title {_SLOT}", "content": _SLOT}}]
+    message["tool_calls"] = [{"id": f"call-{_SLOT}", "type": "function", "function": {
+        "name": "web_search", "arguments": json.dumps({"query": _SLOT, "auth": f"Bearer {_SLOT}"})}}]
+    data["search_results"] = [{"url": f"https://example.org/{_SLOT}", "title": _SLOT, "snippet": _SLOT}]
+    return json.dumps(data).replace(_SLOT, encoded_key(key, encoding))
+
+
+def error_body(code: int, message: str, **metadata) -> dict:
+    return {"error": {"code": code, "message": message, **({"metadata": metadata} if metadata else {})}}
+
+
+def hostile(mode: str, body: dict, key: str, count: int) -> tuple[int, bytes, float]:
+    """(status, body bytes, seconds to wait first) for one call in ``mode``."""
+    name, _, arg = mode.partition(":")
+    if name == "chaos":
+        rng = random.Random(f"{arg}:{count}")
+        name, arg = rng.choices(
+            ["ok", "status", "status", "hang", "error200", "malformed", "oversized", "wrong_model", "control"],
+            weights=[50, 8, 6, 3, 6, 5, 3, 4, 5])[0], ""
+        if name == "status":
+            arg = str(rng.choice([429, 500, 502, 503]))
+        if name == "oversized":
+            arg = "400000"
+    if name == "leak":
+        return 200, leaking_answer(body, key, arg or "plain").encode(), 0.0
+    if name == "status":
+        code = int(arg)
+        meta = {"reasons": ["violence"], "flagged_input": "...", "provider_name": "X", "model_slug": body["model"]}
+        extra = meta if code == 403 else {}
+        return code, json.dumps(error_body(code, f"HTTP {code} from the fake", **extra)).encode(), 0.0
+    if name == "hang":
+        return 200, json.dumps(answer_for(body)).encode(), 30.0
+    if name == "error200":
+        data = error_body(502, "Provider returned error", error_type="provider_unavailable",
+                          availability={"retryable": True})
+        return 200, json.dumps(data).encode(), 0.0
+    if name == "malformed":
+        return 200, b'{"id": "gen-1", "choices": [{"message": ', 0.0
+    data = answer_for(body)
+    if name in ("oversized", "control"):
+        answer = json.loads(data["choices"][0]["message"]["content"])
+        field = "reason" if "reason" in answer else "reasoning_summary"
+        answer[field] = "x" * int(arg) if name == "oversized" else "A\x00B\x1b[31mC\x07D\u202eE\u2066F"
+        data["choices"][0]["message"]["content"] = json.dumps(answer)
+    if name == "wrong_model":
+        data["model"] = "other/cheaper-model"
+    return 200, json.dumps(data).encode(), 0.0
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def _send(self, status: int, payload: dict | bytes) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (a hang): nothing to answer
+            pass
 
     def _metadata(self) -> bool:
         names = ("x-openrouter-metadata", "x-openrouter-experimental-metadata")
@@ -161,9 +259,19 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length))
+        auth = self.headers.get("authorization") or ""
+        with self.server.count_lock:
+            self.server.count += 1
+            count = self.server.count
         if self.server.record:
-            self.server.seen.append({"path": self.path, "auth": self.headers.get("authorization"), "body": body,
+            self.server.seen.append({"path": self.path, "auth": auth, "body": body,
                                      "metadata_header": self._metadata()})  # fmt: skip
+        if self.server.mode:  # hostile answers (see hostile())
+            status, data, wait = hostile(self.server.mode, body, auth.removeprefix("Bearer "), count)
+            if wait:
+                time.sleep(wait)
+            self._send(status, data)
+            return
         problems = body_problems(body)
         if problems:
             self._send(400, {"error": {"code": 400, "message": "; ".join(problems)}})
@@ -199,22 +307,37 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # a burst of concurrent connections must not be refused
     daemon_threads = True
 
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # a client that gave up or was killed: nothing to report
+            super().handle_error(request, client_address)
+
 
 class FakeOpenRouter:
     """``with FakeOpenRouter() as server: server.base_url ...``"""
 
-    def __init__(self, record: bool = True):
+    def __init__(self, record: bool = True, mode: str = ""):
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.seen = []
         self.httpd.generations = {}
         self.httpd.gets = []
         self.httpd.record = record
+        self.httpd.mode = mode
+        self.httpd.count = 0
+        self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def base_url(self) -> str:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}/api/v1"
+
+    @property
+    def mode(self) -> str:
+        return self.httpd.mode
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        self.httpd.mode = value
 
     @property
     def seen(self) -> list[dict]:
@@ -238,6 +361,6 @@ class FakeOpenRouter:
 if __name__ == "__main__":  # a standalone server for benchmarks: prints its base URL, serves until killed
     import sys
 
-    with FakeOpenRouter(record=False) as server:
+    with FakeOpenRouter(record=False, mode=sys.argv[1] if len(sys.argv) > 1 else "") as server:
         print(server.base_url, flush=True)
         sys.stdin.read()

@@ -28,18 +28,18 @@ from factories import (
 
 from collector.archive.layout import path_for
 from collector.records import (
-    AttemptStatistics,
-    SearchFlag,
-    SearchObserved,
-    SearchReport,
     Access,
     Attempt,
     AttemptRole,
+    AttemptStatistics,
     Citation,
     Clock,
     ForecastStatus,
     Group,
     Horizon,
+    SearchFlag,
+    SearchObserved,
+    SearchReport,
     Strategy,
     ToolTrace,
     Usage,

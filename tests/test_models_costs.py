@@ -10,7 +10,14 @@ import pytest
 
 from collector.cli import main
 from collector.config import load_config
-from collector.forecasters.llm.costs import EXTRA_IN, EXTRA_OUT, IN, OUT, model_costs, per_target
+from collector.forecasters.llm.costs import (
+    EXTRA_IN,
+    EXTRA_OUT,
+    IN,
+    OUT,
+    model_costs,
+    per_target,
+)
 from collector.forecasters.llm.models_api import check_roster, parse_models
 from tests.fake_openrouter import FakeOpenRouter, recorded
 

@@ -18,8 +18,8 @@ from statsmodels.stats.multitest import multipletests
 
 from builder.score import families, robustness
 from builder.score.inference import Resampler, holm, resampler_for
-from builder.score.scoring import score_archive
 from builder.score.metrics import brier_score_hda
+from builder.score.scoring import score_archive
 from collector.records import Access, SearchObserved, Strategy
 from tests.factories import (
     archive_from_records,

@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 from builder.cli import main
-from builder.score.metrics import display_calibration, partial_credit_scoreline, scoreline_display
+from builder.score.metrics import (
+    display_calibration,
+    partial_credit_scoreline,
+    scoreline_display,
+)
 from builder.score.paper_tables import T1_WEIGHTS, paper_tables, t1_score
 from builder.score.scoring import score_archive
 from collector.records import Horizon, Score

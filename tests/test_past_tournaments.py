@@ -88,8 +88,9 @@ def test_sync_after_the_final_writes_every_match_and_outcome(fork, cid, data_dir
     events = [e for (c, _), e in view.events.items() if c == cid]
     assert len(events) == len(raw)
     with definitions_dir(root / "competitions"):
-        from collector.competitions import load_competition
         from datetime import UTC, datetime
+
+        from collector.competitions import load_competition
 
         names = {t.id: t.name for t in load_competition(cid, datetime.now(UTC)).teams}
     by_pair = {(_name(m["team1"]), _name(m["team2"])): m for m in raw}

@@ -13,9 +13,9 @@ artefacts below. Anything else that differs fails the test.
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest

@@ -11,7 +11,11 @@ import pytest
 from collector.config import load_config, parse_config
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
-from collector.forecasters.llm.protocol import arena_protocol_sha256, resolve, settings_sha256
+from collector.forecasters.llm.protocol import (
+    arena_protocol_sha256,
+    resolve,
+    settings_sha256,
+)
 from collector.forecasters.tasks import Budget
 from collector.records import Access, ForecastStatus, Strategy
 from collector.schedule.tick import tick_clock

@@ -12,7 +12,11 @@ import respx
 
 from collector.archive.layout import path_for
 from collector.archive.reader import load_archive
-from collector.forecasters.llm.generation import extra_cost, pending_generations, statistics_record
+from collector.forecasters.llm.generation import (
+    extra_cost,
+    pending_generations,
+    statistics_record,
+)
 from collector.forecasters.llm.observed import estimated_cost
 from collector.forecasters.llm.protocol import arena_protocol_sha256
 from collector.records import RECORD_ADAPTER, Access, Clock, ForecastStatus
@@ -120,8 +124,9 @@ def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_prot
         assert s.provider == "OpenAI" and s.total_cost_usd == forecast.attempts[s.attempt_index].usage.cost_usd
     asked = [g["path"] for g in server.gets]
     assert len(asked) == len(stats) and all(p.startswith("/api/v1/generation?id=gen-") for p in asked)
-    from collector.config import parse_config
     import tomllib
+
+    from collector.config import parse_config
 
     expected = arena_protocol_sha256(parse_config(tomllib.loads(CONFIG), "arena.toml"))
     (manifest,) = archive.manifests

@@ -36,7 +36,7 @@ CELL = ((Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST),)
 
 
 class Counting:
-    """A forecaster that answers instantly (status api_error, no payload) and counts its calls."""
+    """A forecaster that answers instantly (status invalid_json: final, never retried) and counts its calls."""
 
     type = ForecasterType.BASELINE
     version = "counting-1"
@@ -53,7 +53,7 @@ class Counting:
             target_kind=task.target_kind, target_id=task.target_id, forecaster=self.id,
             forecaster_type=self.type, model_version=self.version, access=task.access, strategy=task.strategy,
             horizon=task.horizon, sample=task.sample, kickoff_utc=task.deadline, scheduled_at=task.scheduled_at,
-            requested_at=task.now, status=ForecastStatus.API_ERROR,
+            requested_at=task.now, status=ForecastStatus.INVALID_JSON,
         )  # fmt: skip
 
 
@@ -108,7 +108,7 @@ def test_no_missed_record_for_windows_closed_before_the_event_was_registered(arc
     wc_archive(archive_dir, late)
     f = Counting()
     tick(archive_dir, KICKOFF - timedelta(hours=1, minutes=30), [f])
-    assert keys(archive_dir) == {("mex-v-rsa", "t_minus_2h", "api_error")}  # no missed T-24h
+    assert keys(archive_dir) == {("mex-v-rsa", "t_minus_2h", "invalid_json")}  # no missed T-24h
 
 
 def test_each_key_once_across_ticks(archive_dir):
@@ -236,6 +236,10 @@ def test_a_stale_lock_left_by_a_dead_tick_is_broken(archive_dir, tmp_path):
     locks = KeyLocks(tmp_path / "locks", stale_after=60)
     assert locks.claim(slot)
     lock = tmp_path / "locks" / (slot.path + ".lock")
+    assert not locks.claim(slot)  # this live process owns it: respected, however old
+    os.utime(lock, (lock.stat().st_mtime - 120, lock.stat().st_mtime - 120))
+    assert not locks.claim(slot)
+    lock.write_text("unreadable owner\n")  # an owner that cannot be checked: broken once it is old
     os.utime(lock, (lock.stat().st_mtime - 120, lock.stat().st_mtime - 120))
     assert locks.claim(slot) and not locks.claim(slot)
 

@@ -29,7 +29,14 @@ from collector.config import parse_config
 from collector.records import Clock
 from collector.schedule.tick import run_tick
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
-from tests.tsa_authority import YEAR, Authority, TsaServer, make_chain, rejection, token_response
+from tests.tsa_authority import (
+    YEAR,
+    Authority,
+    TsaServer,
+    make_chain,
+    rejection,
+    token_response,
+)
 
 ELO = "worldcup-2026/events/mex-v-rsa/forecasts/elo/closed_book.probabilistic_forecast.t_minus_24h.s0.json"
 EARLY = datetime(2025, 1, 1, tzinfo=UTC)
@@ -326,7 +333,12 @@ def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp
 def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_refused(tmp_path, chains):
     from collector.archive.manifest import write_tick_manifest
     from collector.archive.writer import ArchiveWriter
-    from collector.audit.tsa_client import MAX_TOKEN_BYTES, TokenRefused, check_response, pending
+    from collector.audit.tsa_client import (
+        MAX_TOKEN_BYTES,
+        TokenRefused,
+        check_response,
+        pending,
+    )
     from collector.config import TimestampAuthority
 
     writer = ArchiveWriter(tmp_path)

@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from builder.score.inference import LEVEL, Resampler, factor_specs, llm_cell_means, run_tests
+from builder.score.inference import (
+    LEVEL,
+    Resampler,
+    factor_specs,
+    llm_cell_means,
+    run_tests,
+)
 from builder.score.types import ScoredForecast, TestResult
 
 HORIZON = "t_minus_24h"

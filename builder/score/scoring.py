@@ -80,7 +80,9 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
-    scores.operations = operations.operational_rows(forecasts)
+    # operational rates count every attempt made, the transport failures a retry replaced included
+    retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
+    scores.operations = operations.operational_rows(sorted(forecasts + retried, key=Forecast.key))
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
         scores.tests = inference.all_tests(scores.forecasts, resampler) + families.family_tests(scores.forecasts,

@@ -9,6 +9,7 @@ and every list is sorted.
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -154,13 +155,20 @@ def check_out_dir(out_dir: Path) -> None:
         raise ConfigError(f"{out_dir}: exists, is not empty and is not a Prematch site; refusing to replace it")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_site(out_dir: Path, files: dict[str, bytes]) -> None:
     """Write every file into a fresh folder beside ``out_dir``, then swap it in."""
     out_dir = out_dir.resolve()
     check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    try:  # mkdtemp makes the folder 0700; the site gets the modes of any folder (0755 under umask 022)
+        staging.chmod(0o777 & ~_umask())
         for name in sorted(files):
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -100,8 +100,8 @@ def archive_manifest(root: Path, commit: str) -> bytes:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         rel = os.path.relpath(folder, root_str)
         for name in names:
-            if name.startswith("."):
-                continue
+            if name.startswith(".") or not os.path.isfile(path := os.path.join(folder, name)) or os.path.islink(path):
+                continue  # a link is never followed (the reader reported it)
             relative = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
             with open(os.path.join(folder, name), "rb") as handle:
                 files[relative] = hashlib.sha256(handle.read()).hexdigest()

@@ -12,7 +12,7 @@ from builder.site.models import (
     Measure,
     QuestionForecastView,
 )
-from builder.site.rationale import render_rationale, safe_href
+from builder.site.rationale import clean_text, render_rationale, safe_href
 from collector.archive.layout import path_for
 from collector.records import (
     AttemptStatistics,
@@ -54,7 +54,7 @@ def _citations(forecast: Forecast) -> tuple[Citation, ...]:
     for attempt in forecast.attempts:
         for cited in attempt.tool_trace.citations:
             if cited.url not in seen:
-                seen[cited.url] = Citation(href=safe_href(cited.url), label=cited.title or cited.url)
+                seen[cited.url] = Citation(href=safe_href(cited.url), label=clean_text(cited.title or cited.url))
     return tuple(seen[url] for url in sorted(seen))
 
 
@@ -118,6 +118,7 @@ def match_forecast_view(
         forecaster_href=forecaster_path(forecast.forecaster),
         forecaster_type=forecast.forecaster_type.value,
         model=forecast.model,
+        served_model=clean_text(forecast.served_model) if forecast.served_model_differs else None,
         condition=condition_label(forecast),
         access=forecast.access.value,
         strategy=forecast.strategy.value,

@@ -80,6 +80,7 @@ class ForecastView:
     forecaster_href: str
     forecaster_type: str
     model: str | None
+    served_model: str | None  # set only when the provider served another model than requested
     condition: str  # "closed_book · direct_score · t_minus_24h · s0"
     access: str
     strategy: str

@@ -5,6 +5,10 @@ onerror=...>``) reaches the page as visible text; markdown is applied to the esc
 then every link whose target is not plain ``http``/``https`` is unlinked (``javascript:``,
 ``data:``, ``vbscript:``, relative paths) and images are replaced by their alt text, so a
 rationale can neither run code nor make the visitor's browser fetch anything.
+
+Before any of that, :func:`clean_text` drops control characters (C0 but tab and newline, DEL,
+C1) and the bidi embedding, override and isolate marks (U+202A-U+202E, U+2066-U+2069, U+200E,
+U+200F, U+061C), which could hide or reorder what a visitor reads. The archive keeps the raw text.
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ from markupsafe import Markup
 
 _ALLOWED_SCHEMES = ("http", "https")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: str | None) -> str | None:
+    """``text`` without control and bidi-control characters (tab and newline kept)."""
+    return _UNSHOWN.sub("", text) if text else text
 MAX_CHARS = 4_000  # characters of one rationale shown on a page (the archive keeps all of it)
 PAGE_RATIONALE_BYTES = 160_000  # HTML all rationales of one page may take together (pages stay < 500 KB)
 _TRUNCATED = " [... truncated on this page; the full text is in the archive]"
@@ -88,6 +98,7 @@ def render_rationale(text: str | None, max_bytes: int | None = None) -> Markup:
     At most ``MAX_CHARS`` characters are shown; with ``max_bytes`` the text is cut further
     (halving) until its HTML fits, and the reader is told the full text is in the archive.
     """
+    text = clean_text(text)
     if not text:
         return Markup("")
     limit = min(len(text), MAX_CHARS)

@@ -78,9 +78,12 @@ def forecast_path(
     strategy: str,
     horizon: str,
     sample: int = 0,
+    revision: int = 0,
 ) -> str:
+    """A forecast key's path; a retry (revision n >= 1, see :class:`Forecast`) adds ``.rNNN``."""
     folder = "events" if target_kind == "match" else "questions"
-    name = f"{access}.{strategy}.{horizon}.s{sample}.json"
+    retry = f".{_rev(revision)}" if revision else ""
+    name = f"{access}.{strategy}.{horizon}.s{sample}{retry}.json"
     return f"{competition_id}/{folder}/{target_id}/forecasts/{forecaster}/{name}"
 
 
@@ -120,6 +123,7 @@ def path_for(record: Record) -> str:
                 record.strategy.value,
                 record.horizon.value,
                 record.sample,
+                record.revision,
             )
         case Manifest():
             return manifest_path(record)
@@ -141,4 +145,6 @@ def identity(record: Record) -> tuple[str, ...]:
             return ("question", record.competition_id, record.id)
         case QuestionResolution():
             return ("question_resolution", record.competition_id, record.question_id)
+        case Forecast():
+            return ("forecast", *map(str, record.key()))
     return (record.kind, path_for(record))

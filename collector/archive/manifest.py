@@ -6,8 +6,10 @@ chain that ``python -m collector verify`` checks against the files and the git h
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
-from datetime import datetime
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from collector.archive.layout import MANIFEST_DIR
@@ -28,17 +30,48 @@ def latest_manifest_path(root: Path) -> str | None:
     return names[-1] if names else None
 
 
+def _stamp_of(path: str) -> datetime:
+    return datetime.strptime(path.rsplit("/", 1)[-1].removesuffix(".json"), "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
+
+
+@contextmanager
+def _exclusive(lock_path: Path | None):
+    """Hold an ``flock`` on ``lock_path`` (released by the kernel if the process dies); no-op without one."""
+    if lock_path is None:
+        yield
+        return
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock = Clock.LIVE,
-                        schedule: dict | None = None, protocol_sha256: str | None = None) -> str | None:  # fmt: skip
+                        schedule: dict | None = None, protocol_sha256: str | None = None,
+                        lock_path: Path | None = None) -> str | None:  # fmt: skip
     """Write the manifest for everything ``writer`` wrote this tick; None when it wrote nothing.
 
     ``schedule``: ``schedule``, ``scheduled_at`` and ``schedule_delay_s`` of a scheduled run;
-    ``protocol_sha256``: the hash of the LLM request protocol in force.
+    ``protocol_sha256``: the hash of the LLM request protocol in force. With ``lock_path``,
+    ticks running at once take turns: each names the manifest written just before it, and is
+    stamped after it, so the chain never forks.
     """
     added = [p for p in writer.written if not p.startswith(f"{MANIFEST_DIR}/")]
     if not added:
         return None
-    previous = latest_manifest_path(writer.root)
+    with _exclusive(lock_path):
+        previous = latest_manifest_path(writer.root)
+        if previous is not None:
+            tick_at = max(tick_at, _stamp_of(previous) + timedelta(microseconds=1))
+        extra = {**(schedule or {}), "protocol_sha256": protocol_sha256}
+        return _write_manifest(writer, added, previous, tick_at, clock, extra)
+
+
+def _write_manifest(writer: ArchiveWriter, added: list[str], previous: str | None, tick_at: datetime,
+                    clock: Clock, extra: dict) -> str:  # fmt: skip
     manifest = Manifest(
         recorded_at=tick_at,
         clock=clock,
@@ -46,7 +79,6 @@ def write_tick_manifest(writer: ArchiveWriter, tick_at: datetime, clock: Clock =
         files={p: sha256_file(writer.root / p) for p in sorted(added)},
         previous=previous,
         previous_sha256=sha256_file(writer.root / previous) if previous else None,
-        **(schedule or {}),
-        protocol_sha256=protocol_sha256,
+        **extra,
     )
     return writer.write(manifest)

@@ -37,6 +37,7 @@ from collector.records import (
     Revisable,
 )
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
 
 
@@ -51,7 +52,8 @@ class Archive:
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
     questions: dict[tuple[str, str], Question] = field(default_factory=dict)
     resolutions: dict[tuple[str, str], QuestionResolution] = field(default_factory=dict)
-    forecasts: list[Forecast] = field(default_factory=list)
+    forecasts: list[Forecast] = field(default_factory=list)  # the effective record of each forecast key
+    superseded: list[Forecast] = field(default_factory=list)  # transport failures a retry replaced
     manifests: list[Manifest] = field(default_factory=list)
     attempt_statistics: dict[str, list[AttemptStatistics]] = field(default_factory=dict)  # by forecast path
     effective_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
@@ -84,7 +86,7 @@ class Archive:
         return {qid: r for (c, qid), r in self.resolutions.items() if c == competition_id}
 
     def forecasts_of(self, competition_id: str) -> list[Forecast]:
-        """The competition's forecasts (every one: forecasts are never revised)."""
+        """The competition's effective forecasts (one per key; a retried failure is in ``superseded``)."""
         return [f for f in self.forecasts if f.competition_id == competition_id]
 
     def add(self, path: str, record: Record) -> None:
@@ -95,7 +97,16 @@ class Archive:
         """
         self.records[path] = record
         if isinstance(record, Forecast):
-            self.forecasts.append(record)
+            key = identity(record)
+            current = self.effective_paths.get(key)
+            if current is None and record.revision == 0:
+                self.effective_paths[key] = path
+                self.forecasts.append(record)
+            elif current is not None and record.supersedes == current and self.records[current].transport_failure:
+                old = self.records[current]
+                self.effective_paths[key] = path
+                self.forecasts[next(i for i, f in enumerate(self.forecasts) if f is old)] = record
+                self.superseded.append(old)
         elif isinstance(record, Manifest):
             self.manifests.append(record)
         elif isinstance(record, AttemptStatistics):
@@ -114,20 +125,41 @@ class Archive:
 
 def iter_record_files(root: Path) -> list[str]:
     """Archive-relative paths of every record file (see :func:`is_record_path`), sorted."""
+    return scan_record_files(root)[0]
+
+
+def scan_record_files(root: Path) -> tuple[list[str], list[Problem]]:
+    """Every record file (sorted), and a problem for every link or non-regular file in the archive.
+
+    A symlink (to a file or a folder) or any other entry that is neither a regular file nor a
+    folder is never followed or read, wherever it is (``schema/`` included; hidden entries are
+    skipped as always).
+    """
     found: list[str] = []
-    root_str = str(root)
-    for folder, dirs, files in os.walk(root_str):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel_folder = os.path.relpath(folder, root_str).replace(os.sep, "/")
-        if rel_folder == ".":
-            dirs[:] = [d for d in dirs if d != SCHEMA_DIR]
-            rel_folder = ""
-        for name in files:
-            relative = f"{rel_folder}/{name}" if rel_folder else name
-            if is_record_path(relative):
+    problems: list[Problem] = []
+    pending = [""]
+    while pending:
+        rel_folder = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(str(root), rel_folder) if rel_folder else str(root)))
+        except OSError as exc:
+            problems.append(Problem(rel_folder or ".", f"cannot list: {exc}"))
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            if entry.is_symlink():
+                problems.append(Problem(relative, "is a symlink; links in the archive are refused and never followed"))
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append(relative)
+            elif not entry.is_file(follow_symlinks=False):
+                problems.append(Problem(relative, "is not a regular file (a device, pipe or socket); refused"))
+            elif is_record_path(relative):
                 found.append(relative)
     found.sort()
-    return found
+    problems.sort(key=lambda p: p.path)
+    return found, problems
 
 
 def parse_record(relative: str, data: bytes) -> tuple[Record | None, Problem | None]:
@@ -172,7 +204,8 @@ def load_archive(root: Path | str) -> Archive:
 
 
 def _load_files(archive: Archive) -> None:
-    for relative, data in _read_ahead(str(archive.root), iter_record_files(archive.root)):
+    paths, archive.problems[:0] = scan_record_files(archive.root)
+    for relative, data in _read_ahead(str(archive.root), paths):
         if isinstance(data, OSError):
             archive.problems.append(Problem(relative, f"cannot read: {data}"))
             continue
@@ -204,7 +237,8 @@ def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]
     found: list[tuple[str, bytes | OSError]] = []
     for relative in paths:
         try:  # plain string paths: pathlib costs more than reading a small file
-            with open(os.path.join(root, relative), "rb") as handle:
+            fd = os.open(os.path.join(root, relative), _READ_FLAGS)  # a link swapped in meanwhile: refused
+            with open(fd, "rb") as handle:
                 found.append((relative, handle.read()))
         except OSError as exc:
             found.append((relative, exc))
@@ -213,9 +247,10 @@ def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]
 
 def _resolve(archive: Archive) -> None:
     chains: dict[tuple[str, ...], dict[int, tuple[str, Revisable]]] = defaultdict(dict)
+    retries: dict[tuple[str, ...], dict[int, tuple[str, Revisable]]] = defaultdict(dict)
     for path, record in archive.records.items():
         if isinstance(record, Forecast):
-            archive.forecasts.append(record)
+            retries[identity(record)][record.revision] = (path, record)
         elif isinstance(record, Manifest):
             archive.manifests.append(record)
         elif isinstance(record, AttemptStatistics):
@@ -223,6 +258,8 @@ def _resolve(archive: Archive) -> None:
         elif isinstance(record, Revisable):
             chains[identity(record)][record.revision] = (path, record)
     archive.manifests.sort(key=lambda m: m.tick_at)
+    for key, revisions in retries.items():
+        _resolve_forecast(archive, key, revisions)
     for key, revisions in chains.items():
         effective = _effective(revisions, archive.problems)
         if effective is None:
@@ -232,8 +269,28 @@ def _resolve(archive: Archive) -> None:
         _index(archive, record)
 
 
+def _resolve_forecast(archive: Archive, key: tuple[str, ...], revisions: dict) -> None:
+    """The effective record of one forecast key: the last retry of an unbroken chain of transport failures.
+
+    Revision n (a retry) must name revision n-1, and revision n-1 must be a transport failure
+    (api_error, timeout): a valid, normalised, repaired or invalid answer is never superseded.
+    Where the chain breaks, the record before the break stands and the rest is reported.
+    """
+    if len(revisions) == 1 and 0 in revisions:  # nearly every key: no retry
+        path, record = revisions[0]
+        archive.effective_paths[key] = path
+        archive.forecasts.append(record)
+        return
+    effective = _effective(revisions, archive.problems, may_supersede=lambda old: old.transport_failure)
+    if effective is None:
+        return
+    archive.effective_paths[key] = effective[0]
+    archive.forecasts.append(effective[1])
+    archive.superseded += [revisions[r][1] for r in sorted(revisions) if r < effective[1].revision]
+
+
 def _effective(
-    revisions: dict[int, tuple[str, Revisable]], problems: list[Problem]
+    revisions: dict[int, tuple[str, Revisable]], problems: list[Problem], may_supersede=None
 ) -> tuple[str, Revisable] | None:
     """Walk revisions 0, 1, 2, ... while each names its predecessor; report where a chain breaks."""
     if 0 not in revisions:
@@ -250,6 +307,10 @@ def _effective(
             problems.append(
                 Problem(path, f"supersedes {record.supersedes!r}, expected {current[0]!r}; chain stops here")
             )
+            break
+        if may_supersede is not None and not may_supersede(current[1]):
+            problems.append(Problem(path, f"supersedes a {current[1].status.value} forecast; only transport failures "
+                                          "(api_error, timeout) may be retried, so the earlier record stands"))
             break
         current = revisions[rev]
         rev += 1

@@ -61,7 +61,9 @@ def manifest_paths(root: Path) -> list[str]:
 
 def token_time(data: bytes) -> datetime | None:
     """The ``genTime`` a token claims (unchecked), or None when the bytes are not a granted token."""
-    from rfc3161_client import decode_timestamp_response  # imported here: only stamping and audits need it
+    from rfc3161_client import (
+        decode_timestamp_response,  # imported here: only stamping and audits need it
+    )
 
     try:
         response = decode_timestamp_response(data)

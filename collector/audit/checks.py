@@ -10,9 +10,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import orjson
+
+from collector.archive.git import git
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
 from collector.audit.history import FileHistory, Finding
+from collector.errors import ArchiveError, Problem
+from collector.records import TRANSPORT_FAILURES
 
 TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or question id)
 
@@ -26,6 +31,44 @@ def stamp(moment: datetime) -> str:
 
 def where(change: Change) -> str:
     return f"commit {change.commit.sha[:12]} ({stamp(change.commit.committed_at)})"
+
+
+LINK_MODES = {"120000": "a symlink", "160000": "a submodule link"}
+
+
+def not_a_file(mode: str) -> str | None:
+    """What a git tree entry of ``mode`` is when it is not a regular file (None: a regular file)."""
+    return LINK_MODES.get(mode)
+
+
+def links(changes: list[Change]) -> list[Finding]:
+    """Every symlink or submodule committed anywhere under the archive is a violation (record file or not).
+
+    A link in the archive would make a reader, the site build or a tick follow it out of the
+    archive: whatever it points at on the machine that checks out the repository.
+    """
+    findings = []
+    for change in changes:
+        what = not_a_file(change.new_mode)
+        if what is not None and change.status != "D":
+            message = f"{what} committed in {where(change)}; the archive holds regular files only"
+            findings.append(Finding("link", change.path, message, change.commit.sha))
+    return findings
+
+
+def retry_problems(repo, retries: dict[str, str]) -> list[Problem]:
+    """The guard's form of :func:`forecast_retries`: each added retry (path -> the path it supersedes,
+    repository-relative) must supersede a transport failure as it stands at HEAD."""
+    problems = []
+    for path, old in sorted(retries.items()):
+        try:
+            status = orjson.loads(git(repo, "cat-file", "blob", f"HEAD:{old}")).get("status")
+        except (ArchiveError, orjson.JSONDecodeError, AttributeError):
+            status = None
+        if status not in TRANSPORT_FAILURES:
+            problems.append(Problem(path, f"supersedes {old} ({status or 'not a forecast at HEAD'}); only a transport "
+                                          "failure (api_error, timeout) may be retried"))
+    return problems
 
 
 def append_only(files: dict[str, FileHistory]) -> list[Finding]:
@@ -156,6 +199,27 @@ def supersession(files: dict[str, FileHistory]) -> list[Finding]:
         elif target.added.commit.index > entry.added.commit.index:
             message = f"committed in {where(entry.added)}, before {facts.supersedes} ({where(target.added)})"
             findings.append(Finding("chain", entry.path, message, entry.added.commit.sha))
+    return findings
+
+
+def forecast_retries(files: dict[str, FileHistory]) -> list[Finding]:
+    """A forecast may supersede only a transport failure (api_error, timeout) of its own key.
+
+    A valid, normalised, repaired or invalid answer is part of what is measured; a record that
+    replaces one is cherry-picking, whoever committed it.
+    """
+    findings = []
+    for entry in files.values():
+        facts = entry.facts
+        if facts is None or facts.kind != "forecast" or facts.supersedes is None:
+            continue
+        target = files.get(facts.supersedes)
+        old = target.facts if target is not None else None
+        if old is not None and (old.kind != "forecast" or old.status not in TRANSPORT_FAILURES):
+            message = (f"supersedes {facts.supersedes} ({old.kind} {old.status or ''}); only a transport failure "
+                       "(api_error, timeout) may be retried")
+            sha = entry.added.commit.sha if entry.added else None
+            findings.append(Finding("supersession", entry.path, message, sha, replay=entry.replay))
     return findings
 
 

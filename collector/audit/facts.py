@@ -31,7 +31,7 @@ from collector.records import (
     Revisable,
 )
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 
 
 class Facts(NamedTuple):
@@ -56,6 +56,7 @@ def facts_of(record: Record) -> Facts:
         base.update(identity=identity(record), revision=record.revision, supersedes=record.supersedes)
     match record:
         case Forecast():
+            base.update(identity=identity(record), revision=record.revision, supersedes=record.supersedes)
             target = (record.competition_id, record.target_kind, record.target_id)
             return Facts(**base, target=target, moment=record.kickoff_utc, requested_at=record.requested_at,
                          status=record.status.value)

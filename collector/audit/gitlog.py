@@ -40,6 +40,7 @@ class Change(NamedTuple):
     path: str
     old_blob: str
     new_blob: str
+    new_mode: str = "100644"  # git's file mode after the change: 120000 a symlink, 160000 a submodule
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def _parse_log(text: str, prefix: str, head: str) -> History:
             if not meta.startswith(":") or not path.startswith(prefix):
                 continue
             fields = meta[1:].split(" ")
-            changes.append(Change(commit, fields[4][0], path[len(prefix) :], fields[2], fields[3]))
+            changes.append(Change(commit, fields[4][0], path[len(prefix) :], fields[2], fields[3], fields[1]))
     return History(commits, changes, head)
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from collector.archive.git import git
 from collector.archive.layout import is_record_path
-from collector.archive.tokens import is_proof_path
 from collector.archive.reader import parse_record
+from collector.archive.tokens import is_proof_path
+from collector.audit.checks import not_a_file, retry_problems
 from collector.audit.gitlog import read_blobs
 from collector.errors import ArchiveError, Problem, UsageError
 
@@ -56,6 +57,10 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
             continue
         fields = meta[1:].split(" ")
         status, relative = fields[4][0], path[len(prefix) :]
+        what = not_a_file(fields[1])
+        if what is not None and status != "D":  # anywhere under the archive, record path or not
+            problems.append(Problem(path, f"this change adds {what}; the archive holds regular files only"))
+            continue
         proof = is_proof_path(relative)  # time-stamp tokens and attestations: append-only, not records
         if not is_record_path(relative) and not proof:
             continue
@@ -67,8 +72,12 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
         else:
             word = _WORDS.get(status, f"changes ({status})")
             problems.append(Problem(path, f"this change {word} an existing archive file; the archive is append-only"))
+    retries = {}
     for blob, data in read_blobs(repo, added):
-        _, problem = parse_record(added[blob], data)
+        record, problem = parse_record(added[blob], data)
         if problem is not None:
             problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
+        elif getattr(record, "supersedes", None) and record.kind == "forecast":
+            retries[prefix + added[blob]] = prefix + record.supersedes
+    problems += retry_problems(repo, retries)
     return GuardReport(base, len(added) + proofs_added, problems)

@@ -11,7 +11,13 @@ from typing import Any
 from collector.audit.checks import stamp
 from collector.audit.gitlog import Commit
 from collector.audit.history import FileHistory, Finding
-from collector.audit.proof_lines import PROOF_LIMITS, anchor_json, proof_counts, proof_entry, proof_lines
+from collector.audit.proof_lines import (
+    PROOF_LIMITS,
+    anchor_json,
+    proof_counts,
+    proof_entry,
+    proof_lines,
+)
 from collector.errors import Problem
 
 

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from rfc3161_client import HashAlgorithm, TimestampRequestBuilder, decode_timestamp_response
+from rfc3161_client import (
+    HashAlgorithm,
+    TimestampRequestBuilder,
+    decode_timestamp_response,
+)
 
 from collector.archive.tokens import manifest_paths, token_path
 from collector.archive.writer import write_new_file

@@ -6,7 +6,6 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from collector.commandline import finish
 from collector.commands.models import _load
 from collector.config import DEFAULT_CONFIG, load_config

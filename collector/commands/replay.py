@@ -7,8 +7,8 @@ from pathlib import Path
 
 from collector.commandline import (
     INSTANT_HELP,
-    add_data_dir_option,
     add_config_option,
+    add_data_dir_option,
     check_new_folder,
     finish,
     parse_utc_instant,

@@ -19,7 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from collector.competitions.standings import MatchResult, TableRow, compute_table, rank_third_placed
+from collector.competitions.standings import (
+    MatchResult,
+    TableRow,
+    compute_table,
+    rank_third_placed,
+)
 from collector.records import Competition
 
 

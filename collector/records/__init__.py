@@ -42,6 +42,7 @@ from .event import (
 )
 from .forecast import (
     SCORABLE_STATUSES,
+    TRANSPORT_FAILURES,
     Access,
     Attempt,
     AttemptRole,
@@ -54,8 +55,8 @@ from .forecast import (
     MatchForecast,
     Prompt,
     QuestionForecast,
-    ScoreProbability,
     RequestProtocol,
+    ScoreProbability,
     SearchFlag,
     SearchObserved,
     SearchReport,

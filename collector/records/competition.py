@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from datetime import date
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator

@@ -65,6 +65,9 @@ class ForecastStatus(StrEnum):
     MISSED = "missed"
 
 
+TRANSPORT_FAILURES = frozenset({"api_error", "timeout"})
+"""The statuses a later tick may retry (a new revision of the key): the call failed, the model never answered."""
+
 SCORABLE_STATUSES = frozenset(
     {
         ForecastStatus.VALID,
@@ -139,6 +142,12 @@ class Attempt(Contract):
     fallback_attempts: Annotated[int, Field(ge=0)] | None = Field(
         default=None, description="provider attempts before the one that answered (openrouter_metadata)"
     )
+    error_kind: str | None = Field(default=None, description="auth, credits, refusal, bad_request, oversized, "
+                                   "rate_limit, server, timeout, transport or body (collector.forecasters.llm.errors)")
+    response_truncated: bool = Field(default=False, description="the body was cut at the response limit")
+    response_bytes: Annotated[int, Field(ge=0)] | None = Field(default=None, description="the full body's length, when cut")
+    response_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = Field(
+        default=None, description="SHA-256 of the full body, when cut")
 
 
 class AttemptTotals(NamedTuple):
@@ -348,6 +357,13 @@ class Forecast(Record):
     )
     protocol: RequestProtocol | None = Field(default=None, description="For LLMs: the request protocol and its hash")
     search: SearchReport | None = Field(default=None, description="For LLMs: the search that was observed")
+    revision: Annotated[int, Field(ge=0)] = Field(
+        default=0, description="0, or the retry number of a key whose earlier revision was a transport failure")
+    supersedes: str | None = Field(default=None, description="archive path of the failed revision this retry replaces")
+    served_model: str | None = Field(default=None, description="the model id the provider says answered (LLMs)")
+    served_model_differs: bool = Field(
+        default=False, description="served_model is another model than the one requested (beyond a version suffix)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Forecast:
@@ -360,7 +376,14 @@ class Forecast(Record):
             raise ValueError("a forecast cannot be requested at or after kickoff")
         if self.status is ForecastStatus.MISSED and self.requested_at is not None:
             raise ValueError("a missed forecast has no request time")
+        if (self.revision == 0) != (self.supersedes is None):
+            raise ValueError("a retry (revision >= 1) names the revision it supersedes, and only a retry does")
         return self
+
+    @property
+    def transport_failure(self) -> bool:
+        """The call failed (api_error, timeout): the only kind of record a retry may supersede."""
+        return self.status.value in TRANSPORT_FAILURES
 
     @property
     def scorable(self) -> bool:

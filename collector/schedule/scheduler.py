@@ -22,11 +22,12 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from collector.archive.layout import event_path, forecast_path, question_path
+from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import Archive
 from collector.config import OFFSETS, ArenaConfig
 from collector.records import (
@@ -57,13 +58,20 @@ class Slot:
     closes: datetime
     deadline: datetime
     owed_from: datetime  # the window is owed only if it closes after this
+    revision: int = 0  # a retry of a transport failure: its revision, and the path it supersedes
+    supersedes: str | None = None
 
     @property
     def path(self) -> str:
         return forecast_path(
             self.competition_id, self.target_kind, self.target_id, self.forecaster,
-            self.access.value, self.strategy.value, self.horizon.value, self.sample,
+            self.access.value, self.strategy.value, self.horizon.value, self.sample, self.revision,
         )  # fmt: skip
+
+    def key(self) -> tuple[str, ...]:
+        """The forecast key's identity in the archive view (as :func:`collector.archive.layout.identity`)."""
+        return ("forecast", self.competition_id, self.target_kind, self.target_id, self.forecaster,
+                self.access.value, self.strategy.value, self.horizon.value, str(self.sample))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -204,7 +212,9 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
     out = Plan([], [], [])
     for slot in slots_for(archive, arena, forecasters, since or {}):
         if slot.path in existing:
-            continue
+            slot = retry_slot(archive, slot, now)
+            if slot is None:
+                continue
         if now >= slot.closes or now >= slot.deadline:
             target = out.missed if slot.closes > slot.owed_from else None
         else:
@@ -213,6 +223,29 @@ def plan(archive: Archive, arena: ArenaConfig, forecasters: Sequence, now: datet
         if target is not None and (target is out.upcoming or not (archive.root / slot.path).exists()):
             target.append(slot)
     return out
+
+
+RETRY_AFTER = timedelta(minutes=10)
+"""The wait before retrying a failed key; it doubles with each failed revision (10, 20, 40 min, ...)."""
+
+
+def retry_slot(archive: Archive, slot: Slot, now: datetime) -> Slot | None:
+    """The next revision of a key whose effective record is a transport failure, while its window is open.
+
+    A valid, normalised, repaired or invalid answer is final (the model's own failures are
+    measured); so is a failure once the window has closed (it is not retried, nor missed).
+    Revision ``n`` failed at ``recorded_at`` may be retried from ``recorded_at + RETRY_AFTER * 2**n``
+    on, so a long outage costs a handful of records per key, not one per tick.
+    """
+    current = archive.effective_paths.get(slot.key())
+    record = archive.records.get(current) if current is not None else None
+    if not isinstance(record, Forecast) or not record.transport_failure:
+        return None
+    if not (slot.opens <= now < slot.closes and now < slot.deadline):
+        return None
+    if now < record.recorded_at + RETRY_AFTER * 2 ** min(record.revision, 16):
+        return None
+    return replace(slot, revision=record.revision + 1, supersedes=current)
 
 
 def next_due_after(archive: Archive, arena: ArenaConfig, forecasters: Sequence, after: datetime, since=None):
@@ -236,11 +269,27 @@ def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Foreca
     )  # fmt: skip
 
 
+def abandoned(lock: Path, stale_after: float) -> bool:
+    """Whether a lock was abandoned: its owner is provably gone, or (owner unknown) it is older than ``stale_after``."""
+    try:
+        text = lock.read_text(errors="replace")
+        age = time.time() - lock.stat().st_mtime
+    except FileNotFoundError:
+        return True
+    owner = Owner.parse(text)
+    if owner is not None and owner.host == owner_now().host:
+        return not owner.alive()
+    return age > stale_after
+
+
 class KeyLocks:
     """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``.
 
-    A lock older than ``stale_after`` seconds (wall clock) was left by a tick that died; it is
-    broken once. A live request never holds a key that long: it cannot run past its window.
+    A lock file holds its owner (host, process id, process start time; see
+    :mod:`collector.archive.owner`). A lock whose owner is provably gone (same host, no such
+    process) was left by a tick that died and is taken over at once; a live owner's lock is
+    respected. A lock whose owner cannot be checked (another host, an unreadable file) counts
+    as abandoned only after ``stale_after`` seconds of wall-clock time.
     """
 
     def __init__(self, folder: Path, stale_after: float = 3600.0):
@@ -265,15 +314,12 @@ class KeyLocks:
                 fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             except FileExistsError:
                 return False
-        os.write(fd, f"{os.getpid()}\n".encode())
+        os.write(fd, f"{owner_now().token()}\n".encode())
         os.close(fd)
         return True
 
     def _stale(self, lock: Path) -> bool:
-        try:
-            return time.time() - lock.stat().st_mtime > self.stale_after
-        except FileNotFoundError:
-            return True
+        return abandoned(lock, self.stale_after)
 
     def _break(self, lock: Path) -> bool:
         """Move a stale lock aside; False if another tick broke it first or took the key meanwhile.
@@ -288,7 +334,7 @@ class KeyLocks:
         except FileNotFoundError:
             return False
         try:
-            if time.time() - aside.stat().st_mtime > self.stale_after:
+            if abandoned(aside, self.stale_after):  # the very file moved: a fresh lock is put back
                 return True
             try:
                 os.link(aside, lock)

@@ -17,7 +17,11 @@ from datetime import timedelta
 from collector.archive.layout import path_for
 from collector.archive.writer import RecordExistsError
 from collector.errors import Problem
-from collector.forecasters.llm.generation import extra_cost, pending_generations, statistics_record
+from collector.forecasters.llm.generation import (
+    extra_cost,
+    pending_generations,
+    statistics_record,
+)
 from collector.records import ForecasterType
 
 LOOKBACK = timedelta(days=2)

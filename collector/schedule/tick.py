@@ -20,25 +20,25 @@ from typing import Any
 
 import httpx
 
-from collector.competitions.loader import use_definitions_dir
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
-from collector.forecasters.llm.protocol import arena_protocol_sha256
-from collector.schedule.statistics import fetch_statistics
 from collector.archive.reader import Archive, load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
 from collector.audit.tsa_client import StampReport, stamp_manifests
+from collector.competitions.loader import use_definitions_dir
 from collector.config import ArenaConfig
-from collector.errors import PrematchError, Problem, RecordExistsError
+from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
 from collector.fixtures.questions import register_questions
 from collector.fixtures.sync import sync_fixtures, sync_outcomes
 from collector.fixtures.sync_report import SyncReport
+from collector.forecasters.llm.protocol import arena_protocol_sha256
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
-from collector.records import Clock
+from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.cron import last_fire
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
+from collector.schedule.statistics import fetch_statistics
 
 
 @dataclass
@@ -50,12 +50,16 @@ class TickReport:
     produced: int = 0
     missed: int = 0
     deferred: int = 0
+    retried: int = 0  # of the produced, retries of a transport failure (a new revision of the key)
     locked: int = 0
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
     stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
     statistics: int = 0  # attempt statistics records written (OpenRouter's generation stats)
+    llm_records: int = 0  # LLM forecast records written after at least one call
+    llm_failed: int = 0  # of which every call failed (api_error, timeout)
+    temp_removed: int = 0  # temporary files of dead writers removed
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -76,11 +80,13 @@ class TickReport:
         lines = [
             f"tick {self.now.isoformat()}: {len(self.written)} file(s) written",
             f"  forecasts due {self.due}, produced {self.produced}, missed {self.missed}, deferred {self.deferred}, "
-            f"already claimed {self.locked}; spent {self.spent_usd:.4f} USD",
+            f"already claimed {self.locked}, retried {self.retried}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
         if self.statistics:
             lines.append(f"  attempt statistics written: {self.statistics}")
+        if self.temp_removed:
+            lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
         if self.manifest:
             lines.append(f"  manifest: {self.manifest}")
         if self.stamps is not None and self.stamps.summary_line():
@@ -144,11 +150,12 @@ async def run_tick_async(
     timer = tick_clock(now)  # started before the sync, so request times follow the wall clock
     root = Path(archive_root)
     report = TickReport(now)
+    report.temp_removed = remove_dead_temp_files(root)
     if archive is None:
         archive = load_archive(root)
         report.problems += archive.problems
     tick = TickContext(
-        config=config, archive=archive, writer=ArchiveWriter(root, archive), now=now, clock=clock, timer=timer,
+        config=config, archive=archive, writer=ArchiveWriter(root, archive, max_record_bytes=config.max_record_bytes), now=now, clock=clock, timer=timer,
         data_dir=data_dir, budget=Budget(config.spending_cap_usd),
         locks=KeyLocks(lock_dir or root.parent / ".prematch-locks"), gate=asyncio.Semaphore(config.concurrency),
         stop=now + timedelta(minutes=config.max_tick_minutes), report=report,
@@ -171,13 +178,14 @@ async def run_tick_async(
                 report.statistics = await fetch_statistics(tick, roster.client)
     finally:
         await roster.aclose()
+    report.problems += llm_failures(report, roster.forecasters)
     report.spent_usd = tick.budget.spent
     with report.phase("sync_outcomes"):
         if sync:
             _sync(tick, sync_outcomes)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
         report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
-                                              arena_protocol_sha256(config))
+                                              arena_protocol_sha256(config), lock_path=tick.locks.folder / "manifest.lock")
     except RecordExistsError as exc:
         report.problems.append(Problem("manifests", str(exc)))
     report.written = list(tick.writer.written)
@@ -209,6 +217,21 @@ async def _timestamps(tick: TickContext) -> None:
     tick.report.written += tick.report.stamps.written
 
 
+def llm_failures(report: TickReport, forecasters: Sequence) -> list[Problem]:
+    """Problems that turn the run red: a provider that stopped the tick (401, 402), or every LLM call failed."""
+    problems, seen = [], set()
+    for forecaster in forecasters:
+        client = getattr(forecaster, "client", None)
+        reason = getattr(client, "stopped", None)
+        if reason and id(client) not in seen:
+            seen.add(id(client))
+            problems.append(Problem("openrouter", reason))
+    if report.llm_records and report.llm_failed == report.llm_records and not problems:
+        problems.append(Problem("openrouter", f"all {report.llm_records} LLM forecast(s) of this tick failed "
+                                              "(api_error or timeout); is the provider down or the base URL wrong?"))
+    return problems
+
+
 def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
     """``sync_fixtures`` or ``sync_outcomes`` for every followed competition; a failure is a problem."""
     for cid in tick.config.competitions:
@@ -223,7 +246,10 @@ def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
 def _register_questions(tick: TickContext) -> None:
     if tick.config.questions:
         for cid in tick.config.competitions:
-            register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
+            try:
+                register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
+            except ArchiveError as exc:  # a linked folder, a secret, a record too large: reported, never written
+                tick.report.problems.append(Problem(cid, f"questions: {exc}"))
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
@@ -267,10 +293,13 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
                 report.deferred += 1
                 return
             record = await forecaster.forecast(_task(tick, slot, history))
+        if slot.revision:  # a retry of a transport failure: the next revision of the key, naming the failed one
+            record = record.model_copy(update={"revision": slot.revision, "supersedes": slot.supersedes})
         if path_for(record) != slot.path:
             raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
         if await asyncio.to_thread(_write, tick, record):  # fsync off the loop and outside the gate
             report.produced += 1
+            report.retried += slot.revision > 0
     except Deferred:
         report.deferred += 1
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
@@ -282,6 +311,9 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
 _COUNT = threading.Lock()
 
 
+_TRANSPORT_FAILURES = frozenset({ForecastStatus.API_ERROR, ForecastStatus.TIMEOUT})
+
+
 def _write(tick: TickContext, record) -> bool:
     try:
         tick.writer.write(record)
@@ -289,8 +321,15 @@ def _write(tick: TickContext, record) -> bool:
         with _COUNT:
             tick.report.locked += 1
         return False
+    except ArchiveError as exc:  # a secret, too large, a linked folder: reported, never written
+        with _COUNT:
+            tick.report.problems.append(Problem(path_for(record), str(exc).removeprefix(f"{path_for(record)}: ")))
+        return False
     with _COUNT:
         tick.report.statuses[record.status.value] += 1
+        if record.forecaster_type is ForecasterType.LLM and record.attempts:
+            tick.report.llm_records += 1
+            tick.report.llm_failed += record.status in _TRANSPORT_FAILURES
     return True
 
 

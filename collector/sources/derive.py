@@ -20,9 +20,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 
-from collector.competitions import Definition, SourceConfig, competition_from_definition, slugify
+from collector.competitions import (
+    Definition,
+    SourceConfig,
+    competition_from_definition,
+    slugify,
+)
 from collector.competitions.define import NATIONAL_ALIASES
-from collector.competitions.formats import Format, guess_format, list_formats, load_format
+from collector.competitions.formats import (
+    Format,
+    guess_format,
+    list_formats,
+    load_format,
+)
 from collector.datasource import PUBLIC_FILES, RAW_GITHUB, DataSource
 from collector.errors import ConfigError, Problem, ProblemsFound
 from collector.records import Clock

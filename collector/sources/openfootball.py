@@ -37,7 +37,12 @@ from collector.sources.base import (
     score_from_pair,
 )
 from collector.sources.bracket import number_by_slot_dates
-from collector.sources.checks import batch_problems, goal_problems, late_goal_problems, score_problems
+from collector.sources.checks import (
+    batch_problems,
+    goal_problems,
+    late_goal_problems,
+    score_problems,
+)
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)

@@ -12,8 +12,7 @@ request time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 

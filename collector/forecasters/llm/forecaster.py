@@ -15,6 +15,7 @@ from collector.forecasters.llm.answer_schema import (
     question_schema,
     schema_name,
 )
+from collector.forecasters.llm.limits import same_model
 from collector.forecasters.llm.observed import estimated_cost, search_report
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
 from collector.forecasters.llm.prompting import (
@@ -69,6 +70,8 @@ class LLMForecaster:
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
+        if self.client.stopped:
+            raise Deferred(f"{self.id}: {self.client.stopped}")
         if not self.budget.allows():
             raise Deferred(f"{self.id}: spending cap of {self.budget.cap} USD reached for this tick")
         if self.clock() >= deadline:
@@ -157,6 +160,7 @@ class LLMForecaster:
             sha256=settings_sha256(settings), settings=settings,
             structured_output=StructuredOutput(mode_of(answered[-1].request_body if answered else {})),
         )  # fmt: skip
+        served = next((a.served_model for a in reversed(attempts) if a.http_status == 200 and a.served_model), None)
         if requested is not None and requested >= task.deadline:  # the hard guard, once more
             raise Deferred(f"{self.id}: request for {task.target_id} would start at or after kickoff")
         return Forecast(
@@ -169,6 +173,7 @@ class LLMForecaster:
             status=status, prompt=prompt, attempts=tuple(attempts), validation=validation,
             payload=checked.payload if checked is not None else None,
             protocol=protocol, search=search_report(task.access, attempts) if answered else None,
+            served_model=served, served_model_differs=not same_model(self.model, served),
         )  # fmt: skip
 
 

@@ -19,7 +19,6 @@ from typing import Any
 from collector.config import ArenaConfig
 from collector.errors import Problem
 from collector.forecasters.llm.protocol import required_parameters, resolve
-from collector.records import Access
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from collector.config import Prices, ProtocolSettings
-from collector.records import Access, Attempt, Citation, SearchFlag, SearchObserved, SearchReport
+from collector.records import (
+    Access,
+    Attempt,
+    Citation,
+    SearchFlag,
+    SearchObserved,
+    SearchReport,
+)
 
 CHARS_PER_TOKEN = 4.0
 CONTEXT_CHARS = {"low": 5_000, "medium": 15_000, "high": 30_000}

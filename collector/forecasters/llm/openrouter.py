@@ -30,10 +30,11 @@ import orjson
 
 from collector.config import OpenRouterSettings
 from collector.errors import ConfigError
+from collector.forecasters.llm.errors import classify, retry_decision
+from collector.forecasters.llm.limits import sanitised_text
 from collector.forecasters.llm.protocol import mode_of, step_down
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import (
-    Access,
     Attempt,
     AttemptRole,
     Citation,
@@ -64,6 +65,7 @@ class ChatResult:
     finish_reason: str | None = None
     failure: str | None = None  # None | "timeout" | "api_error"
     error: str | None = None
+    error_kind: str | None = None  # collector.forecasters.llm.errors kinds
 
     @property
     def cost(self) -> float:
@@ -202,7 +204,9 @@ class OpenRouterClient:
             connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
             retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
             transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
+            max_response_bytes=s.max_response_bytes,
         )  # fmt: skip
+        self.stopped: str | None = None  # why no more calls are made this tick (401, 402)
 
     @classmethod
     def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
@@ -214,16 +218,25 @@ class OpenRouterClient:
         await self._service.aclose()
 
     def redact(self, text: str | None) -> str | None:
-        return text.replace(self._key, REDACTED) if text and self._key in text else text
+        """``text`` without the key in any encoding (:mod:`collector.redaction`)."""
+        text = text.replace(self._key, REDACTED) if text and self._key in text else text
+        return sanitised_text(text)
 
     async def chat(self, body: dict[str, Any], *, role: AttemptRole, deadline: datetime) -> ChatResult:
         """Send one logical call (with transport retries and the JSON-mode fallback)."""
+        if self.stopped:
+            return ChatResult(failure="api_error", error=f"not sent: {self.stopped}", error_kind="stopped")
         try:
             response, exchanges = await self._service.request(
-                "POST", "/chat/completions", json=body, deadline=deadline, body_error=body_error
-            )
+                "POST", "/chat/completions", json=body, deadline=deadline, body_error=body_error,
+                retryable=retry_decision,
+            )  # fmt: skip
         except ServiceCallFailed as exc:
             result = ChatResult(attempts=self._attempts(exc.exchanges, body, role))
+            found = classify(exc.exchanges[-1])
+            result.error_kind = found.kind if found else None
+            if found is not None and found.stops_tick:
+                self.stopped = f"OpenRouter answered HTTP {exc.exchanges[-1].status} ({found.kind}); no further calls this tick"
             lower = step_down(mode_of(body))
             if lower is not None and _rejects_json_mode(exc.exchanges[-1]):
                 plain = {k: v for k, v in body.items() if k != "response_format"}
@@ -236,7 +249,7 @@ class OpenRouterClient:
             result.error = self.redact(str(exc))
             return result
         result = ChatResult(attempts=self._attempts(exchanges, body, role))
-        data = orjson.loads(response.content)
+        data = orjson.loads(result.attempts[-1].response_text or "")  # the sanitised text, never the raw bytes
         message = data["choices"][0]["message"]
         result.content = self.redact(_content(message))
         result.finish_reason = result.attempts[-1].finish_reason
@@ -260,8 +273,9 @@ class OpenRouterClient:
 
     def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
         fields: dict[str, Any] = {}
+        text = self.redact(ex.text)  # every parsed field below comes from the sanitised text
         try:
-            data = orjson.loads(ex.text) if ex.text else None
+            data = orjson.loads(text) if text else None
         except orjson.JSONDecodeError:
             data = None
         if isinstance(data, dict):
@@ -282,8 +296,10 @@ class OpenRouterClient:
             fields["response_id"] = _str(ex.headers["x-generation-id"])
         return Attempt(
             role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
-            http_status=ex.status, response_text=self.redact(ex.text), error=self.redact(ex.error),
-            timed_out=ex.error_kind == "timeout" and (ex.latency_ms or 0) > 0, **fields,
+            http_status=ex.status, response_text=text, error=self.redact(ex.error),
+            timed_out=ex.error_kind == "timeout" and (ex.latency_ms or 0) > 0,
+            error_kind=found.kind if (found := classify(ex)) else None, response_truncated=ex.body_bytes is not None,
+            response_bytes=ex.body_bytes, response_sha256=ex.body_sha256, **fields,
         )  # fmt: skip
 
 

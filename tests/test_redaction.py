@@ -1,0 +1,47 @@
+"""The one sanitiser (collector/redaction.py): the key in any encoding a body can carry, and nothing else."""
+
+from __future__ import annotations
+
+import base64
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from collector.redaction import REDACTED, pattern_for
+
+KEYS = st.text(alphabet=string.ascii_letters + string.digits + "-_/.", min_size=12, max_size=60)
+AROUND = st.text(alphabet=string.printable, max_size=40)
+
+
+def encode_each(key: str, choices: list[int]) -> str:
+    """Each character plain, JSON \\u-escaped (either hex case) or %-encoded, as ``choices`` say."""
+    forms = []
+    for c, pick in zip(key, choices, strict=False):
+        forms.append([c, f"\\u{ord(c):04x}", f"\\u{ord(c):04X}", f"%{ord(c):02X}", f"%{ord(c):02x}"][pick % 5])
+    return "".join(forms) + key[len(choices):]
+
+
+@settings(max_examples=200, deadline=None)
+@given(KEYS, AROUND, AROUND, st.lists(st.integers(0, 4), max_size=60))
+def test_any_mix_of_escapes_is_found_and_removed(key, before, after, choices):
+    pattern = pattern_for([key])
+    text = before + encode_each(key, choices) + after
+    assert pattern.search(text)
+    cleaned = pattern.sub(REDACTED, text)
+    assert not pattern.search(cleaned) and REDACTED in cleaned
+
+
+@settings(max_examples=200, deadline=None)
+@given(KEYS, st.binary(max_size=5), st.binary(max_size=5), st.booleans(), st.booleans())
+def test_base64_at_any_offset_is_found(key, before, after, bearer, urlsafe):
+    raw = before + (f"Bearer {key}" if bearer else key).encode() + after
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    assert pattern_for([key]).search(encode(raw).decode())
+
+
+@settings(max_examples=200, deadline=None)
+@given(KEYS, st.text(alphabet=string.printable, max_size=200))
+def test_text_without_the_key_is_left_alone(key, text):
+    if key not in text and key[:-1] not in text:
+        assert pattern_for([key]).sub(REDACTED, text) == text
