@@ -106,6 +106,9 @@ class ArenaConfig(_Model):
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
     forecasters: tuple[ForecasterConfig, ...] = ()
+    # Where the arena is published: the site links each record to it (builder/site/provenance.py).
+    repository_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]+)+/?$")] | None = None
+    site_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]*)*$")] | None = None
     source_path: str = "prematch.toml"
 
     @model_validator(mode="after")

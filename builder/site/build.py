@@ -25,6 +25,7 @@ from builder.site.forecasters import forecaster_pages
 from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
+from builder.site.provenance import added_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
@@ -71,8 +72,12 @@ def archive_commit(archive_dir: Path) -> str:
 
 
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
-               progress: Callable[[str], None] = print) -> BuildReport:
-    """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out."""
+               progress: Callable[[str], None] = print, repository_url: str | None = None) -> BuildReport:
+    """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out.
+
+    ``repository_url`` (``https://host/owner/name``): each record is linked to its file at the
+    commit that added it there; every record's raw JSON is also copied to ``records/`` beside the site.
+    """
     if not Path(archive_dir).is_dir():
         raise ArchiveError(f"{archive_dir}: no such archive folder")
     check_out_dir(out_dir)
@@ -86,12 +91,13 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     gc.freeze()
     try:
         with paused_garbage_collector():
-            return _build(archive, archive_dir, out_dir, commit, progress)
+            return _build(archive, archive_dir, out_dir, commit, progress, repository_url)
     finally:
         gc.unfreeze()
 
 
-def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None]) -> BuildReport:
+def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None],
+           repository_url: str | None = None) -> BuildReport:
     report = BuildReport(out=out_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
     progress(f"  {report.records} valid records, {len(report.problems)} problems")
@@ -104,7 +110,8 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     parts = slices(archive)
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts))
+    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
+                      added=added_commits(archive_dir), repository_url=repository_url)
     progress("building page models")
     models = page_models(ctx)
     progress(f"rendering {len(models) + 1} pages")
@@ -114,6 +121,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
     files[data.path] = render_page(data)
     files.update(static_files())
+    files.update(record_files(archive, archive_dir))
     report.pages = sum(1 for name in files if name.endswith(".html"))
     report.files = len(files)
     report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
@@ -142,6 +150,12 @@ def static_files() -> dict[str, bytes]:
     files[".nojekyll"] = b""
     files[MARKER] = b"built by python -m builder build; this folder is replaced at every build\n"
     return files
+
+
+def record_files(archive, archive_dir: Path) -> dict[str, bytes]:
+    """Every valid record's raw JSON at ``records/{archive path}``, so each page can link the file it shows."""
+    root = Path(archive_dir)
+    return {f"records/{path}": (root / path).read_bytes() for path in sorted(archive.records)}
 
 
 def check_out_dir(out_dir: Path) -> None:

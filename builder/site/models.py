@@ -22,6 +22,13 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Kickoff:
+    iso_utc: str | None  # 2026-06-11T19:00:00Z, shown in the visitor's zone by site.js
+    utc_label: str  # 2026-06-11 19:00 UTC (the no-JavaScript text and the hover title)
+    source: str  # the source's own string
+
+
+@dataclass(frozen=True)
 class Meta:
     """What the layout of every page needs: title, relative root, nav, replay banner, commit."""
 
@@ -31,13 +38,7 @@ class Meta:
     replay: bool  # built from replay records: show the banner
     commit: str
     charts: bool = False  # load the shared plotly.js
-
-
-@dataclass(frozen=True)
-class Kickoff:
-    iso_utc: str | None  # 2026-06-11T19:00:00Z, shown in the visitor's zone by site.js
-    utc_label: str  # 2026-06-11 19:00 UTC (the no-JavaScript text and the hover title)
-    source: str  # the source's own string
+    updated: Kickoff | None = None  # the latest tick time ("last updated"), None for an archive without ticks
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,18 @@ class ForecastView:
     measures: tuple[Measure, ...]  # per-forecast scores once resolved
     replay: bool
     archive_path: str
+    record_href: str = ""  # the raw JSON beside the site (relative to the site root)
+    host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
+    commit: str = ""  # short id of that commit
+    brier: str = "–"  # once resolved, for the comparison table
+
+
+@dataclass(frozen=True)
+class Consensus:
+    forecasters: int
+    probabilities: tuple[str, str, str]
+    bars: tuple[float, float, float]
+    most_likely: str | None
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,7 @@ class MatchRow:
     result: str
     forecasts: int
     resolved: bool
+    consensus: Consensus | None = None
 
 
 @declare
@@ -149,14 +163,6 @@ class MatchesIndexPage:
     competitions: tuple[CompetitionSummary, ...]
 
 
-@dataclass(frozen=True)
-class Consensus:
-    forecasters: int
-    probabilities: tuple[str, str, str]
-    bars: tuple[float, float, float]
-    most_likely: str | None
-
-
 @declare
 @dataclass(frozen=True)
 class MatchPage:
@@ -178,6 +184,8 @@ class MatchPage:
     consensus: Consensus | None
     forecasts: tuple[ForecastView, ...]
     archive_path: str
+    round_label: str = ""  # "Group A · round 2 of 3", "Matchday 6", "" for a knockout
+    decided: str = ""  # how a knockout was (or will be) decided, in words
 
 
 @dataclass(frozen=True)

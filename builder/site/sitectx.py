@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from builder.score.types import Scores, Slice
-from builder.site.links import root_for
-from builder.site.models import Meta
+from builder.site.links import kickoff, root_for
+from builder.site.models import Kickoff, Meta
 from collector.archive.reader import Archive
 from collector.records import Clock
 
@@ -22,6 +22,10 @@ class SiteContext:
     replay: bool
     slices: Mapping[Slice, Scores] = field(default_factory=dict)
     """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
+    added: Mapping[str, str] = field(default_factory=dict)
+    """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
+    repository_url: str | None = None
+    """The arena's repository on its host; record links are built from it (None: no host links)."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def team_names(self, competition_id: str) -> dict[str, str]:
@@ -33,6 +37,13 @@ class SiteContext:
             found = self._team_names[competition_id] = {team.id: team.name for team in teams}
         return found
 
+    def updated(self) -> Kickoff | None:
+        """The latest tick time of the archive (its newest manifest), shown as "last updated" on every page."""
+        if not self.archive.manifests:
+            return None
+        moment = self.archive.manifests[-1].tick_at
+        return kickoff(moment, moment.strftime("%Y-%m-%d %H:%M UTC"))
+
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(
             title=title,
@@ -41,6 +52,7 @@ class SiteContext:
             replay=self.replay,
             commit=self.commit,
             charts=charts,
+            updated=self.updated(),
         )
 
 
