@@ -139,6 +139,8 @@ class ForecasterPage:
     models: tuple[str, ...]
     tables: tuple[Table, ...]
     charts: tuple[Chart, ...]
+    description: str = ""  # what the forecaster is, in plain words
+    code: str = ""  # link (or repository path) of a baseline's code
 
 
 @dataclass(frozen=True)
