@@ -91,6 +91,15 @@ def axe():
     return Axe()
 
 
+def _eventually(tab, expression: str, tries: int = 100) -> bool:
+    """Poll ``expression`` (the site's CSP forbids the eval that ``wait_for_function`` uses)."""
+    for _ in range(tries):
+        if tab.evaluate(expression):
+            return True
+        tab.wait_for_timeout(100)
+    return False
+
+
 class Visitor:
     """One browser tab at one width that records console errors and refuses other hosts."""
 
@@ -107,8 +116,8 @@ class Visitor:
         response = self.tab.goto(self.base + path)
         assert response is not None and response.status == 200, path
         if self.tab.locator("div.chart").count():
-            self.tab.wait_for_function("document.querySelectorAll('div.chart svg.main-svg').length >= "
-                                       "document.querySelectorAll('div.chart').length", timeout=20000)
+            assert _eventually(self.tab, "document.querySelectorAll('div.chart svg.main-svg').length >= "
+                                         "document.querySelectorAll('div.chart').length"), f"{path}: charts not drawn"
         if SHOTS:
             name = re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
@@ -277,3 +286,27 @@ def test_group_matches_show_their_round_and_the_list_shows_consensus(visit, site
     assert re.fullmatch(r"Mexico \d+%, draw \d+%, South Africa \d+%", consensus), consensus
     league = visit("league", 1366).open("matches/en-1-2025-26/index.html")
     assert "Matchday 1" in league.locator("#match-table tbody tr").first.inner_text()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_charts_have_guides_counts_every_series_and_say_what_is_missing(visit, sites, width):
+    archive = sites["wc"][1]
+    tab = visit("wc", width).open("charts/index.html")
+    captions = tab.locator("figure.chartbox figcaption")
+    assert captions.count() == 3
+    for text in captions.all_inner_texts():
+        assert text.startswith("How to read:") and "N" in text
+    assert "N matches per stage: group 72, round-of-32 16" in captions.nth(1).inner_text()
+    traces = tab.evaluate("document.getElementById('chart-reliability').data.map(t => [t.name, t.visible])")
+    cells = {(f.forecaster, f.horizon.value) for f in archive.forecasts if f.target_kind == "match"}
+    assert len(traces) == 1 + len(cells)  # every cell, none silently dropped
+    hidden = [name for name, visible in traces if visible == "legendonly"]
+    assert hidden and f"{len(hidden)} more series are listed in the legend" in captions.nth(2).inner_text()
+    entry = tab.locator("#chart-reliability g.traces", has=tab.locator(".legendtext", has_text=hidden[0]))
+    entry.locator("rect.legendtoggle").click()  # a reader can show it
+    index = traces.index([hidden[0], "legendonly"])
+    assert _eventually(tab, f"document.getElementById('chart-reliability').data[{index}].visible === true")
+    missing = tab.locator("section.missing-charts li").all_inner_texts()
+    assert [m.split(":")[0] for m in missing] == ["Factorial effects", "Cost against Brier", "Pairwise similarity"]
+    colours = tab.evaluate("document.getElementById('chart-brier-by-stage').data.map(t => t.marker.color)")
+    assert len(set(colours)) == len(colours)  # one colour per forecaster, from the colour-blind-safe palette

@@ -90,6 +90,15 @@ class Chart:
     title: str
     caption: str
     figure: dict  # plotly {"data": [...], "layout": {...}}
+    guide: str = ""  # one line: how to read it
+
+
+@dataclass(frozen=True)
+class MissingChart:
+    """A chart the site promises but cannot draw from this archive, and why."""
+
+    title: str
+    reason: str
 
 
 @declare
@@ -99,6 +108,7 @@ class ChartsPage:
     path: str
     meta: Meta
     charts: tuple[Chart, ...]
+    missing: tuple[MissingChart, ...] = ()
 
 
 @dataclass(frozen=True)
