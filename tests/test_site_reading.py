@@ -154,6 +154,7 @@ def _key_pages(site: str, archive) -> list[str]:
     pages = ["index.html", f"matches/{competition}/index.html", f"matches/{competition}/{events[0]}.html",
              f"questions/{competition}/{questions[0]}.html" if questions else "questions/index.html",
              "forecasters/index.html", "forecasters/dixon_coles.html", "charts/index.html",
+             f"teams/{competition}/{archive.events[(competition, events[0])].home_team}.html",
              f"bracket/{competition}.html" if site == "wc" else "bracket/index.html", "data/index.html", "methodology/index.html", "audit/index.html"]
     if site == "wc":
         pages += ["leaderboard/all/final.html", f"matches/{competition}/{_extra_time_match(archive)}.html"]
@@ -310,3 +311,19 @@ def test_charts_have_guides_counts_every_series_and_say_what_is_missing(visit, s
     assert [m.split(":")[0] for m in missing] == ["Factorial effects", "Cost against Brier", "Pairwise similarity"]
     colours = tab.evaluate("document.getElementById('chart-brier-by-stage').data.map(t => t.marker.color)")
     assert len(set(colours)) == len(colours)  # one colour per forecaster, from the colour-blind-safe palette
+
+
+def test_team_pages_list_every_match_the_group_and_the_path(visit, sites):
+    archive = sites["wc"][1]
+    tab = visit("wc", 390).open("matches/worldcup-2026/m082.html")
+    event = archive.events[("worldcup-2026", "m082")]
+    with tab.expect_navigation():
+        tab.locator("h1 a.team").first.click()
+    assert tab.url.endswith(f"teams/worldcup-2026/{event.home_team}.html")
+    played = [e for (c, _), e in archive.events.items() if c == "worldcup-2026" and event.home_team in (e.home_team, e.away_team)]
+    assert tab.locator("table.team-matches tbody tr").count() == len(played)
+    name = next(t.name for t in archive.competitions["worldcup-2026"].teams if t.id == event.home_team)
+    assert name in tab.locator("table.group tbody tr.picked").inner_text()  # its group, its own row marked
+    assert "Round of 32" in tab.locator("p.path-taken").inner_text()
+    wins = tab.locator("table.team-matches tbody td.n[data-value]:nth-of-type(4)").all_inner_texts()
+    assert all(re.fullmatch(r"\d+%|–", w) for w in wins) and any(w != "–" for w in wins)

@@ -30,6 +30,7 @@ from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
+from builder.site.teams import team_pages
 from builder.site.textpages import data_page, method_pages
 from collector.archive.git import git
 from collector.archive.memory import paused_garbage_collector
@@ -138,6 +139,7 @@ def page_models(ctx: SiteContext) -> list:
     models += match_pages(ctx, measures)
     models += question_pages(ctx, measures)
     models += bracket_pages(ctx)
+    models += team_pages(ctx)
     models += forecaster_pages(ctx)
     models.append(charts_page(ctx))
     models += method_pages(ctx)

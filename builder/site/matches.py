@@ -187,6 +187,8 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
         or event_path(event.competition_id, event.id, event.revision),
         round_label=round_label(event, rounds or {}),
+        home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
+        away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
         decided=decided_text(event, outcome),
     )
 

@@ -185,6 +185,8 @@ class MatchPage:
     forecasts: tuple[ForecastView, ...]
     archive_path: str
     round_label: str = ""  # "Group A · round 2 of 3", "Matchday 6", "" for a knockout
+    home_href: str = ""  # the team pages
+    away_href: str = ""
     decided: str = ""  # how a knockout was (or will be) decided, in words
 
 
