@@ -55,13 +55,6 @@ def sites(data_dir, tmp_path_factory):
             pytest.fail("/usr/bin/chromium is missing on CI (apt-get install chromium)")
         pytest.skip("/usr/bin/chromium is not installed; browser tests skipped")
     root = tmp_path_factory.mktemp("reading")
-    if os.environ.get("DEV_SITES"):  # DEVONLY
-        served = {}  # DEVONLY
-        for name, site, arch in (("wc", "/tmp/wcsite", "/tmp/wcdemo/archive"), ("league", "/tmp/lgsite", "/tmp/lg/archive")):  # DEVONLY
-            server, base = _serve(Path(site))  # DEVONLY
-            served[name] = (base, load_archive(Path(arch)))  # DEVONLY
-        yield served  # DEVONLY
-        return  # DEVONLY
     demo = root / "prematch-demo"
     assert collector(["demo", "--out", str(demo), "--data-dir", str(data_dir)]) == 0
     league = root / "league"
