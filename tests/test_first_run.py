@@ -112,3 +112,34 @@ def test_a_replay_that_fails_midway_removes_its_folder(tmp_path, data_dir, monke
     with pytest.raises(RuntimeError, match="went away"):
         main(["demo", "--out", str(out), "--data-dir", str(data_dir)])
     assert not out.exists()
+
+
+def test_tick_without_any_readable_source_writes_nothing_and_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    empty = tmp_path / "data"
+    empty.mkdir()
+    archive = tmp_path / "archive"
+    code = main(["tick", "--config", str(ROOT / "prematch.toml"), "--archive", str(archive), "--data-dir", str(empty),
+                 "--now", "2026-06-10T12:00Z"])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("problem: cannot read the fixtures of any followed competition (worldcup-2026, ")
+    assert f"{empty}/openfootball/worldcup-2026/worldcup.json: cannot read data file" in captured.err
+    assert not archive.exists()  # no competition records, no manifest that would look like a pass
+
+
+def test_tick_with_one_readable_source_goes_on_and_reports_the_other(tmp_path, data_dir, capsys, monkeypatch):
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    partial = tmp_path / "data" / "openfootball"
+    partial.mkdir(parents=True)
+    (partial / "worldcup-2026").symlink_to(data_dir / "openfootball" / "worldcup-2026")
+    (tmp_path / "data" / "international-results").symlink_to(data_dir / "international-results")
+    config = tmp_path / "arena.toml"
+    config.write_text('[arena]\ncompetitions = ["worldcup-2026", "en-1-2025-26"]\n'
+                      '[[forecasters]]\nid = "uniform"\ntype = "baseline"\n')
+    archive = tmp_path / "archive"
+    code = main(["tick", "--config", str(config), "--archive", str(archive), "--data-dir", str(tmp_path / "data"),
+                 "--now", "2026-06-01T00:00Z"])
+    captured = capsys.readouterr()
+    assert code == 1 and "en.1.json: cannot read data file" in captured.err
+    assert (archive / "worldcup-2026" / "competition.r000.json").exists()  # the readable one was synced

@@ -105,19 +105,33 @@ def build_forecasters(config: ArenaConfig, data_dir, market=None) -> list:
     return roster.build_baselines(config, data_dir) + ([market] if market is not None else [])
 
 
+def fixtures_or_reason(competition_id: str, data_dir):
+    """(competition, its source's batch, None), or (..., why no match could be read)."""
+    definition = load_definition(competition_id)
+    competition = competition_from_definition(definition, datetime.now(UTC), Clock.REPLAY)
+    batch = source_for(definition, DataSource(data_dir)).fetch(competition)
+    if batch.matches:
+        return competition, batch, None
+    return competition, batch, batch.problems[0].message if batch.problems else f"{batch.source} lists no match"
+
+
+def read_fixtures(competition_id: str, data_dir):
+    """The competition, and its source's batch; :class:`SourceError` (what, why, how to provide it) when
+    the source yields no match because it cannot be read."""
+    competition, batch, reason = fixtures_or_reason(competition_id, data_dir)
+    if reason is not None:
+        raise unreadable_data(f"the fixtures of {competition_id}", reason, data_dir)
+    return competition, batch
+
+
 def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
     """When each match's result becomes knowable (sorted), and how many matches the source lists.
 
     Raises :class:`SourceError` (one line: what, why, how to provide it) when the fixture source
-    yields no match because it cannot be read, or when the baselines' results cannot be read:
-    a replay without its data would only make an empty repository that looks like a success.
+    cannot be read, or when the baselines' results cannot be read: a replay without its data
+    would only make an empty repository that looks like a success.
     """
-    definition = load_definition(competition_id)
-    competition = competition_from_definition(definition, datetime.now(UTC), Clock.REPLAY)
-    batch = source_for(definition, DataSource(data_dir)).fetch(competition)
-    if not batch.matches:
-        reason = batch.problems[0].message if batch.problems else f"{batch.source} lists no match"
-        raise unreadable_data(f"the fixtures of {competition_id}", reason, data_dir)
+    competition, batch = read_fixtures(competition_id, data_dir)
     try:
         roster.check_baseline_data(competition, data_dir)
     except SourceError as exc:
