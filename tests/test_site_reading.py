@@ -153,7 +153,7 @@ def _key_pages(site: str, archive) -> list[str]:
     questions = sorted(qid for (cid, qid) in archive.questions if cid == competition)
     pages = ["index.html", f"matches/{competition}/index.html", f"matches/{competition}/{events[0]}.html",
              f"questions/{competition}/{questions[0]}.html" if questions else "questions/index.html",
-             "forecasters/index.html", "forecasters/dixon_coles.html", "charts/index.html",
+             "questions/index.html", "forecasters/index.html", "forecasters/dixon_coles.html", "charts/index.html",
              f"teams/{competition}/{archive.events[(competition, events[0])].home_team}.html",
              f"bracket/{competition}.html" if site == "wc" else "bracket/index.html", "data/index.html", "methodology/index.html", "audit/index.html"]
     if site == "wc":

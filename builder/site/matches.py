@@ -87,23 +87,25 @@ def decided_text(event: Event, outcome: Outcome | None) -> str:
     return "decided in 90 minutes"
 
 
-def group_rounds(events: Iterable[Event]) -> dict[tuple[str, str], tuple[int, int]]:
-    """(competition, event) -> (round, rounds) of every group match: the round is the number of
-    group matches the home team has played by then (ties of kickoff broken by event id);
-    a group of n teams plays n - 1 rounds."""
+def group_rounds(events: Iterable[Event], sizes: dict[tuple[str, str], int] | None = None
+                 ) -> dict[tuple[str, str], tuple[int, int]]:
+    """(competition, event) -> (round, rounds) of every group match: the round is the larger number of
+    group matches either team has played by then, this one included (kickoff order, ties by event id);
+    a group of n teams (``sizes[(competition, group)]``, else the teams seen) plays n - 1 rounds."""
     by_group: dict[tuple[str, str], list[Event]] = defaultdict(list)
     for event in events:
         if event.group and not event.knockout:
             by_group[(event.competition_id, event.group)].append(event)
     rounds: dict[tuple[str, str], tuple[int, int]] = {}
-    for group_events in by_group.values():
+    for key, group_events in by_group.items():
         teams = {t for e in group_events for t in (e.home_team, e.away_team)}
+        size = (sizes or {}).get(key, len(teams))
         played: dict[str, int] = defaultdict(int)
         for event in sorted(group_events, key=_event_sort_key):
             played[event.home_team] += 1
             played[event.away_team] += 1
             rounds[(event.competition_id, event.id)] = (max(played[event.home_team], played[event.away_team]),
-                                                        max(len(teams) - 1, 1))
+                                                        max(size - 1, 1))
     return rounds
 
 
@@ -252,7 +254,8 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
     counts = {key: len(value) for key, value in by_event.items()}
     events_by_comp: dict[str, list[Event]] = defaultdict(list)
     pages: list[MatchListPage | MatchPage] = []
-    rounds = group_rounds(ctx.archive.events.values())
+    sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
+    rounds = group_rounds(ctx.archive.events.values(), sizes)
     consensuses = {}
     for key in sorted(ctx.archive.events):
         event = ctx.archive.events[key]
