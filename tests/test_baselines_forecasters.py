@@ -151,4 +151,3 @@ def test_league_opening_day_forecast_leans_on_priors(name, data_dir):
     record = build_baseline(name, data_dir).forecast_now(task)
     home, draw, away = record.payload.probabilities_90()
     assert home > away or name == "uniform"  # nothing known but home advantage (prior or base rate)
-
