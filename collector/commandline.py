@@ -21,7 +21,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -184,3 +187,24 @@ def check_new_folder(path: Path, option: str = "--out") -> None:
     """A folder a command creates: it may exist only empty (a :class:`UsageError` otherwise)."""
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise UsageError(f"{path}: exists and is not an empty folder; choose a new {option}")
+
+
+@contextmanager
+def new_folder(path: Path, option: str = "--out") -> Iterator[Path]:
+    """A folder a command creates (see :func:`check_new_folder`), removed again if the command fails.
+
+    Whatever the command raises (a source it cannot read, a usage error found late, Ctrl-C),
+    the folder is left as it was found: removed if it did not exist, emptied if it was empty,
+    so the corrected command can be run with the same ``--out``.
+    """
+    check_new_folder(path, option)
+    existed = path.exists()
+    try:
+        yield path
+    except BaseException:
+        if existed:
+            for child in path.iterdir():
+                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        raise

@@ -221,8 +221,12 @@ class ArenaConfig(_Model):
     openrouter: OpenRouterSettings = OpenRouterSettings()
     protocol: ProtocolSettings = ProtocolSettings()
     forecasters: tuple[ForecasterConfig, ...] = ()
-    repository_url: PublicUrl | None = Field(default=None, description="the arena's public git repository")
-    site_url: PublicUrl | None = Field(default=None, description="where the arena's site is published")
+    # Where the arena is published: the site links each record to it (builder/site/provenance.py)
+    # and names both on its Audit page.
+    repository_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]+)+/?$")] | None = Field(
+        default=None, description="the arena's public git repository")
+    site_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]*)*$")] | None = Field(
+        default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file

@@ -18,6 +18,13 @@ def test_demo_replays_builds_and_verifies(tmp_path, data_dir, capsys):
     forecasts = [f for f in report.files.values() if f.kind == "forecast"]
     assert forecasts and all(f.replay for f in forecasts)
     assert any(f.kind == "outcome" for f in report.files.values())  # the opening match was played and recorded
+    # running the demo again with the same --out replaces the previous demo (and only a demo's folder)
+    (out / "site" / "stale.txt").write_text("from the first run\n")
+    assert main(["demo", "--out", str(out), "--data-dir", str(data_dir), "--until", "2026-06-01T00:00Z"]) == 0
+    again = capsys.readouterr().out
+    assert again.startswith(f"replacing the previous demo in {out}\n")
+    assert (out / "site" / "index.html").exists() and not (out / "site" / "stale.txt").exists()
+    assert "OK: no violations" in again
 
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path, data_dir, capsys):

@@ -148,3 +148,23 @@ def test_question_forecast_ignores_later_results(world_cup, data_dir, tmp_path):
     original = build_baseline("ensemble", data_dir, simulations=200).forecast_now(task)
     again = build_baseline("ensemble", tmp_path / "data", simulations=200).forecast_now(task)
     assert record_bytes(original) == record_bytes(again)
+
+
+def test_uniform_answers_questions_before_any_result_with_equal_chances_and_declared_picks(world_cup):
+    """No Monte Carlo noise picks the uniform baseline's champion: every candidate is k/N, the picks are
+    the first k candidates in the question's order, and the record is the same at every run."""
+    competition, played, questions = world_cup
+    fixtures = [p.event for p in played if not p.event.knockout]
+    now = played[0].event.kickoff_utc - timedelta(days=1)
+    for question in questions.values():
+        record = build_baseline("uniform").forecast_now(_task(competition, question, now, fixtures))
+        n = len(question.candidates)
+        assert {c.probability for c in record.payload.choices} == {round(question.k / n, 6)}
+        assert record.payload.final_picks == tuple(question.candidates[: question.k])
+        assert "tie-break" in record.payload.reasoning_summary
+        again = build_baseline("uniform").forecast_now(_task(competition, question, now, fixtures))
+        assert record_bytes(again) == record_bytes(record)
+    history = [KnownResult(event=played[0].event, outcome=played[0].outcome)]  # then the seeded simulation
+    later = build_baseline("uniform", simulations=200).forecast_now(
+        _task(competition, questions["world_champion"], now + timedelta(days=2), fixtures, history))
+    assert "Monte Carlo" in later.payload.reasoning_summary

@@ -6,6 +6,7 @@ import hashlib
 from datetime import UTC, datetime
 
 from builder.site.build import build_site
+from builder.site.provenance import arena_urls
 from collector.archive.manifest import write_tick_manifest
 from collector.archive.tokens import token_path
 from collector.archive.writer import ArchiveWriter, write_new_file
@@ -27,7 +28,8 @@ def test_footer_anchor_and_audit_urls(tmp_path):
     (root / "prematch.toml").write_text('[arena]\ncompetitions = ["worldcup-2026"]\n'
                                         'repository_url = "https://github.com/example-org/arena"\n'
                                         'site_url = "https://example-org.github.io/arena/"\n')
-    build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None)
+    build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None,
+               urls=arena_urls(root / "prematch.toml"))  # as `builder build --config` does
     pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
     assert pages and all(digest.hexdigest() in page for page in pages)  # every page is an anchor
     assert all("2026-06-10 12:00:07 UTC by alpha" in page for page in pages)

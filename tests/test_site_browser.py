@@ -107,7 +107,7 @@ def test_leaderboard_numbers_equal_the_score_command(page, site):
     page.goto(base + "index.html")
     rows = page.eval_on_selector_all("#board tbody tr", """rows => rows.map(r => ({
         key: [r.dataset.forecaster, r.dataset.access, r.dataset.strategy, r.dataset.horizon],
-        brier: r.querySelector('[data-key=brier]').textContent.trim(),
+        brier: r.querySelector('[data-key=brier] .val').textContent.trim(),
         n: r.querySelector('[data-key=n]').textContent.trim(),
         ci: r.querySelector('[data-key=brier_ci]').textContent.trim()}))""")
     assert len(rows) == len(expected) > 0
@@ -119,23 +119,40 @@ def test_leaderboard_numbers_equal_the_score_command(page, site):
     assert page.errors == []
 
 
+def _ranks(tab):
+    return tab.eval_on_selector_all("#board tbody tr:not([hidden])", """rs => rs.map(r => ({
+        rank: r.querySelector('td.rank').textContent.trim(), rankable: r.dataset.rankable === '1',
+        brier: parseFloat(r.querySelector('[data-key=brier]').dataset.value)}))""")
+
+
+def _assert_ranked_from_one(rows):
+    ranked = sorted((r for r in rows if r["rankable"]), key=lambda r: int(r["rank"]))
+    assert [int(r["rank"]) for r in ranked] == list(range(1, len(ranked) + 1))  # no gaps after a filter
+    assert [r["brier"] for r in ranked] == sorted(r["brier"] for r in ranked)
+    assert all(r["rank"] == "–" for r in rows if not r["rankable"])
+
+
 def test_filters_change_the_table_and_sorting_orders_it(page, site):
     page.goto(site[1] + "index.html")
-    total = _visible_rows(page).count()
+    total = page.locator("#board tbody tr").count()
+    default = _visible_rows(page)
+    assert 0 < default.count() < total  # one horizon at a time by default
+    assert set(default.evaluate_all("rs => rs.map(r => r.dataset.horizon)")) == {"t_minus_24h"}
     page.select_option("form.filters select[name=horizon]", "t_minus_2h")
     shown = _visible_rows(page)
     assert 0 < shown.count() < total
     assert set(shown.evaluate_all("rs => rs.map(r => r.dataset.horizon)")) == {"t_minus_2h"}
+    _assert_ranked_from_one(_ranks(page))
     page.select_option("form.filters select[name=access]", "open_book")
     assert set(_visible_rows(page).evaluate_all("rs => rs.map(r => r.dataset.access)")) == {"open_book"}
+    _assert_ranked_from_one(_ranks(page))  # ranks recomputed for what is shown
     assert "of" in page.locator("form.filters .count").inner_text()
-    page.select_option("form.filters select[name=horizon]", "")
     page.select_option("form.filters select[name=access]", "")
-    assert _visible_rows(page).count() == total
-    page.click("#board thead th:has-text('Log loss')")
+    page.click("button.more-cols")
+    page.click("#board thead th[data-key=log_loss]")
     values = page.eval_on_selector_all("#board tbody tr [data-key=log_loss]", "cs => cs.map(c => parseFloat(c.dataset.value))")
     assert values == sorted(values)
-    page.click("#board thead th:has-text('Log loss')")
+    page.click("#board thead th[data-key=log_loss]")
     values = page.eval_on_selector_all("#board tbody tr [data-key=log_loss]", "cs => cs.map(c => parseFloat(c.dataset.value))")
     assert values == sorted(values, reverse=True)
     assert page.errors == []
@@ -244,10 +261,15 @@ def test_default_view_makes_sense_without_javascript(browser, site):
         assert rows.count() > 0 and rows.count() == tab.locator("#board tbody tr:visible").count()
         assert not tab.locator("form.filters").is_visible()  # JavaScript-only controls stay hidden
         assert tab.locator("nav.facet a", has_text="semi-final").is_visible()  # plain links still filter by stage
-        brier = tab.eval_on_selector_all("#board tbody tr.t-llm [data-key=brier]", "cs => cs.map(c => parseFloat(c.dataset.value))")
-        ranked = tab.eval_on_selector_all("#board tbody tr.t-llm:not(.unranked) [data-key=brier]",
-                                          "cs => cs.map(c => parseFloat(c.dataset.value))")
-        assert ranked == sorted(ranked) and len(brier) >= len(ranked) > 0  # ranked by Brier as served
+        rows = tab.eval_on_selector_all("#board tbody tr", """rs => rs.map(r => ({horizon: r.dataset.horizon,
+            rank: r.querySelector('td.rank').textContent.trim(), rankable: r.dataset.rankable === '1',
+            brier: parseFloat(r.querySelector('[data-key=brier]').dataset.value)}))""")
+        horizons = [r["horizon"] for r in rows]
+        runs = [h for i, h in enumerate(horizons) if i == 0 or horizons[i - 1] != h]
+        assert len(set(horizons)) > 1 and len(runs) == len(set(runs))  # grouped by horizon, one block each
+        for horizon in set(horizons):  # each horizon ranked on its own, by Brier as served
+            _assert_ranked_from_one([r for r in rows if r["horizon"] == horizon])
+        assert tab.locator("#board th[data-key=log_loss]").is_visible()  # every measure without the script
         tab.goto(site[1] + "matches/worldcup-2026/index.html")
         assert "UTC" in tab.locator("time.local").first.inner_text()  # UTC without the script
     finally:

@@ -52,8 +52,10 @@ def test_same_archive_builds_to_same_bytes(built, tmp_path):
     """A second build, in another process with another hash seed, gives identical files."""
     archive, _, first = built
     second_out = tmp_path / "again"
+    config = tmp_path / "arena.toml"  # the same (no) public addresses as the first build
+    config.write_text('[arena]\ncompetitions = ["worldcup-2026"]\n')
     subprocess.run([sys.executable, "-m", "builder", "build", "--archive", str(archive), "--out", str(second_out),
-                    "--commit", "abc123", "--quiet"], check=True, capture_output=True,
+                    "--commit", "abc123", "--quiet", "--config", str(config)], check=True, capture_output=True,
                    env={**os.environ, "PYTHONHASHSEED": "12345"}, cwd=Path(__file__).resolve().parent.parent)
     second = read_site(second_out)
     assert sorted(first) == sorted(second)

@@ -23,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="output folder; replaced if it holds a previous build (default: site)")
     parser.add_argument("--commit", default=None,
                         help="commit id to print on the site (default: git rev-parse HEAD of the archive folder)")
+    parser.add_argument("--config", type=Path, default=Path("prematch.toml"),
+                        help="arena configuration whose [arena] repository_url the record links point to "
+                             "(default: prematch.toml if present; else $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when archive files fail validation (they are reported and left out either way)")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
@@ -35,6 +38,12 @@ def run(args: argparse.Namespace) -> int:
         check_out_dir(args.out)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    from builder.site.provenance import arena_urls
+
+    try:
+        urls = arena_urls(args.config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     progress = (lambda _line: None) if args.quiet else (lambda line: print(line, flush=True))
-    report = build_site(args.archive, args.out, commit=args.commit, progress=progress)
+    report = build_site(args.archive, args.out, commit=args.commit, progress=progress, urls=urls)
     return finish(report, fail_on_problems=args.strict)

@@ -3,9 +3,7 @@
 A copy of any page (an archive.org snapshot, a screenshot in a post) then carries a manifest
 hash seen at a known moment: ``python -m collector verify --anchor SHA256`` shows what it pins.
 The token times are read from the tokens beside the manifest without checking them (``verify``
-does that); the footer says so. Also the arena's public addresses for the Audit page, from
-``[arena] repository_url`` / ``site_url`` of the ``prematch.toml`` beside the archive folder
-(read and validated by :func:`collector.config.load_config`, the one home of the configuration).
+does that); the footer says so.
 """
 
 from __future__ import annotations
@@ -15,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from collector.archive.tokens import manifest_paths, token_target, token_time
-from collector.config import load_config
-from collector.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -43,29 +39,3 @@ def latest_anchor(archive_dir: Path) -> AnchorView | None:
         if target and moment is not None:
             tokens.append((target[1], moment.strftime("%Y-%m-%d %H:%M:%S UTC")))
     return AnchorView(latest, digest, tuple(tokens))
-
-
-@dataclass(frozen=True)
-class ArenaUrls:
-    repository: str | None = None
-    site: str | None = None
-
-
-def arena_urls(archive_dir: Path) -> ArenaUrls:
-    """``[arena] repository_url`` and ``site_url`` of ``prematch.toml`` in the archive's parent folder.
-
-    No configuration there, or one that does not validate, gives no URLs (the Audit page then
-    says where to set them); the site never shows an address the configuration refused.
-    """
-    config = Path(archive_dir).resolve().parent / "prematch.toml"
-    if not config.is_file():
-        return ArenaUrls()
-    try:
-        arena = load_config(config)
-    except ConfigError:
-        return ArenaUrls()
-    return ArenaUrls(_text(arena.repository_url), _text(arena.site_url))
-
-
-def _text(url: object) -> str | None:
-    return None if url is None else str(url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from builder.site.labels import condition_label, horizon_label
 from builder.site.links import bracket_path, match_path, root_for
 from builder.site.matches import result_label
 from builder.site.models import Link
@@ -100,7 +101,7 @@ def progression(ctx: SiteContext, competition: Competition, names: dict[str, str
     picks: dict[tuple[str, str], dict[str, QuestionForecast]] = defaultdict(dict)
     for f in ctx.archive.forecasts_of(competition.id):
         if f.target_kind == "question" and f.scorable and f.sample == 0:
-            cell = f"{f.access.value}/{f.strategy.value}/{f.horizon.value}"
+            cell = f"{condition_label(f.access.value, f.strategy.value)} · {horizon_label(f.horizon.value)}"
             picks[(f.forecaster, cell)][f.target_id] = f.payload
     rows = []
     for (forecaster, cell) in sorted(picks):

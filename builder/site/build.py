@@ -19,7 +19,7 @@ from pathlib import Path
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
-from builder.site.anchor import arena_urls, latest_anchor
+from builder.site.anchor import latest_anchor
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -28,10 +28,12 @@ from builder.site.forecasters import forecaster_pages
 from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
+from builder.site.provenance import ArenaUrls, added_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
+from builder.site.teams import team_pages
 from builder.site.textpages import data_page, method_pages
 from collector.archive.git import git
 from collector.archive.memory import paused_garbage_collector
@@ -74,8 +76,12 @@ def archive_commit(archive_dir: Path) -> str:
 
 
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
-               progress: Callable[[str], None] = print) -> BuildReport:
-    """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out."""
+               progress: Callable[[str], None] = print, urls: ArenaUrls | None = None) -> BuildReport:
+    """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out.
+
+    ``urls`` (:func:`builder.site.provenance.arena_urls`): with a repository, each record is linked
+    to its file at the commit that added it there; every record's raw JSON is also copied to ``records/`` beside the site.
+    """
     if not Path(archive_dir).is_dir():
         raise ArchiveError(f"{archive_dir}: no such archive folder")
     check_out_dir(out_dir)
@@ -89,12 +95,13 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     gc.freeze()
     try:
         with paused_garbage_collector():
-            return _build(archive, archive_dir, out_dir, commit, progress)
+            return _build(archive, archive_dir, out_dir, commit, progress, urls)
     finally:
         gc.unfreeze()
 
 
-def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None]) -> BuildReport:
+def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None],
+           urls: ArenaUrls | None = None) -> BuildReport:
     report = BuildReport(out=out_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
     progress(f"  {report.records} valid records, {len(report.problems)} problems")
@@ -108,7 +115,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
     ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
-                      latest_anchor(Path(archive_dir)), arena_urls(Path(archive_dir)))
+                      latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
     progress("building page models")
     models = page_models(ctx)
     progress(f"rendering {len(models) + 1} pages")
@@ -118,6 +125,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
     files[data.path] = render_page(data)
     files.update(static_files())
+    files.update(record_files(archive, archive_dir))
     report.pages = sum(1 for name in files if name.endswith(".html"))
     report.files = len(files)
     report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
@@ -134,6 +142,7 @@ def page_models(ctx: SiteContext) -> list:
     models += match_pages(ctx, measures)
     models += question_pages(ctx, measures)
     models += bracket_pages(ctx)
+    models += team_pages(ctx)
     models += forecaster_pages(ctx)
     models.append(charts_page(ctx))
     models.append(analysis_page(ctx))
@@ -147,6 +156,12 @@ def static_files() -> dict[str, bytes]:
     files[".nojekyll"] = b""
     files[MARKER] = b"built by python -m builder build; this folder is replaced at every build\n"
     return files
+
+
+def record_files(archive, archive_dir: Path) -> dict[str, bytes]:
+    """Every valid record's raw JSON at ``records/{archive path}``, so each page can link the file it shows."""
+    root = Path(archive_dir)
+    return {f"records/{path}": (root / path).read_bytes() for path in sorted(archive.records)}
 
 
 def check_out_dir(out_dir: Path) -> None:

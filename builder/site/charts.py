@@ -17,6 +17,12 @@ import plotly
 from builder.site.models_board import Chart
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+# Okabe & Ito's palette (distinguishable with the common colour-vision deficiencies), then marker
+# symbols and dashes so that more series than colours stay apart without relying on colour alone.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "triangle-down", "star")
+DASHES = ("solid", "dash", "dot", "dashdot")
+TOGGLE = "Select a legend entry to show or hide its series."
 MAX_POINTS = 300  # per line; longer series are thinned evenly so pages stay light
 FACTOR_FAMILIES = ("access/", "strategy/", "horizon/")
 
@@ -35,6 +41,12 @@ def _layout(title: str, x: str, y: str, **extra) -> dict:
     return layout
 
 
+def style(index: int) -> dict:
+    """Colour, marker symbol and dash of the ``index``-th series: colour first, then symbol and dash."""
+    return {"color": PALETTE[index % len(PALETTE)], "symbol": SYMBOLS[(index // len(PALETTE)) % len(SYMBOLS)],
+            "dash": DASHES[(index // len(PALETTE)) % len(DASHES)]}
+
+
 def _r(values) -> list:
     return [None if v is None or not np.isfinite(v) else round(float(v), 4) for v in values]
 
@@ -49,50 +61,88 @@ def cumulative_brier(scored, kickoffs: dict) -> Chart:
     for s in scored:
         per[s.forecaster][(s.competition_id, s.event_id)].append(s.measures["brier"])
     traces = []
-    for forecaster in sorted(per):
+    for i, forecaster in enumerate(sorted(per)):
         events = sorted(per[forecaster], key=lambda k: (kickoffs.get(k, ""), k))
         values = np.array([np.mean(per[forecaster][e]) for e in events])
         running = np.cumsum(values) / np.arange(1, len(values) + 1)
         keep = _thin(len(values))
-        traces.append({"type": "scatter", "mode": "lines", "name": forecaster,
-                       "x": [int(i) + 1 for i in keep], "y": _r(running[keep])})
+        look = style(i)
+        traces.append({"type": "scatter", "mode": "lines", "name": f"{forecaster} (N = {len(values)})",
+                       "x": [int(i) + 1 for i in keep], "y": _r(running[keep]),
+                       "line": {"color": look["color"], "dash": look["dash"]}})
+    matches = max((len(v) for v in per.values()), default=0)
     return Chart("cumulative-brier", "Cumulative Brier over matches",
                  "Running mean of the per-match Brier score (each match: mean over the forecaster's condition "
-                 "cells), in kickoff order. Lower is better; uniform = 0.667.",
-                 {"data": traces, "layout": _layout("Cumulative Brier", "matches scored", "mean Brier")})
+                 f"cells), in kickoff order; N = matches scored per forecaster (up to {matches}). {TOGGLE}",
+                 {"data": traces, "layout": _layout("Cumulative Brier", "matches scored", "mean Brier")},
+                 guide="How to read: lower is better; a line settling below 0.667 (uniform) beats guessing, "
+                       "and early wiggles rest on few matches.")
 
 
 def brier_by_stage(scored, stage_order: list[str]) -> Chart:
-    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    """Mean Brier per forecaster and stage with a 95% normal interval over matches (N = matches).
+
+    Each match counts once: its Brier is first averaged over the forecaster's condition cells,
+    so the interval's standard error is over matches (sd / sqrt(N)), not over correlated cells.
+    """
+    per_match: dict[tuple[str, str], dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in scored:
-        groups[(s.forecaster, s.stage)].append(s.measures["brier"])
-    stages = [st for st in stage_order if any(k[1] == st for k in groups)]
+        per_match[(s.forecaster, s.stage)][(s.competition_id, s.event_id)].append(s.measures["brier"])
+    stages = [st for st in stage_order if any(k[1] == st for k in per_match)]
     traces = []
-    for forecaster in sorted({k[0] for k in groups}):
-        ys = [float(np.mean(groups[(forecaster, st)])) if (forecaster, st) in groups else None for st in stages]
-        traces.append({"type": "bar", "name": forecaster, "x": stages, "y": _r(ys)})
+    for i, forecaster in enumerate(sorted({k[0] for k in per_match})):
+        means, half, counts = [], [], []
+        for st in stages:
+            values = np.array([np.mean(v) for v in per_match.get((forecaster, st), {}).values()])
+            means.append(float(values.mean()) if values.size else None)
+            half.append(float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None)
+            counts.append(int(values.size))
+        traces.append({"type": "bar", "name": forecaster, "x": stages, "y": _r(means),
+                       "marker": {"color": style(i)["color"]},
+                       "error_y": {"type": "data", "array": _r(half), "visible": True},
+                       "customdata": counts, "hovertemplate": "%{x}: %{y:.3f} (N = %{customdata} matches)"})
+    counts = {st: max((len(per_match.get((f, st), {})) for f in {k[0] for k in per_match}), default=0) for st in stages}
+    n_text = ", ".join(f"{st} {n}" for st, n in counts.items())
     return Chart("brier-by-stage", "Brier by stage",
-                 "Mean per-forecast Brier score by stage (all condition cells pooled).",
-                 {"data": traces, "layout": _layout("Brier by stage", "stage", "mean Brier", barmode="group")})
+                 f"Mean Brier per match by stage (a match's condition cells averaged first), with 95% intervals "
+                 f"(±1.96 standard errors over matches). N matches per stage: {n_text}. {TOGGLE}",
+                 {"data": traces, "layout": _layout("Brier by stage", "stage", "mean Brier", barmode="group")},
+                 guide="How to read: lower bars are better; a stage with few matches has wide intervals, and "
+                       "bars whose intervals overlap are not clearly different.")
 
 
-def reliability(calibration_rows, title: str, chart_id: str, limit: int = 8) -> Chart:
-    """Equal-width reliability bins, pooled over home/draw/away, for the largest cells."""
-    rows = sorted(calibration_rows, key=lambda c: (-c.n, c.cell.forecaster, c.cell.access, c.cell.strategy, c.cell.horizon))[:limit]
+def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> Chart:
+    """Equal-width reliability bins, pooled over home/draw/away, for every cell: the ``shown`` largest
+    drawn at first, the others one legend click away (never dropped); marker area follows the bin's N."""
+    rows = sorted(calibration_rows, key=lambda c: (c.cell.forecaster, c.cell.access, c.cell.strategy, c.cell.horizon))
+    first = {id(c) for c in sorted(rows, key=lambda c: (-c.n, c.cell.forecaster, c.cell.horizon))[:shown]}
     traces = [{"type": "scatter", "mode": "lines", "name": "perfect calibration", "x": [0, 1], "y": [0, 1],
-               "line": {"dash": "dot", "color": "#888"}}]
-    for row in sorted(rows, key=lambda c: (c.cell.forecaster, c.cell.access, c.cell.strategy, c.cell.horizon)):
-        bins = sorted((b for b in row.bins if b.scheme == "equal_width"), key=lambda b: (b.outcome, b.lower))
-        label = f"{row.cell.forecaster} {row.cell.access}/{row.cell.strategy}/{row.cell.horizon}"
-        traces.append({"type": "scatter", "mode": "markers", "name": label,
-                       "x": _r(b.mean_probability for b in bins), "y": _r(b.observed_frequency for b in bins),
-                       "text": [f"{b.outcome}, n={b.n}" for b in bins]})
+               "line": {"dash": "dot", "color": "#595959"}}]
+    for i, row in enumerate(rows):
+        bins = sorted((b for b in row.bins if b.scheme == "equal_width" and b.n), key=lambda b: (b.outcome, b.lower))
+        cell = row.cell
+        label = f"{cell.forecaster} · {cell.horizon.replace('_', ' ')} · {cell.access.replace('_', ' ')} (N = {row.n})"
+        look = style(i)
+        trace = {"type": "scatter", "mode": "markers", "name": label,
+                 "x": _r(b.mean_probability for b in bins), "y": _r(b.observed_frequency for b in bins),
+                 "marker": {"color": look["color"], "symbol": look["symbol"],
+                            "size": [round(float(4 + 2 * np.sqrt(b.n)), 1) for b in bins]},
+                 "text": [f"{b.outcome}: {b.n} probabilities in [{b.lower:.1f}, {b.upper:.1f})" for b in bins],
+                 "hovertemplate": "%{text}<br>mean forecast %{x:.2f}, observed %{y:.2f}"}
+        if id(row) not in first:
+            trace["visible"] = "legendonly"
+        traces.append(trace)
+    hidden = len(rows) - len(first)
+    more = f" {hidden} more series are listed in the legend, hidden at first." if hidden > 0 else ""
     return Chart(chart_id, title,
                  "Reliability diagram: forecast probability against observed frequency in 10 equal-width bins "
-                 "(home, draw and away points together). Points on the diagonal are well calibrated.",
+                 f"(home, draw and away points together); {len(rows)} series, N = forecasts per series, marker "
+                 f"size = probabilities in the bin.{more} {TOGGLE}",
                  {"data": traces, "layout": _layout(title, "forecast probability", "observed frequency",
                                                     xaxis={"range": [0, 1], "title": {"text": "forecast probability"}},
-                                                    yaxis={"range": [0, 1], "title": {"text": "observed frequency"}})})
+                                                    yaxis={"range": [0, 1], "title": {"text": "observed frequency"}})},
+                 guide="How to read: points on the dotted diagonal are well calibrated; points below it mean the "
+                       "forecaster said more often than it happened, and big markers rest on many forecasts.")
 
 
 def factorial_effects(tests) -> Chart:
@@ -106,9 +156,11 @@ def factorial_effects(tests) -> Chart:
     height = max(300, 40 + 28 * len(rows))
     return Chart("factorial-effects", "Factorial effects",
                  "Paired differences of the factorial design (closed − open book, score-first − probabilistic, "
-                 "horizon changes) with 95% bootstrap intervals; negative Brier differences favour the first level.",
+                 f"horizon changes) with 95% bootstrap intervals; {len(rows)} contrasts.",
                  {"data": [trace], "layout": _layout("Factorial effects", "mean difference", "", height=height,
-                                                     margin={"l": 360, "r": 20, "t": 50, "b": 60})})
+                                                     margin={"l": 360, "r": 20, "t": 50, "b": 60})},
+                 guide="How to read: a point left of 0 means the first level of the contrast scored the lower "
+                       "(better) Brier; an interval crossing 0 leaves the direction open.")
 
 
 def cost_vs_brier(scored, operations) -> Chart:
@@ -122,8 +174,11 @@ def cost_vs_brier(scored, operations) -> Chart:
     trace = {"type": "scatter", "mode": "markers+text", "textposition": "top center", "name": "forecasters",
              "x": _r(p[1] for p in points), "y": _r(p[2] for p in points), "text": [p[0] for p in points]}
     return Chart("cost-vs-brier", "Cost against Brier",
-                 "Mean API cost per scheduled forecast (USD) against mean per-forecast Brier; baselines cost nothing.",
-                 {"data": [trace], "layout": _layout("Cost against Brier", "USD per forecast", "mean Brier")})
+                 f"Mean API cost per scheduled forecast (USD) against mean per-forecast Brier; {len(points)} "
+                 "forecasters; baselines cost nothing.",
+                 {"data": [trace], "layout": _layout("Cost against Brier", "USD per forecast", "mean Brier")},
+                 guide="How to read: down and to the left is cheaper and better; a forecaster above another at "
+                       "the same cost is worse for the money.")
 
 
 def similarity(diversity) -> Chart:
@@ -137,10 +192,13 @@ def similarity(diversity) -> Chart:
         weights = np.array([v[0] for v in values], float)
         mean = float(np.average([v[1] for v in values], weights=weights)) if weights.sum() else None
         z[index[a]][index[b]] = z[index[b]][index[a]] = None if mean is None else round(mean, 4)
-    trace = {"type": "heatmap", "x": names, "y": names, "z": z, "colorscale": "Blues", "reversescale": True,
+    trace = {"type": "heatmap", "x": names, "y": names, "z": z, "colorscale": "Cividis", "reversescale": True,
              "colorbar": {"title": {"text": "JSD"}}}
     return Chart("similarity", "Pairwise similarity",
                  "Mean Jensen–Shannon divergence between two forecasters' 90-minute probabilities on the same "
-                 "event and conditions (0 = identical), weighted by the number of shared forecasts.",
+                 "event and conditions (0 = identical), weighted by the number of shared forecasts; "
+                 f"{len(names)} forecasters.",
                  {"data": [trace], "layout": _layout("Pairwise similarity (JSD)", "", "", height=max(420, 30 * len(names) + 150),
-                                                     margin={"l": 160, "r": 20, "t": 50, "b": 160})})
+                                                     margin={"l": 160, "r": 20, "t": 50, "b": 160})},
+                 guide="How to read: darker cells are pairs that forecast alike; an ensemble of similar "
+                       "forecasters adds little.")

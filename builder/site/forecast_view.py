@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from builder.site import labels
 from builder.site.links import forecaster_path
 from builder.site.models import (
     ChoiceView,
@@ -29,7 +30,10 @@ MeasuresFor = Callable[[Forecast], tuple[Measure, ...]]
 
 
 def condition_label(forecast: Forecast) -> str:
-    return f"{forecast.access.value} · {forecast.strategy.value} · {forecast.horizon.value} · s{forecast.sample}"
+    """"closed book · probabilities first · T-24h" (plus the sample number when there are several)."""
+    sample = f" · sample {forecast.sample + 1}" if forecast.sample else ""
+    return (f"{labels.condition_label(forecast.access.value, forecast.strategy.value)} · "
+            f"{labels.horizon_label(forecast.horizon.value)}{sample}")
 
 
 def most_likely_score(payload: MatchForecast) -> str:

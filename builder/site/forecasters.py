@@ -7,7 +7,9 @@ from collections import defaultdict
 from builder.site.charts import reliability
 from builder.site.fmt import number as _f
 from builder.site.fmt import percent as _p
+from builder.site.labels import condition_label, horizon_label
 from builder.site.links import forecaster_path
+from builder.site.measures import question_measures
 from builder.site.models_board import (
     ForecasterPage,
     ForecastersPage,
@@ -17,28 +19,68 @@ from builder.site.models_board import (
 from builder.site.sitectx import SiteContext
 
 INDEX = "forecasters/index.html"
+CODE = "collector/forecasters/baselines"
+
+# What each built-in reference forecaster is, in two sentences (its code: CODE/{name}.py).
+BASELINE_METHODS = {
+    "uniform": "Gives home win, draw and away win 1/3 each, whoever plays: the floor every forecaster must beat. "
+               "Questions asked before any result are answered with equal chances for every team.",
+    "base_rate": "Gives the home-win, draw and away-win frequencies of earlier matches (national teams: the last "
+                 "10 years, by venue type; clubs: this season so far plus a prior). It ignores who plays.",
+    "elo": "Rates every team with World Football Elo ratings (goal-difference multiplier, home advantage) fitted "
+           "on results before the request. The rating gap sets the expected goals of a Poisson score model.",
+    "dixon_coles": "Fits attack and defence strengths to earlier results by maximum likelihood, weighting recent "
+                   "matches more (half-life 693 days), with the Dixon-Coles correction for low scores. Probabilities, "
+                   "expected goals and scorelines all come from one score matrix.",
+    "ensemble": "The equal-weight average of elo and dixon_coles: their probabilities and score matrices. "
+                "Averaging two different models usually beats either.",
+    "market": "Bookmaker odds with the bookmaker's margin removed (Shin's method by default). It is the reference "
+              "the betting return is measured against.",
+}
+
+
+def describe(name: str, kind: str, records, ctx: SiteContext) -> tuple[str, str]:
+    """(what the forecaster is, in plain words; a link to its code or "")."""
+    if kind == "llm":
+        models = sorted({f"{f.model or name} (version {f.model_version})" for f in records})
+        conditions = sorted({condition_label(f.access.value, f.strategy.value) for f in records})
+        horizons = sorted({horizon_label(f.horizon.value) for f in records})
+        return (f"A large language model, {', '.join(models)}, asked through OpenRouter with LLM-SoccerArena's "
+                f"prompt for each match, under {len(conditions)} condition(s) ({'; '.join(conditions)}) at "
+                f"{', '.join(horizons)} before kickoff. Its answer is validated against the forecast schema; "
+                "invalid answers get one repair call and are otherwise recorded with their status.", "")
+    base = records[0].model_version.rsplit("-", 1)[0] if records else name
+    method = BASELINE_METHODS.get(name) or BASELINE_METHODS.get(base)
+    if method is None:
+        return f"A built-in {kind} forecaster.", ""
+    code = f"{CODE}/{name if name in BASELINE_METHODS else base}.py"
+    if ctx.repository_url and ctx.commit not in ("", "unknown"):
+        return method, f"{ctx.repository_url}/blob/{ctx.commit}/{code}"
+    return method, code
 
 
 def cells_table(rows) -> Table:
     body = []
     for r in sorted(rows, key=lambda r: (r.view, r.clock, r.horizon, r.access, r.strategy)):
         ci = r.intervals.get("brier")
-        body.append((r.view, r.access, r.strategy, r.horizon, r.clock, str(r.n), _p(r.coverage),
+        body.append(("matched" if r.view != "all" else "all", condition_label(r.access, r.strategy),
+                     horizon_label(r.horizon), r.clock, str(r.n), _p(r.coverage),
                      "yes" if r.ranked else "no", _f(r.measures.get("brier")),
                      f"{ci[0]:.3f} – {ci[1]:.3f}" if ci else "–", _f(r.measures.get("log_loss")),
                      _f(r.measures.get("rps")), _p(r.measures.get("accuracy")), _f(r.ece)))
-    return Table("Condition cells", ("view", "access", "strategy", "horizon", "clock", "N", "coverage", "ranked",
+    return Table("Condition cells", ("matches", "condition", "horizon", "clock", "N", "coverage", "ranked",
                                      "Brier", "95% interval", "log loss", "RPS", "accuracy", "ECE"), tuple(body))
 
 
 def calibration_table(cal_rows, groups) -> Table:
     body = []
     for c in sorted(cal_rows, key=lambda c: (c.cell.clock, c.cell.horizon, c.cell.access, c.cell.strategy)):
-        cell = f"{c.cell.access}/{c.cell.strategy}/{c.cell.horizon}"
+        cell = f"{condition_label(c.cell.access, c.cell.strategy)} · {horizon_label(c.cell.horizon)}"
         mine = [g for g in groups if g.cell == c.cell]
-        conf = "; ".join(f"{g.group}: conf {g.mean_confidence:.2f}, Brier {g.brier:.3f} (n={g.n})" for g in mine)
+        conf = "; ".join(f"{g.group} confidence ({g.mean_confidence:.2f}): Brier {g.brier:.3f}, N = {g.n}" for g in mine)
         body.append((cell, c.cell.clock, str(c.n), _f(c.ece), conf or "–"))
-    return Table("Calibration", ("cell", "clock", "N", "ECE (10 bins)", "confidence groups"), tuple(body))
+    return Table("Calibration", ("condition", "clock", "N", "calibration error (ECE, 10 bins)",
+                                 "Brier by stated confidence"), tuple(body))
 
 
 def operations_table(ops) -> Table:
@@ -56,13 +98,15 @@ def operations_table(ops) -> Table:
                                              "mean latency", "median latency"), tuple(body))
 
 
-def questions_table(question_scores) -> Table:
+def questions_table(question_scores, team_names) -> Table:
     body = []
     for q in sorted(question_scores, key=lambda q: (q.competition_id, q.question_id, q.access, q.strategy, q.horizon)):
-        measures = ", ".join(f"{k.replace('_', ' ')} {_f(v)}" for k, v in sorted(q.measures.items()) if v is not None)
-        body.append((q.question_id, f"{q.access}/{q.strategy}/{q.horizon}", " ".join(q.final_picks),
-                     " ".join(q.answer), measures))
-    return Table("Tournament questions", ("question", "cell", "picks", "answer", "scores"), tuple(body))
+        names = team_names(q.competition_id)
+        measures = ", ".join(f"{m.label} {m.value}" for m in question_measures(q.measures, q.k))
+        body.append((q.question_id.replace("_", " "), f"{condition_label(q.access, q.strategy)} · "
+                     f"{horizon_label(q.horizon)}", ", ".join(names.get(t, t) for t in q.final_picks),
+                     ", ".join(names.get(t, t) for t in q.answer), measures))
+    return Table("Tournament questions", ("question", "condition", "picks", "answer", "scores"), tuple(body))
 
 
 def forecaster_pages(ctx: SiteContext) -> list[ForecasterPage | ForecastersPage]:
@@ -83,12 +127,14 @@ def forecaster_pages(ctx: SiteContext) -> list[ForecasterPage | ForecastersPage]
         groups = [g for g in scores.confidence_groups if g.cell.forecaster == name]
         ops = [o for o in scores.operations if o.forecaster == name]
         qs = [q for q in scores.questions if q.forecaster == name]
-        tables = (cells_table(board), calibration_table(cal, groups), operations_table(ops), questions_table(qs))
+        tables = (cells_table(board), calibration_table(cal, groups), operations_table(ops),
+                  questions_table(qs, ctx.team_names))
+        what, code = describe(name, kind, records[name], ctx)
         charts = (reliability(cal, f"Reliability · {name}", "reliability"),) if cal else ()
         pages.append(ForecasterPage(
             path=path, meta=ctx.meta(name, path, "forecasters", charts=bool(charts)), forecaster=name,
             forecaster_type=kind, models=tuple(sorted({f.model_version for f in records[name]})),
-            tables=tables, charts=charts,
+            tables=tables, charts=charts, description=what, code=code,
         ))
         briers = [r.measures.get("brier") for r in board if r.view == "all" and r.measures.get("brier") is not None]
         summaries.append(ForecasterSummary(

@@ -2,13 +2,28 @@
 
 Competition and stage filters link between slices (which slices exist and each slice's scores
 come from the scoring stage, ``builder.score.slices``, through ``SiteContext.slices``: no metric
-is computed here); horizon, access and strategy filters hide rows in the browser. Without
-JavaScript every row of the slice is shown, sorted by matched Brier.
+is computed here). Horizons are never ranked together (the method page's rule): a row's rank
+is its place by matched Brier among the rankable rows of its horizon, and the page shows one
+horizon at a time (``labels.DEFAULT_HORIZON`` first) with access and strategy filters; the
+page's script re-numbers the ranks of what a filter leaves. A row is rankable when the
+scoring stage ranked it (coverage rule) and it rests on at least ``MIN_EVENTS`` events; the
+others are shown, marked and not ranked. Without JavaScript every row is shown, grouped by
+horizon, each group ranked on its own.
 """
 
 from __future__ import annotations
 
 from builder.score.types import ALL, Scores, Slice
+from builder.site.findings import findings
+from builder.site.labels import (
+    ACCESS,
+    DEFAULT_HORIZON,
+    STRATEGIES,
+    condition_label,
+    horizon_label,
+    horizon_rank,
+    plain,
+)
 from builder.site.links import forecaster_path, root_for
 from builder.site.models import Link
 from builder.site.models_board import (
@@ -17,26 +32,36 @@ from builder.site.models_board import (
     Cell,
     Facet,
     LeaderboardPage,
-    SignificantPair,
 )
 from builder.site.sitectx import SiteContext
 
 HOME = "index.html"
-MAX_TESTS = 80
+MAX_TESTS = 240
+MIN_EVENTS = 10  # fewer scored events than this: shown, marked, not ranked
 
 COLUMNS = (
-    BoardColumn("n", "N", "forecasts scored on matched events", True),
-    BoardColumn("coverage", "Coverage", "share of the cell's eligible events this forecaster forecast", True),
-    BoardColumn("brier", "Brier", "mean multiclass Brier score, 90-minute result (0-2, lower is better; uniform 0.667)", True),
-    BoardColumn("brier_ci", "95% interval", "match-level bootstrap interval of the mean Brier", False),
-    BoardColumn("log_loss", "Log loss", "mean log loss (lower is better)", True),
-    BoardColumn("rps", "RPS", "ranked probability score (lower is better)", True),
-    BoardColumn("accuracy", "Accuracy", "modal accuracy, ties give 1/k credit", True),
-    BoardColumn("exact", "Exact", "share of exactly right scorelines", True),
-    BoardColumn("points", "Points", "mean points 5/2/1/0 per match", True),
-    BoardColumn("scoreline", "Scoreline", "WorldCupArena scoreline partial credit", True),
-    BoardColumn("ece", "ECE", "expected calibration error, 10 equal-width bins", True),
-    BoardColumn("market_return", "Return", "mean return of the risk-neutral betting rule against the market", True),
+    BoardColumn("brier", "Brier", "Mean multiclass Brier score of the 90-minute result: 0 is perfect, 2 is "
+                "certain and wrong, a uniform 1/3-1/3-1/3 forecast scores 0.667. Lower is better.", True, True),
+    BoardColumn("brier_ci", "95% interval", "Match-level bootstrap 95% interval of the mean Brier: the range the "
+                "mean would likely fall in with other matches of the same kind.", False, True),
+    BoardColumn("n", "N", "Number of matches scored for this row (matched events: those every compared "
+                "forecaster of the same condition forecast).", True, True),
+    BoardColumn("coverage", "Coverage", "Share of the condition's eligible matches this forecaster forecast; "
+                "a row is ranked only with at least half the coverage of the most complete forecaster.", True, True),
+    BoardColumn("log_loss", "Log loss", "Mean negative log of the probability given to the result that "
+                "happened (nats). Lower is better; uniform scores 1.099.", True),
+    BoardColumn("rps", "RPS", "Ranked probability score: like Brier, but a home win forecast is closer to a "
+                "draw than to an away win. Lower is better.", True),
+    BoardColumn("accuracy", "Accuracy", "Share of matches whose most likely result happened (ties give 1/k "
+                "credit).", True),
+    BoardColumn("exact", "Exact", "Share of matches whose most likely scoreline was exactly right.", True),
+    BoardColumn("points", "Points", "Mean points per match for the most likely scoreline: 5 exact, 2 right "
+                "goal difference, 1 right result, 0 otherwise.", True),
+    BoardColumn("scoreline", "Scoreline", "WorldCupArena's scoreline partial credit (0-100).", True),
+    BoardColumn("ece", "ECE", "Expected calibration error over 10 equal-width bins: how far stated "
+                "probabilities are from observed frequencies. Lower is better.", True),
+    BoardColumn("market_return", "Return", "Mean return per unit staked by a risk-neutral bettor following "
+                "this forecaster against the market's odds.", True),
 )
 
 
@@ -63,15 +88,31 @@ def _pct(value: float | None) -> Cell:
     return Cell(f"{100 * value:.0f}%", f"{value:.6f}")
 
 
+def rankable(row) -> bool:
+    """Ranked by the coverage rule and scored on at least ``MIN_EVENTS`` events."""
+    return row.ranked and row.n >= MIN_EVENTS
+
+
+def _warning(row) -> str:
+    if not row.ranked:
+        coverage = f"{100 * row.coverage:.0f}%" if row.coverage is not None else "unknown"
+        return f"coverage {coverage}: below half the most complete forecaster's, not ranked"
+    if row.n < MIN_EVENTS:
+        return f"few matches: N = {row.n} (fewer than {MIN_EVENTS}), not ranked"
+    return ""
+
+
 def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
     m = row.measures
     low_high = row.intervals.get("brier")
     market = (row.market or {}).get("return")
+    interval = f"{low_high[0]:.3f} – {low_high[1]:.3f}" if low_high else "–"
+    brier = _num(m.get("brier"))
     cells = (
+        Cell(brier.text, brier.sort, detail=interval if low_high else ""),
+        Cell(interval, ""),
         Cell(str(row.n), f"{row.n}"),
         _pct(row.coverage),
-        _num(m.get("brier")),
-        Cell(f"{low_high[0]:.3f} – {low_high[1]:.3f}" if low_high else "–", ""),
         _num(m.get("log_loss")),
         _num(m.get("rps")),
         _pct(m.get("accuracy")),
@@ -90,32 +131,45 @@ def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
         horizon=row.horizon,
         clock=row.clock,
         ranked=row.ranked,
+        rankable=rankable(row),
         rank=rank,
+        condition=condition_label(row.access, row.strategy),
+        horizon_label=horizon_label(row.horizon),
+        warning=_warning(row),
         cells=cells,
     )
 
 
 def _sort_key(row) -> tuple:
     brier = row.measures.get("brier")
-    return (not row.ranked, brier is None, brier or 0.0, row.forecaster, row.access, row.strategy, row.horizon, row.clock)
+    return (horizon_rank(row.horizon), row.horizon, not rankable(row), brier is None, brier or 0.0,
+            row.forecaster, row.access, row.strategy, row.clock)
 
 
-def _tests(scores) -> tuple[SignificantPair, ...]:
-    tests = sorted(
-        (t for t in scores.tests if t.p_holm is not None),
-        key=lambda t: (t.p_holm, t.family, t.comparison, t.a, t.b),
-    )[:MAX_TESTS]
-    return tuple(
-        SignificantPair(
-            family=t.family,
-            comparison=t.comparison,
-            estimate=f"{t.estimate:+.3f} ({t.measure}, n={t.n})",
-            interval=f"{t.low:+.3f} – {t.high:+.3f}" if t.low is not None and t.high is not None else "–",
-            p_holm=f"{t.p_holm:.4f}",
-            significant=t.p_holm < 0.05,
-        )
-        for t in tests
-    )
+def ranked_rows(board, root: str) -> tuple[BoardRow, ...]:
+    """Rows grouped by horizon (earliest first), each group ranked 1, 2, ... by Brier among its rankable rows."""
+    rows, place, horizon = [], 0, None
+    for row in sorted(board, key=_sort_key):
+        if row.horizon != horizon:
+            horizon, place = row.horizon, 0
+        if rankable(row):
+            place += 1
+        rows.append(board_row(row, str(place) if rankable(row) else "–", root))
+    return tuple(rows)
+
+
+def _few_warning(rows: tuple[BoardRow, ...]) -> str:
+    few = [r for r in rows if r.ranked and not r.rankable]
+    if not few:
+        return ""
+    if len(few) == len(rows):
+        return (f"Every row here rests on fewer than {MIN_EVENTS} matches: the rows are shown but not ranked, "
+                "and their differences say little.")
+    return f"{len(few)} row(s) rest on fewer than {MIN_EVENTS} matches: they are shown, marked, and not ranked."
+
+
+def _choices(values, table) -> tuple[Link, ...]:
+    return tuple(Link(v, plain(v, table)) for v in sorted(set(values)))
 
 
 def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slices: list[Slice],
@@ -124,8 +178,8 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slice
     path = slice_path(current)
     root = root_for(path)
     board = scores.matched or scores.leaderboard
-    ordered = sorted(board, key=_sort_key)
-    rows = tuple(board_row(r, str(i + 1) if r.ranked else "–", root) for i, r in enumerate(ordered))
+    rows = ranked_rows(board, root)
+    horizons = sorted({r.horizon for r in rows}, key=lambda h: (horizon_rank(h), h))
     facets = (
         Facet("competition", "Competition", _options(all_slices, root, stage=current.stage, by="competition"),
               root + path),
@@ -133,8 +187,9 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slice
               root + path),
     )
     note = (
-        "Paired sign-flip permutation tests on matched events, Holm-corrected within each declared family; "
-        "differences with adjusted p < 0.05 are marked significant."
+        "Paired sign-flip permutation tests on matched matches, Holm-corrected within each declared family "
+        "of comparisons; a difference is significant when its adjusted p is below 0.05. The sentences follow "
+        "the filters above."
         if with_tests else "Significance tests are computed for whole competitions, not for single stages."
     )
     return LeaderboardPage(
@@ -143,13 +198,17 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slice
         heading="Leaderboard",
         slice_label=slice_label(current),
         facets=tuple(f for f in facets if len(f.options) > 1),
-        horizons=tuple(sorted({r.horizon for r in rows})),
-        accesses=tuple(sorted({r.access for r in rows})),
-        strategies=tuple(sorted({r.strategy for r in rows})),
+        horizons=tuple(Link(h, horizon_label(h)) for h in horizons),
+        default_horizon=DEFAULT_HORIZON if DEFAULT_HORIZON in horizons else (horizons[0] if horizons else ""),
+        accesses=_choices((r.access for r in rows), ACCESS),
+        strategies=_choices((r.strategy for r in rows), STRATEGIES),
         columns=COLUMNS,
         rows=rows,
         ensemble=tuple(board_row(r, "–", root, linked=False) for r in sorted(scores.ensemble, key=_sort_key)),
-        tests=_tests(scores) if with_tests else (),
+        min_events=MIN_EVENTS,
+        few_warning=_few_warning(rows),
+        mixed_clocks=len({r.clock for r in rows}) > 1,
+        tests=findings(scores.tests, MAX_TESTS) if with_tests else (),
         tests_note=note,
         notes=tuple(scores.notes),
         problems=len(ctx.archive.problems),

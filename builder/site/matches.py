@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.models import (
     CompetitionSummary,
     Consensus,
+    ForecastView,
     Goal,
     Link,
     MatchesIndexPage,
@@ -18,6 +20,7 @@ from builder.site.models import (
     MatchRow,
     OutcomeView,
 )
+from builder.site.provenance import record_link
 from builder.site.rationale import rationale_budget
 from builder.site.sitectx import SiteContext
 from collector.archive.layout import event_path, path_for
@@ -66,6 +69,58 @@ def result_label(outcome: Outcome | None) -> str:
     return text
 
 
+def decided_text(event: Event, outcome: Outcome | None) -> str:
+    """How a knockout was decided, from the outcome's own scores ("" for a group or league match).
+
+    A 1-0 after extra time was decided in extra time, not on penalties: the words follow which
+    scores the outcome holds (``score_penalties`` only when there was a shoot-out).
+    """
+    if not event.knockout:
+        return ""
+    if outcome is None or outcome.score_90 is None:
+        return "knockout: a draw after 90 minutes goes to extra time, then penalties"
+    if outcome.score_penalties is not None:
+        after = f" after {_score(outcome.score_extra_time)} in extra time" if outcome.score_extra_time else ""
+        return f"decided on penalties ({_score(outcome.score_penalties)}){after}"
+    if outcome.score_extra_time is not None:
+        return f"decided in extra time ({_score(outcome.score_extra_time)} after 120 minutes)"
+    return "decided in 90 minutes"
+
+
+def group_rounds(events: Iterable[Event], sizes: dict[tuple[str, str], int] | None = None
+                 ) -> dict[tuple[str, str], tuple[int, int]]:
+    """(competition, event) -> (round, rounds) of every group match: the round is the larger number of
+    group matches either team has played by then, this one included (kickoff order, ties by event id);
+    a group of n teams (``sizes[(competition, group)]``, else the teams seen) plays n - 1 rounds."""
+    by_group: dict[tuple[str, str], list[Event]] = defaultdict(list)
+    for event in events:
+        if event.group and not event.knockout:
+            by_group[(event.competition_id, event.group)].append(event)
+    rounds: dict[tuple[str, str], tuple[int, int]] = {}
+    for key, group_events in by_group.items():
+        teams = {t for e in group_events for t in (e.home_team, e.away_team)}
+        size = (sizes or {}).get(key, len(teams))
+        played: dict[str, int] = defaultdict(int)
+        for event in sorted(group_events, key=_event_sort_key):
+            played[event.home_team] += 1
+            played[event.away_team] += 1
+            rounds[(event.competition_id, event.id)] = (max(played[event.home_team], played[event.away_team]),
+                                                        max(size - 1, 1))
+    return rounds
+
+
+def round_label(event: Event, rounds: dict[tuple[str, str], tuple[int, int]]) -> str:
+    """"Group A · round 2 of 3" for a group match, "Matchday 6" for a league's, "" otherwise."""
+    found = rounds.get((event.competition_id, event.id))
+    if found is not None:
+        return f"Group {event.group} · round {found[0]} of {found[1]}"
+    if event.group:
+        return f"Group {event.group}"
+    if event.matchday is not None and not event.knockout:
+        return f"Matchday {event.matchday}"
+    return ""
+
+
 def consensus(forecasts: Iterable[Forecast]) -> Consensus | None:
     """Average the 90-minute probabilities of every scorable forecast of the match (all cells).
 
@@ -94,19 +149,32 @@ def _sort_forecasts(forecasts: list[Forecast]) -> list[Forecast]:
     return sorted(forecasts, key=lambda f: (order.get(f.forecaster_type.value, 3), f.forecaster, f.key()))
 
 
-def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor) -> MatchPage:
+def _with_provenance(ctx: SiteContext, view: ForecastView, root: str) -> ForecastView:
+    """The forecast's raw JSON beside the site, and its file at the adding commit on the repository host."""
+    commit = ctx.added.get(view.archive_path, "")
+    brier = next((m.value for m in view.measures if m.label == "Brier"), "–")
+    return replace(view, record_href=root + "records/" + view.archive_path, commit=commit[:12],
+                   host_href=record_link(ctx.repository_url, commit, view.archive_path), brier=brier)
+
+
+def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor,
+               rounds: dict[tuple[str, str], tuple[int, int]] | None = None) -> MatchPage:
     competition = ctx.archive.competitions[event.competition_id]
     names = ctx.team_names(competition.id)
     outcome = ctx.archive.outcomes.get((event.competition_id, event.id))
     path = match_path(event.competition_id, event.id)
+    root = root_for(path)
     stage = _stage_name(competition, event.stage)
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
+    views = tuple(_with_provenance(ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())),
+                                   root)
+                  for f in _sort_forecasts(forecasts))
     return MatchPage(
         path=path,
         meta=ctx.meta(title, path, "matches"),
-        competition=Link(root_for(path) + match_list_path(competition.id), competition.name),
+        competition=Link(root + match_list_path(competition.id), competition.name),
         stage=stage,
         group=event.group,
         matchday=event.matchday,
@@ -119,10 +187,13 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         knockout=event.knockout,
         outcome=outcome_view(outcome, names) if outcome else None,
         consensus=consensus(forecasts),
-        forecasts=tuple(match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ()))
-                        for f in _sort_forecasts(forecasts)),
+        forecasts=views,
         archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
         or event_path(event.competition_id, event.id, event.revision),
+        round_label=round_label(event, rounds or {}),
+        home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
+        away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
+        decided=decided_text(event, outcome),
     )
 
 
@@ -137,7 +208,8 @@ def _event_sort_key(event: Event) -> tuple:
     return (event.kickoff_date, event.kickoff_utc is None, event.kickoff_utc or event.kickoff_date, event.id)
 
 
-def match_list_page(ctx: SiteContext, competition: Competition, events: list[Event], counts: dict) -> MatchListPage:
+def match_list_page(ctx: SiteContext, competition: Competition, events: list[Event], counts: dict,
+                    consensuses: dict | None = None, rounds: dict | None = None) -> MatchListPage:
     path = match_list_path(competition.id)
     names = ctx.team_names(competition.id)
     rows = []
@@ -148,8 +220,7 @@ def match_list_page(ctx: SiteContext, competition: Competition, events: list[Eve
                 href=f"{event.id}.html",
                 competition=competition.name,
                 competition_id=competition.id,
-                stage=_stage_name(competition, event.stage)
-                + (f" {event.matchday}" if event.matchday is not None and not event.group else ""),
+                stage=round_label(event, rounds or {}) or _stage_name(competition, event.stage),
                 stage_id=event.stage,
                 group=event.group or "",
                 kickoff=kickoff(event.kickoff_utc, event.kickoff_source),
@@ -158,6 +229,7 @@ def match_list_page(ctx: SiteContext, competition: Competition, events: list[Eve
                 result=result_label(outcome),
                 forecasts=counts.get((competition.id, event.id), 0),
                 resolved=outcome is not None and outcome.score_90 is not None,
+                consensus=(consensuses or {}).get((competition.id, event.id)),
             )
         )
     used = {e.stage for e in events}
@@ -184,15 +256,20 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
     counts = {key: len(value) for key, value in by_event.items()}
     events_by_comp: dict[str, list[Event]] = defaultdict(list)
     pages: list[MatchListPage | MatchPage] = []
+    sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
+    rounds = group_rounds(ctx.archive.events.values(), sizes)
+    consensuses = {}
     for key in sorted(ctx.archive.events):
         event = ctx.archive.events[key]
         if event.competition_id not in ctx.archive.competitions:
             continue
         events_by_comp[event.competition_id].append(event)
-        pages.append(match_page(ctx, event, by_event.get(key, []), measures))
+        page = match_page(ctx, event, by_event.get(key, []), measures, rounds)
+        consensuses[key] = page.consensus
+        pages.append(page)
     summaries = []
     for cid in sorted(events_by_comp):
-        page = match_list_page(ctx, ctx.archive.competitions[cid], events_by_comp[cid], counts)
+        page = match_list_page(ctx, ctx.archive.competitions[cid], events_by_comp[cid], counts, consensuses, rounds)
         pages.append(page)
         summaries.append(
             CompetitionSummary(

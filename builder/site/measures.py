@@ -22,6 +22,36 @@ def _fmt(label: str, value: float | None, digits: int) -> Measure:
     return Measure(label, "–" if value is None else f"{value:.{digits}f}")
 
 
+def _yes_no(value: float | None) -> str:
+    return "–" if value is None else ("yes" if value >= 0.5 else "no")
+
+
+def question_measures(m: dict[str, float | None], k: int) -> tuple[Measure, ...]:
+    """A question forecast's scores in words: "picks right 3 of 4", "whole set right: no", the Brier.
+
+    The probability-sum audit (stated probabilities against k) is shown only when it is off by
+    more than 0.005; a clean forecast has nothing to report there.
+    """
+    shown: list[Measure] = []
+    if k == 1:
+        shown.append(Measure("pick right", _yes_no(m.get("accuracy"))))
+        shown.append(_fmt("Brier", m.get("brier"), 3))
+        shown.append(_fmt("log loss", m.get("log_loss"), 3))
+        realised = m.get("probability_realised")
+        shown.append(Measure("probability given to the answer", "–" if realised is None else f"{100 * realised:.0f}%"))
+    else:
+        correct = m.get("correct")
+        shown.append(Measure("picks right", "–" if correct is None else f"{correct:.0f} of {k}"))
+        shown.append(Measure("whole set right", _yes_no(m.get("exact_set"))))
+        shown.append(_fmt("Brier per team", m.get("marginal_brier"), 3))
+        realised = m.get("probability_realised")
+        shown.append(Measure("probability on the answer's teams", "–" if realised is None else f"{realised:.2f} of {k}"))
+    audit = m.get("probability_sum_audit")
+    if audit is not None and abs(audit) > 0.005:
+        shown.append(Measure("stated probabilities sum off by", f"{audit:+.3f}"))
+    return tuple(shown)
+
+
 def measures_lookup(scores: Scores) -> MeasuresFor:
     """A function from a forecast record to its displayed scores (empty before resolution)."""
     match = {s.key: s for s in scores.forecasts}
@@ -39,6 +69,6 @@ def measures_lookup(scores: Scores) -> MeasuresFor:
         q = question.get(forecast.key())
         if q is None:
             return ()
-        return tuple(_fmt(k.replace("_", " "), v, 3) for k, v in sorted(q.measures.items()))
+        return question_measures(q.measures, q.k)
 
     return measures_for

@@ -22,6 +22,13 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Kickoff:
+    iso_utc: str | None  # 2026-06-11T19:00:00Z, shown in the visitor's zone by site.js
+    utc_label: str  # 2026-06-11 19:00 UTC (the no-JavaScript text and the hover title)
+    source: str  # the source's own string
+
+
+@dataclass(frozen=True)
 class Meta:
     """What the layout of every page needs: title, relative root, nav, replay banner, commit."""
 
@@ -32,13 +39,7 @@ class Meta:
     commit: str
     charts: bool = False  # load the shared plotly.js
     anchor: Any = None  # builder.site.anchor.AnchorView: the latest manifest hash and token times (footer)
-
-
-@dataclass(frozen=True)
-class Kickoff:
-    iso_utc: str | None  # 2026-06-11T19:00:00Z, shown in the visitor's zone by site.js
-    utc_label: str  # 2026-06-11 19:00 UTC (the no-JavaScript text and the hover title)
-    source: str  # the source's own string
+    updated: Kickoff | None = None  # the latest tick time ("last updated"), None for an archive without ticks
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,18 @@ class ForecastView:
     measures: tuple[Measure, ...]  # per-forecast scores once resolved
     replay: bool
     archive_path: str
+    record_href: str = ""  # the raw JSON beside the site (relative to the site root)
+    host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
+    commit: str = ""  # short id of that commit
+    brier: str = "–"  # once resolved, for the comparison table
+
+
+@dataclass(frozen=True)
+class Consensus:
+    forecasters: int
+    probabilities: tuple[str, str, str]
+    bars: tuple[float, float, float]
+    most_likely: str | None
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,7 @@ class MatchRow:
     result: str
     forecasts: int
     resolved: bool
+    consensus: Consensus | None = None
 
 
 @declare
@@ -154,14 +168,6 @@ class MatchesIndexPage:
     competitions: tuple[CompetitionSummary, ...]
 
 
-@dataclass(frozen=True)
-class Consensus:
-    forecasters: int
-    probabilities: tuple[str, str, str]
-    bars: tuple[float, float, float]
-    most_likely: str | None
-
-
 @declare
 @dataclass(frozen=True)
 class MatchPage:
@@ -183,6 +189,10 @@ class MatchPage:
     consensus: Consensus | None
     forecasts: tuple[ForecastView, ...]
     archive_path: str
+    round_label: str = ""  # "Group A · round 2 of 3", "Matchday 6", "" for a knockout
+    home_href: str = ""  # the team pages
+    away_href: str = ""
+    decided: str = ""  # how a knockout was (or will be) decided, in words
 
 
 @dataclass(frozen=True)

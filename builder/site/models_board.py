@@ -7,17 +7,19 @@ from typing import ClassVar
 
 from markupsafe import Markup
 
+from builder.site.findings import Finding
 from builder.site.models import Link, Meta
 from builder.site.render import declare
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One table cell: shown text, sort value, optional hover title."""
+    """One table cell: shown text, sort value, optional hover title, optional second line (narrow screens)."""
 
     text: str
     sort: str
     title: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,12 @@ class BoardRow:
     strategy: str
     horizon: str
     clock: str
-    ranked: bool
-    rank: str
+    ranked: bool  # ranked by the scoring stage's coverage rule
+    rankable: bool  # ranked here: ``ranked`` and enough events
+    rank: str  # within its horizon (the page's script re-ranks what a filter leaves)
+    condition: str  # "closed book · probabilities first"
+    horizon_label: str  # "T-24h"
+    warning: str  # why the row is not ranked ("few events: N = 1", "coverage 40%"), or ""
     cells: tuple[Cell, ...]  # one per BoardColumn
 
 
@@ -38,18 +44,9 @@ class BoardRow:
 class BoardColumn:
     key: str
     label: str
-    title: str
+    title: str  # the definition, shown in the glossary (reachable by tap) and on hover
     numeric: bool
-
-
-@dataclass(frozen=True)
-class SignificantPair:
-    family: str
-    comparison: str
-    estimate: str
-    interval: str
-    p_holm: str
-    significant: bool
+    essential: bool = False  # in the compact default view; the others are one click away
 
 
 @dataclass(frozen=True)
@@ -71,13 +68,17 @@ class LeaderboardPage:
     heading: str
     slice_label: str
     facets: tuple[Facet, ...]
-    horizons: tuple[str, ...]
-    accesses: tuple[str, ...]
-    strategies: tuple[str, ...]
+    horizons: tuple[Link, ...]  # href = horizon id, label = its plain name
+    default_horizon: str
+    accesses: tuple[Link, ...]
+    strategies: tuple[Link, ...]
     columns: tuple[BoardColumn, ...]
     rows: tuple[BoardRow, ...]
     ensemble: tuple[BoardRow, ...]  # the equal-weight LLM ensemble, shown apart from the ranking
-    tests: tuple[SignificantPair, ...]
+    min_events: int
+    few_warning: str  # a page-wide warning when rows rest on few events, or ""
+    mixed_clocks: bool  # live and replay rows side by side: mark the replay rows
+    tests: tuple[Finding, ...]
     tests_note: str
     notes: tuple[str, ...]
     problems: int
@@ -89,6 +90,15 @@ class Chart:
     title: str
     caption: str
     figure: dict  # plotly {"data": [...], "layout": {...}}
+    guide: str = ""  # one line: how to read it
+
+
+@dataclass(frozen=True)
+class MissingChart:
+    """A chart the site promises but cannot draw from this archive, and why."""
+
+    title: str
+    reason: str
 
 
 @declare
@@ -98,6 +108,7 @@ class ChartsPage:
     path: str
     meta: Meta
     charts: tuple[Chart, ...]
+    missing: tuple[MissingChart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,6 +149,8 @@ class ForecasterPage:
     models: tuple[str, ...]
     tables: tuple[Table, ...]
     charts: tuple[Chart, ...]
+    description: str = ""  # what the forecaster is, in plain words
+    code: str = ""  # link (or repository path) of a baseline's code
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from builder.site.fmt import number
 from builder.site.forecast_view import MeasuresFor, question_forecast_view
+from builder.site.labels import condition_label, horizon_label, plain
 from builder.site.links import kickoff
 from builder.site.models import (
     QuestionPage,
@@ -22,6 +23,11 @@ INDEX = "questions/index.html"
 
 def question_path(question: Question) -> str:
     return f"questions/{question.competition_id}/{question.id}.html"
+
+
+def kind_label(prediction_type: str, k: int) -> str:
+    """"pick one team" / "pick 4 teams" instead of the protocol's ``multi_choice_fixed_k``."""
+    return "pick one team" if k == 1 else f"pick {k} teams"
 
 
 def _closes(question: Question):
@@ -50,7 +56,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
             competition=competition.name,
             label=question.label,
             meaning=question.meaning,
-            kind=question.prediction_type.value + (f" (k = {question.k})" if question.k > 1 else ""),
+            kind=kind_label(question.prediction_type.value, question.k),
             closes=_closes(question),
             answer=answer,
             forecasts=tuple(question_forecast_view(f, names, resolution, measures, budget) for f in forecasts),
@@ -72,14 +78,23 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
     return pages
 
 
+QUESTION_MEASURES = {
+    "brier": "Brier", "log_loss": "log loss", "accuracy": "picks right (share)", "exact_set": "whole set right (share)",
+    "correct": "picks right (mean)", "marginal_brier": "Brier per team",
+    "probability_realised": "probability on the answer", "probability_sum_audit": "sum check",
+}
+
+
 def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Mean question scores per forecaster, condition and question type (from builder.score.scoring)."""
     summary = getattr(scores, "question_summary", [])
     names = sorted({m for row in summary for m in row.measures})
-    headers = ("forecaster", "cell", "clock", "question type", "N") + tuple(n.replace("_", " ") for n in names)
+    headers = ("Forecaster", "Condition", "Questions", "N") + tuple(plain(n, QUESTION_MEASURES) for n in names)
     rows = []
     for row in sorted(summary, key=lambda r: (r.prediction_type, r.forecaster, r.access, r.strategy, r.horizon, r.clock)):
         values = tuple(number(row.measures.get(n)) for n in names)
-        rows.append((row.forecaster, f"{row.access}/{row.strategy}/{row.horizon}", row.clock, row.prediction_type,
+        condition = f"{condition_label(row.access, row.strategy)} · {horizon_label(row.horizon)}"
+        kind = "one team" if row.prediction_type == "single_choice" else "several teams"
+        rows.append((row.forecaster, condition + (" · replay" if row.clock == "replay" else ""), kind,
                      str(row.n)) + values)
     return headers, tuple(rows)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from builder.score.types import Scores, Slice
-from builder.site.links import root_for
-from builder.site.models import Meta
+from builder.site.links import kickoff, root_for
+from builder.site.models import Kickoff, Meta
+from builder.site.provenance import ArenaUrls
 from collector.archive.reader import Archive
 from collector.records import Clock
 
@@ -24,8 +25,16 @@ class SiteContext:
     slices: Mapping[Slice, Scores] = field(default_factory=dict)
     """Every leaderboard slice's scores, computed by the scoring stage before page models (in slice order)."""
     anchor: Any = None  # builder.site.anchor.AnchorView, shown in every footer
-    urls: Any = None  # builder.site.anchor.ArenaUrls, filled into the Audit page
+    urls: ArenaUrls = ArenaUrls()
+    """The arena's public addresses (``provenance.arena_urls``): record links and the Audit page."""
+    added: Mapping[str, str] = field(default_factory=dict)
+    """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def repository_url(self) -> str | None:
+        """The arena's repository on its host; record links are built from it (None: no host links)."""
+        return self.urls.repository
 
     def team_names(self, competition_id: str) -> dict[str, str]:
         """Team id -> display name in one of the archive's competitions (built once per context;
@@ -36,6 +45,13 @@ class SiteContext:
             found = self._team_names[competition_id] = {team.id: team.name for team in teams}
         return found
 
+    def updated(self) -> Kickoff | None:
+        """The latest tick time of the archive (its newest manifest), shown as "last updated" on every page."""
+        if not self.archive.manifests:
+            return None
+        moment = self.archive.manifests[-1].tick_at
+        return kickoff(moment, moment.strftime("%Y-%m-%d %H:%M UTC"))
+
     def meta(self, title: str, path: str, section: str, charts: bool = False) -> Meta:
         return Meta(
             title=title,
@@ -45,6 +61,7 @@ class SiteContext:
             commit=self.commit,
             charts=charts,
             anchor=self.anchor,
+            updated=self.updated(),
         )
 
 

@@ -19,7 +19,9 @@ every archive file and the commit this site was built from (see the [audit page]
 
 
 def _markdown(text: str) -> Markup:
-    return Markup(markdown.markdown(text, extensions=["fenced_code", "tables"], output_format="html"))
+    """Trusted project markdown; code blocks can be scrolled with the keyboard (they are focusable)."""
+    html = markdown.markdown(text, extensions=["fenced_code", "tables"], output_format="html")
+    return Markup(html.replace("<pre>", '<pre tabindex="0">'))
 
 
 def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:

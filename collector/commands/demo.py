@@ -8,11 +8,17 @@ The three steps a new user would otherwise run by hand::
 
 Every record is marked ``clock = replay``: the demo shows the pipeline, never a prospective
 result. No API key is needed (the forecasters are the built-in baselines).
+
+A first run cannot mislead: the data is read before anything is printed or created, and
+without it the demo exits 1 with one line saying what is missing and how to provide it. A
+failed run leaves no folder behind; a folder a previous demo made (it carries
+``.git/prematch-demo``) is replaced, anything else is refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,11 +27,13 @@ from collector.commandline import (
     add_data_dir_option,
     check_new_folder,
     finish,
+    new_folder,
     parse_utc_instant,
 )
 from collector.errors import Problem
 
 COMPETITION = "worldcup-2026"
+MARKER = ".git/prematch-demo"  # written into a finished demo's repository: a later demo may replace it
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -38,7 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="new (or empty) folder for the demo repository (its site goes to OUT/site)"
+        "--out", type=Path, required=True,
+        help="new (or empty) folder for the demo repository, or one a previous demo made (it is replaced); "
+             "its site goes to OUT/site"
     )
     add_data_dir_option(parser)
     parser.add_argument(
@@ -71,18 +81,26 @@ class DemoReport:
 def run(args: argparse.Namespace) -> int:
     from builder.site.build import build_site
     from collector.audit.verify import verify_repository
-    from collector.schedule.replay import replay
+    from collector.schedule.replay import knowable_times, replay
 
     out: Path = args.out.resolve()
-    check_new_folder(out)
+    previous = (out / MARKER).is_file()
+    if not previous:
+        check_new_folder(out)
+    knowable_times(COMPETITION, args.data_dir)  # the data first: without it, one line and nothing made
+    if previous:
+        print(f"replacing the previous demo in {out}")
+        shutil.rmtree(out)
     report = DemoReport(out)
-    _step(1, f"replaying {COMPETITION} on a simulated clock into {out} (one commit per tick)")
-    replayed = replay(COMPETITION, out, args.data_dir, until=args.until, progress=print)
-    _show(replayed, report)
-    _step(2, f"building the site into {out / 'site'}")
-    _show(build_site(out / "archive", out / "site", progress=lambda line: None), report)
-    _step(3, f"verifying the history of {out / 'archive'}")
-    _show(verify_repository(out), report)
+    with new_folder(out):  # removed again if a step raises
+        _step(1, f"replaying {COMPETITION} on a simulated clock into {out} (one commit per tick)")
+        replayed = replay(COMPETITION, out, args.data_dir, until=args.until, progress=print)
+        (out / MARKER).write_text(f"{COMPETITION}\n", encoding="utf-8")
+        _show(replayed, report)
+        _step(2, f"building the site into {out / 'site'}")
+        _show(build_site(out / "archive", out / "site", progress=lambda line: None), report)
+        _step(3, f"verifying the history of {out / 'archive'}")
+        _show(verify_repository(out), report)
     return finish(report)
 
 

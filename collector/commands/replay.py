@@ -9,8 +9,8 @@ from collector.commandline import (
     INSTANT_HELP,
     add_config_option,
     add_data_dir_option,
-    check_new_folder,
     finish,
+    new_folder,
     parse_utc_instant,
 )
 from collector.competitions import list_competitions
@@ -48,16 +48,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from collector.schedule.replay import market_forecaster, replay
 
-    check_new_folder(args.out)
     check_competition_ids(args.config, [args.competition])
     baselines = [b for b in args.baselines.split(",") if b]
     unknown = [b for b in baselines if b not in BASELINES]
     if unknown:
         raise UsageError(f"--baselines: unknown {', '.join(unknown)} (known: {', '.join(BASELINES)})")
-    try:
-        market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None
-        report = replay(args.competition, args.out, args.data_dir, config_path=args.config, until=args.until,
-                        baselines=baselines, market=market)
-    except ConfigError as exc:  # --config, or a competition definition
-        raise UsageError(str(exc)) from None
+    with new_folder(args.out):  # removed again when the replay fails (unreadable data, a bad --config, Ctrl-C)
+        try:
+            market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None
+            report = replay(args.competition, args.out, args.data_dir, config_path=args.config, until=args.until,
+                            baselines=baselines, market=market)
+        except ConfigError as exc:  # --config, or a competition definition
+            raise UsageError(str(exc)) from None
     return finish(report)

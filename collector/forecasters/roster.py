@@ -88,6 +88,19 @@ def build_baselines(config: ArenaConfig, data_dir: Path | str | None = None) -> 
     return [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()]
 
 
+def check_baseline_data(competition: Competition, data_dir: Path | str | None = None) -> None:
+    """Read the results the baselines fit on before a replay starts; :class:`SourceError` if they cannot be read.
+
+    Tournaments of national teams fit on ``international-results/results.csv``; leagues fit on
+    their own earlier results (in the archive), so they need no other file.
+    """
+    from collector.forecasters.baselines.results import international_results
+    from collector.records import CompetitionFormat
+
+    if competition.format is CompetitionFormat.TOURNAMENT:
+        international_results(data_dir)
+
+
 def market_forecaster(competition: Competition, odds_files: Sequence[Path], method: str):
     """The ``market`` forecaster from odds files; any unreadable row raises, with every problem named."""
     from collector.forecasters.baselines.market import MarketForecaster, load_quotes
@@ -104,6 +117,7 @@ __all__ = [
     "Roster",
     "build_baselines",
     "build_roster",
+    "check_baseline_data",
     "forecaster_specs",
     "market_forecaster",
 ]

@@ -22,8 +22,8 @@ from collector.archive.git import git
 from collector.archive.reader import Archive, load_archive
 from collector.competitions import competition_from_definition, load_definition
 from collector.config import ArenaConfig, load_config, parse_config
-from collector.datasource import DataSource
-from collector.errors import ConfigError, Problem
+from collector.datasource import DataSource, unreadable_data
+from collector.errors import ConfigError, Problem, SourceError
 from collector.fixtures.knowable import finished_at
 from collector.forecasters import roster
 from collector.forecasters.roster import BASELINES
@@ -106,11 +106,37 @@ def build_forecasters(config: ArenaConfig, data_dir, market=None) -> list:
     return roster.build_baselines(config, data_dir) + ([market] if market is not None else [])
 
 
-def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
-    """When each match's result becomes knowable (sorted), and how many matches the source lists."""
+def fixtures_or_reason(competition_id: str, data_dir):
+    """(competition, its source's batch, None), or (..., why no match could be read)."""
     definition = load_definition(competition_id)
     competition = competition_from_definition(definition, datetime.now(UTC), Clock.REPLAY)
     batch = source_for(definition, DataSource(data_dir)).fetch(competition)
+    if batch.matches:
+        return competition, batch, None
+    return competition, batch, batch.problems[0].message if batch.problems else f"{batch.source} lists no match"
+
+
+def read_fixtures(competition_id: str, data_dir):
+    """The competition, and its source's batch; :class:`SourceError` (what, why, how to provide it) when
+    the source yields no match because it cannot be read."""
+    competition, batch, reason = fixtures_or_reason(competition_id, data_dir)
+    if reason is not None:
+        raise unreadable_data(f"the fixtures of {competition_id}", reason, data_dir)
+    return competition, batch
+
+
+def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
+    """When each match's result becomes knowable (sorted), and how many matches the source lists.
+
+    Raises :class:`SourceError` (one line: what, why, how to provide it) when the fixture source
+    cannot be read, or when the baselines' results cannot be read: a replay without its data
+    would only make an empty repository that looks like a success.
+    """
+    competition, batch = read_fixtures(competition_id, data_dir)
+    try:
+        roster.check_baseline_data(competition, data_dir)
+    except SourceError as exc:
+        raise unreadable_data(f"the results the baselines of {competition_id} fit on", str(exc), data_dir) from None
     from zoneinfo import ZoneInfo
 
     tz = ZoneInfo(competition.time_zone)
@@ -162,10 +188,13 @@ def replay(
     baselines: Sequence[str] = BASELINES, market=None, progress: Callable[[str], None] = print,
     progress_every_s: float = 2.0,
 ) -> ReplaySummary:
-    """Run the whole replay; returns the summary (problems collected, never raised per tick)."""
+    """Run the whole replay; returns the summary (problems collected, never raised per tick).
+
+    Raises :class:`SourceError` before anything is created when the data cannot be read.
+    """
     config = replay_config(competition_id, config_path, baselines)
+    finishes, matches = knowable_times(competition_id, data_dir)  # the data first: a failed read leaves nothing
     root = init_repo(out)
-    finishes, matches = knowable_times(competition_id, data_dir)
     summary = ReplaySummary(competition_id, out, matches=matches)
     forecasters = [Timed(f, summary) for f in build_forecasters(config, data_dir, market)]
     started, last_note = time.perf_counter(), 0.0

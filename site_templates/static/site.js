@@ -1,5 +1,6 @@
 // Prematch site: local kickoff times, table filters and sorting, charts. Vanilla JS, no network.
 "use strict";
+document.documentElement.classList.add("js");
 
 function localTimes() {
   var fmt = new Intl.DateTimeFormat(undefined, {
@@ -11,25 +12,60 @@ function localTimes() {
   });
 }
 
+function matches(el, controls, exact) {
+  var visible = true;
+  controls.forEach(function (c) {
+    var want = c.value.trim().toLowerCase();
+    if (!want) { return; }
+    var have = (el.dataset[c.name] || "").toLowerCase();
+    if (!exact && !have) { return; }  // a finding not specific to this filter stays
+    if (c.tagName === "INPUT" ? have.indexOf(want) < 0 : have !== want) { visible = false; }
+  });
+  return visible;
+}
+
+function rerank(table) {
+  // Ranks are places by Brier among the rankable rows shown: a filter never leaves gaps (1, 5, 9).
+  var rows = Array.prototype.filter.call(table.tBodies[0].rows, function (r) { return !r.hidden; });
+  var ranked = rows.filter(function (r) { return r.dataset.rankable === "1"; });
+  var brier = function (r) { var c = r.querySelector("[data-key=brier]"); return c ? parseFloat(c.dataset.value) : NaN; };
+  ranked.sort(function (a, b) { return brier(a) - brier(b); });
+  ranked.forEach(function (r, i) { var c = r.querySelector("td.rank"); c.textContent = String(i + 1); c.dataset.value = String(i + 1); });
+}
+
 function applyFilters(form) {
   var table = document.getElementById(form.dataset.table);
   if (!table) { return; }
   var controls = form.querySelectorAll("select[name], input[name]");
   var shown = 0, total = 0;
   table.querySelectorAll("tbody tr").forEach(function (row) {
-    var visible = true;
-    controls.forEach(function (c) {
-      var want = c.value.trim().toLowerCase();
-      if (!want) { return; }
-      var have = (row.dataset[c.name] || "").toLowerCase();
-      if (c.tagName === "INPUT" ? have.indexOf(want) < 0 : have !== want) { visible = false; }
-    });
+    var visible = matches(row, controls, true);
     row.hidden = !visible;
     total += 1;
     if (visible) { shown += 1; }
   });
+  if (table.classList.contains("board")) { rerank(table); }
   var count = form.querySelector(".count");
   if (count) { count.textContent = shown + " of " + total + " rows"; }
+  var also = form.dataset.also ? document.getElementById(form.dataset.also) : null;
+  if (also) {
+    var any = false;
+    also.querySelectorAll("li").forEach(function (li) { li.hidden = !matches(li, controls, false); any = any || !li.hidden; });
+    var none = also.parentNode.querySelector(".none-shown");
+    if (none) { none.hidden = any; }
+  }
+}
+
+function setupColumns() {
+  document.querySelectorAll("button.more-cols").forEach(function (button) {
+    var table = document.getElementById(button.dataset.table);
+    if (!table) { button.hidden = true; return; }
+    button.addEventListener("click", function () {
+      var all = table.classList.toggle("show-all");
+      button.setAttribute("aria-expanded", all ? "true" : "false");
+      button.textContent = all ? "Show fewer measures" : "Show all measures";
+    });
+  });
 }
 
 function setupFilters() {
@@ -77,7 +113,7 @@ function setupSorting() {
         });
         rows.forEach(function (r) { body.appendChild(r); });
       };
-      th.addEventListener("click", activate);
+      th.addEventListener("click", function (e) { if (!e.target.closest("a")) { activate(); } });
       th.addEventListener("keydown", function (e) { if (e.key === "Enter") { activate(); } });
     });
   });
@@ -101,5 +137,6 @@ document.addEventListener("DOMContentLoaded", function () {
   localTimes();
   setupFilters();
   setupSorting();
+  setupColumns();
   drawCharts();
 });
