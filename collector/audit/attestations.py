@@ -20,21 +20,12 @@ from pathlib import Path
 from collector.archive.tokens import attestation_target
 from collector.audit import checks
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, file_histories
 
 
 def attestation_histories(history: History) -> dict[str, FileHistory]:
-    found: dict[str, FileHistory] = {}
-    for change in history.changes:
-        if attestation_target(change.path) is None:
-            continue
-        entry = found.setdefault(change.path, FileHistory(change.path))
-        if entry.added is None:
-            entry.added = change
-        else:
-            entry.later.append(change)
-        entry.current_blob = None if change.new_blob == NULL_BLOB else change.new_blob
-    return found
+    """The life in git of every attestation bundle file, grouped by path like the record files."""
+    return file_histories(history, keep=lambda path: attestation_target(path) is not None)
 
 
 def subject_digests(data: bytes) -> list[str]:

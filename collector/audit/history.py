@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from collector.archive.layout import is_record_path
@@ -52,11 +53,13 @@ class Finding:
         return Problem(self.path, f"{self.code}{' [replay]' if self.replay else ''}: {self.message}")
 
 
-def file_histories(history: History) -> dict[str, FileHistory]:
-    """Group the changes by path; the first addition is the record's moment of commitment."""
+def file_histories(history: History, keep: Callable[[str], object] = is_record_path) -> dict[str, FileHistory]:
+    """Group the changes of the paths ``keep`` accepts (record files by default: time-stamp tokens
+    and attestation bundles use their own rule) by path; the first addition is the file's moment
+    of commitment."""
     files: dict[str, FileHistory] = {}
     for change in history.changes:
-        if not is_record_path(change.path):
+        if not keep(change.path):
             continue
         entry = files.setdefault(change.path, FileHistory(change.path))
         if entry.added is None:

@@ -39,7 +39,7 @@ from rfc3161_client import VerificationError, VerifierBuilder, decode_timestamp_
 from collector.archive.tokens import token_target
 from collector.audit import checks
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, file_histories
 from collector.errors import UsageError
 
 SHIPPED_ROOTS = Path(__file__).with_name("tsa_roots")
@@ -86,17 +86,7 @@ def load_roots(paths: list[Path]) -> list[x509.Certificate]:
 
 def proof_histories(history: History) -> dict[str, FileHistory]:
     """The life in git of every token file, grouped by path like the record files."""
-    tokens: dict[str, FileHistory] = {}
-    for change in history.changes:
-        if token_target(change.path) is None:
-            continue
-        entry = tokens.setdefault(change.path, FileHistory(change.path))
-        if entry.added is None:
-            entry.added = change
-        else:
-            entry.later.append(change)
-        entry.current_blob = None if change.new_blob == NULL_BLOB else change.new_blob
-    return tokens
+    return file_histories(history, keep=lambda path: token_target(path) is not None)
 
 
 def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
