@@ -46,3 +46,16 @@ def _package_definitions_only():
     use_definitions_dir(None)
     yield
     use_definitions_dir(None)
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """A local server speaking OpenRouter's format (tests/fake_openrouter.py), with the client's
+    environment pointed at it and a fake key (every request's Authorization carries it)."""
+    from tests.collection_helpers import FAKE_KEY
+    from tests.fake_openrouter import FakeOpenRouter
+
+    with FakeOpenRouter() as fake:
+        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
+        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
+        yield fake

@@ -20,8 +20,6 @@ from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
-from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import FakeOpenRouter
 from tests.gitrepo import GitRepo
 
 NOW = "2026-06-10T12:00:00Z"
@@ -41,14 +39,6 @@ model = "test/model"
 version = "test/model@1"
 """
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def server(monkeypatch):
-    with FakeOpenRouter() as fake:
-        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
-        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
-        yield fake
 
 
 def tick_process(root: Path, data_dir: Path, now: str = NOW) -> subprocess.Popen:

@@ -19,7 +19,7 @@ from collector.cli import main
 from collector.records import ForecastStatus
 from collector.redaction import contains_secret, pattern_for, redact
 from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import LEAK_ENCODINGS, FakeOpenRouter
+from tests.fake_openrouter import LEAK_ENCODINGS
 
 NOW = "2026-06-10T12:00:00Z"  # the group stage's stage-opening window is open: 72 match forecasts
 CONFIG = """
@@ -43,14 +43,6 @@ type = "llm"
 model = "test/model"
 version = "test/model@1"
 """
-
-
-@pytest.fixture
-def server(monkeypatch):
-    with FakeOpenRouter() as fake:
-        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
-        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
-        yield fake
 
 
 def tick(tmp_path: Path, data_dir: Path, now: str = NOW, timeout: float = 20, max_record: int = 16_777_216) -> int:

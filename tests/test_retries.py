@@ -5,26 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
-import pytest
-
 from builder.cli import main as builder_main
 from builder.score.scoring import score_archive
 from collector.archive.layout import path_for
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
-from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import FakeOpenRouter
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast
 from tests.test_hostile_provider import tick
-
-
-@pytest.fixture
-def server(monkeypatch):
-    with FakeOpenRouter() as fake:
-        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
-        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
-        yield fake
 
 
 def test_a_later_tick_retries_transport_failures_as_new_revisions(tmp_path, data_dir, server, capsys):

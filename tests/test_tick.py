@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
 from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import FakeOpenRouter
 
 CONFIG = """
 [arena]
@@ -27,14 +24,6 @@ type = "llm"
 model = "test/model"
 version = "test/model@1"
 """
-
-
-@pytest.fixture
-def server(monkeypatch):
-    with FakeOpenRouter() as fake:
-        monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
-        monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
-        yield fake
 
 
 def run_cli(tmp_path: Path, data_dir: Path, now: str) -> int:
