@@ -23,7 +23,7 @@ from collector.records import RECORD_ADAPTER, Access, Clock, ForecastStatus
 from tests.collection_helpers import make_task
 from tests.fake_openrouter import match_answer, recorded
 from tests.test_openrouter import URL, Harness, forecast_with
-from tests.test_tick import CONFIG, run_cli, server  # noqa: F401 - the fixture
+from tests.test_tick import CONFIG, run_cli
 
 
 def recorded_completion(content: str) -> httpx.Response:
