@@ -7,53 +7,32 @@ logs a console error or links to a missing page, and hostile rationales stay ine
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import orjson
 import pytest
+from browser_helpers import launched_chromium, require_chromium, serve
 from site_archive import write_site_archive
 
 from builder.site.build import build_site
 
 pytestmark = pytest.mark.browser
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    if os.environ.get("CI"):
-        pytest.fail("/usr/bin/chromium is missing on CI (apt-get install chromium)")
-    pytest.skip("/usr/bin/chromium is not installed (Debian package chromium); browser tests skipped")
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep test output clean
-        pass
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    _require_chromium()
+    require_chromium()
     root = tmp_path_factory.mktemp("browser")
     archive = write_site_archive(root / "archive")
     out = root / "site"
     build_site(archive, out, commit="test", progress=lambda _l: None)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(out)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server, base = serve(out)
     try:
-        yield archive, f"http://127.0.0.1:{server.server_address[1]}/"
+        yield archive, base
     finally:
         server.shutdown()
         server.server_close()
@@ -61,14 +40,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(site):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

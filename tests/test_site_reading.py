@@ -14,46 +14,27 @@ With ``PREMATCH_SCREENSHOTS=DIR`` every page visited is saved there as ``{site}-
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import threading
 from pathlib import Path
 
 import orjson
 import pytest
+from browser_helpers import launched_chromium, require_chromium, serve
 
 from builder.site.build import build_site
 from collector.archive.reader import load_archive
 from collector.cli import main as collector
 
 pytestmark = pytest.mark.browser
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTHS = (1366, 390)
 SHOTS = os.environ.get("PREMATCH_SCREENSHOTS")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-def _serve(folder: Path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 @pytest.fixture(scope="module")
 def sites(data_dir, tmp_path_factory):
     """name -> (site folder, base URL, archive view); built once for the module."""
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail("/usr/bin/chromium is missing on CI (apt-get install chromium)")
-        pytest.skip("/usr/bin/chromium is not installed; browser tests skipped")
+    require_chromium()
     root = tmp_path_factory.mktemp("reading")
     demo = root / "prematch-demo"
     assert collector(["demo", "--out", str(demo), "--data-dir", str(data_dir)]) == 0
@@ -64,7 +45,7 @@ def sites(data_dir, tmp_path_factory):
     assert report.problems == []
     served = {}
     for name, repo in (("wc", demo), ("league", league)):
-        server, base = _serve(repo / "site")
+        server, base = serve(repo / "site")
         served[name] = (server, base, load_archive(repo / "archive"))
     yield {name: (base, archive) for name, (_, base, archive) in served.items()}
     for server, _, _ in served.values():
@@ -74,14 +55,8 @@ def sites(data_dir, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(sites):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with launched_chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture(scope="module")
