@@ -173,6 +173,28 @@ PublicUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
 # -- end of the issue 19 block -------------------------------------------------------------------
 
 
+class GathererSettings(_Model):
+    """``[evidence.gatherer]``: the one LLM that gathers each package's news digest (issue 17).
+
+    It is asked under the open-book protocol (``[protocol]`` and ``[protocol.search]``, exactly as
+    an open-book forecaster) for ``items`` dated sources with short summaries.
+    """
+
+    id: Annotated[str, Field(pattern=SLUG_PATTERN)] = "news-gatherer"
+    model: str = Field(min_length=1, description="OpenRouter model id of the gatherer")
+    items: Annotated[int, Field(ge=1, le=20)] = Field(default=5, description="the fixed number of sources asked for")
+    reasoning_supported: bool = True
+    honours_temperature: bool = True
+
+
+class EvidenceSettings(_Model):
+    """``[evidence]``: what each evidence package holds (collector/evidence/)."""
+
+    recent_matches: Annotated[int, Field(ge=1, le=20)] = Field(default=5, description="results per team's form")
+    head_to_head: Annotated[int, Field(ge=0, le=20)] = Field(default=5, description="earlier meetings listed")
+    gatherer: GathererSettings | None = Field(default=None, description="no gatherer: structured parts only")
+
+
 class ForecasterConfig(_Model):
     """One forecaster: an OpenRouter LLM (``model`` + canonical ``version``) or a built-in baseline."""
 
@@ -228,6 +250,7 @@ class ArenaConfig(_Model):
     site_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]*)*$")] | None = Field(
         default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
+    evidence: EvidenceSettings = EvidenceSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
@@ -256,6 +279,11 @@ class ArenaConfig(_Model):
         strategies = forecaster.strategies or self.strategies
         return tuple((a, s) for a in access for s in strategies)
 
+    def uses_evidence(self) -> bool:
+        """Whether any enabled forecaster answers under ``evidence_package`` (then packages are written)."""
+        return any(a is Access.EVIDENCE_PACKAGE for f in self.enabled_forecasters() if f.type == "llm"
+                   for a, _ in self.conditions_for(f))
+
     def owes_since(self, forecaster_since: datetime | None) -> datetime | None:
         stamps = [t for t in (self.collect_from, forecaster_since) if t is not None]
         return max(stamps) if stamps else None
@@ -268,10 +296,10 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps"})
+    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence"})
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps"):
+    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence"):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

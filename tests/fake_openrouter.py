@@ -141,8 +141,25 @@ def body_problems(body: dict) -> list[str]:
     return problems
 
 
+_NEWS = re.compile(r"Search the web for exactly (\d+) sources published before (\S+) ")
+
+
+def news_answer(prompt: str) -> dict:
+    """The evidence gatherer's answer (collector/evidence/news.py): the items asked for, each dated a day
+    before the lock the prompt names, with the URLs also cited as ``url_citation`` annotations."""
+    found = _NEWS.search(prompt)
+    count, lock = int(found.group(1)), found.group(2)
+    day = f"{int(lock[8:10]) - 1:02d}" if int(lock[8:10]) > 1 else "01"
+    published = f"{lock[:8]}{day}T09:00:00Z"
+    return {"items": [{"url": f"https://news.example.org/{i}", "title": f"Team news {i}", "publisher": "Example News",
+                       "published_at": published, "summary": f"Squad update number {i}."} for i in range(count)]}
+
+
 def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890") -> dict:
     prompt = body["messages"][-1]["content"]
+    if _NEWS.search(prompt):
+        return completion(json.dumps(news_answer(prompt)), open_book="tools" in body, model=body["model"],
+                          metadata=metadata, gen_id=gen_id)
     if "Valid candidates:" in prompt:
         answer = question_answer(prompt)
     else:

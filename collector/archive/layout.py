@@ -7,6 +7,7 @@
     {competition}/questions/{question}/question.r000.json
     {competition}/questions/{question}/resolution.r000.json
     {competition}/questions/{question}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
+    {competition}/events/{event}/evidence/{horizon}.json
     {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
@@ -21,6 +22,7 @@ from collector.records import (
     AttemptStatistics,
     Competition,
     Event,
+    Evidence,
     Forecast,
     Manifest,
     Outcome,
@@ -87,6 +89,11 @@ def forecast_path(
     return f"{competition_id}/{folder}/{target_id}/forecasts/{forecaster}/{name}"
 
 
+def evidence_path(competition_id: str, event_id: str, horizon: str) -> str:
+    """The evidence package of one (event, horizon): written once, never revised."""
+    return f"{competition_id}/events/{event_id}/evidence/{horizon}.json"
+
+
 def statistics_path(record: AttemptStatistics) -> str:
     """Beside the forecast's folder: ``.../forecasts/F/NAME.json`` -> ``.../statistics/F/NAME.aN.GEN.json``."""
     head, sep, tail = record.forecast_path.rpartition("/forecasts/")
@@ -129,6 +136,8 @@ def path_for(record: Record) -> str:
             return manifest_path(record)
         case AttemptStatistics():
             return statistics_path(record)
+        case Evidence():
+            return evidence_path(record.competition_id, record.event_id, record.horizon.value)
     raise TypeError(f"no archive path for {type(record).__name__}")
 
 

@@ -24,6 +24,8 @@ from collector.records import (
     Clock,
     Competition,
     Event,
+    Evidence,
+    EvidenceRef,
     ForecasterType,
     Horizon,
     Outcome,
@@ -57,6 +59,8 @@ class ForecastTask:
     question: Question | None = None
     fixtures: Sequence[Event] = ()  # every registered event of the competition (for questions)
     history: Sequence[KnownResult] = field(default=())  # results of this competition before `now`
+    evidence: Evidence | None = None  # evidence_package: the frozen package of (event, horizon), as written
+    evidence_ref: EvidenceRef | None = None  # its archive path and the SHA-256 of its file's bytes
 
     @property
     def target_kind(self) -> str:

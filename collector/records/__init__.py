@@ -40,6 +40,20 @@ from .event import (
     OutcomeStatus,
     ResolutionRule,
 )
+from .evidence import (
+    Evidence,
+    HeadToHead,
+    NewsDigest,
+    NewsItem,
+    OddsPart,
+    PastMatch,
+    Provenance,
+    RestTravel,
+    Squad,
+    StandingRow,
+    Standings,
+    TeamForm,
+)
 from .forecast import (
     SCORABLE_STATUSES,
     TRANSPORT_FAILURES,
@@ -48,6 +62,7 @@ from .forecast import (
     AttemptRole,
     Choice,
     Citation,
+    EvidenceRef,
     Forecast,
     ForecasterType,
     ForecastStatus,
@@ -71,7 +86,8 @@ from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
-    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics,
+    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
+    | Evidence,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -85,6 +101,7 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "forecast": Forecast,
     "manifest": Manifest,
     "attempt_statistics": AttemptStatistics,
+    "evidence": Evidence,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]

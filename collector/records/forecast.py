@@ -35,6 +35,7 @@ class ForecasterType(StrEnum):
 class Access(StrEnum):
     CLOSED_BOOK = "closed_book"
     OPEN_BOOK = "open_book"
+    EVIDENCE_PACKAGE = "evidence_package"  # the arena's frozen evidence record in the prompt, no tools
 
 
 class Strategy(StrEnum):
@@ -328,6 +329,14 @@ class Validation(Contract):
     diagnostics: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class EvidenceRef(Contract):
+    """The evidence package a forecast used (collector/records/evidence.py): its archive path and the
+    SHA-256 of its record file's bytes as written."""
+
+    path: str = Field(min_length=1)
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class Forecast(Record):
     """One forecast key's single record, whatever happened when it was due."""
 
@@ -364,6 +373,7 @@ class Forecast(Record):
     served_model_differs: bool = Field(
         default=False, description="served_model is another model than the one requested (beyond a version suffix)"
     )
+    evidence: EvidenceRef | None = Field(default=None, description="evidence_package: the package the prompt held")
 
     @model_validator(mode="after")
     def _consistent(self) -> Forecast:

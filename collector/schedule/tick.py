@@ -36,6 +36,7 @@ from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.cron import last_fire
+from collector.schedule.evidence_step import prepare_evidence
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 from collector.schedule.statistics import fetch_statistics
@@ -60,6 +61,7 @@ class TickReport:
     llm_records: int = 0  # LLM forecast records written after at least one call
     llm_failed: int = 0  # of which every call failed (api_error, timeout)
     temp_removed: int = 0  # temporary files of dead writers removed
+    evidence: int = 0  # evidence packages written (issue 17: before the forecasts that use them)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -83,6 +85,8 @@ class TickReport:
             f"already claimed {self.locked}, retried {self.retried}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
+        if self.evidence:
+            lines.append(f"  evidence packages written: {self.evidence}")
         if self.statistics:
             lines.append(f"  attempt statistics written: {self.statistics}")
         if self.temp_removed:
@@ -120,6 +124,7 @@ class TickContext:
     gate: asyncio.Semaphore  # bounds the forecasts in flight
     stop: datetime  # no new forecast starts after this
     report: TickReport
+    evidence: dict = field(default_factory=dict)  # (competition, event, horizon) -> its written package
 
 
 def run_tick(
@@ -172,7 +177,7 @@ async def run_tick_async(
         roster = Roster(forecasters=list(forecasters))
     try:
         with report.phase("forecasts"):
-            await _forecasts(tick, roster.forecasters)
+            await _forecasts(tick, roster.forecasters, roster.client)
         if roster.client is not None:
             with report.phase("statistics"):
                 report.statistics = await fetch_statistics(tick, roster.client)
@@ -257,7 +262,7 @@ def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | N
     return {f.id: config.owes_since(by_id[f.id].since if f.id in by_id else None) for f in forecasters}
 
 
-async def _forecasts(tick: TickContext, forecasters: Sequence) -> None:
+async def _forecasts(tick: TickContext, forecasters: Sequence, client=None) -> None:
     if not forecasters:
         return
     report = tick.report
@@ -270,6 +275,7 @@ async def _forecasts(tick: TickContext, forecasters: Sequence) -> None:
     history = _history(tick.archive, tick.now)  # after the fixtures sync: what is known at `now`
     # the windows that close first are served first (gather starts coroutines in this order)
     due = sorted(todo.due, key=lambda s: (s.closes, s.path))
+    report.evidence = await prepare_evidence(tick, due, client)  # the packages first, then any request
     await asyncio.gather(*(_produce(tick, slot, by_id[slot.forecaster], history) for slot in due))
 
 
@@ -352,11 +358,13 @@ def _task(tick: TickContext, slot: Slot, history: dict[str, list[KnownResult]]) 
     event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
     question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None
     fixtures = archive.events_of(cid) if question is not None else ()
+    package = tick.evidence.get((cid, slot.target_id, slot.horizon))
     return ScheduledTask(
         competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
         sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,
         event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
-        window_closes=slot.closes,
+        window_closes=slot.closes, evidence=package.record if package else None,
+        evidence_ref=package.ref if package else None,
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from collector.forecasters.llm.answer_schema import (
     question_schema,
     schema_name,
 )
+from collector.forecasters.llm.evidence_prompt import evidence_match_prompt
 from collector.forecasters.llm.limits import same_model
 from collector.forecasters.llm.observed import estimated_cost, search_report
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
@@ -122,6 +123,11 @@ class LLMForecaster:
         return self._record(task, prompt, attempts, status, validation, second)
 
     def _prompt(self, task: ForecastTask) -> Prompt:
+        if task.access is Access.EVIDENCE_PACKAGE:  # fail closed: no frozen package, no request
+            if task.event is None or task.evidence is None or task.evidence_ref is None:
+                raise Deferred(f"{self.id}: no evidence package for {task.target_id} {task.horizon.value}")
+            return evidence_match_prompt(task.competition, task.event, task.strategy, task.evidence,
+                                         task.evidence_ref, self.prompts)
         if task.event is not None:
             return match_prompt(task.competition, task.event, task.access, task.strategy, self.prompts)
         return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy,
@@ -174,6 +180,7 @@ class LLMForecaster:
             payload=checked.payload if checked is not None else None,
             protocol=protocol, search=search_report(task.access, attempts) if answered else None,
             served_model=served, served_model_differs=not same_model(self.model, served),
+            evidence=task.evidence_ref if task.access is Access.EVIDENCE_PACKAGE else None,
         )  # fmt: skip
 
 

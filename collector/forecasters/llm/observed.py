@@ -50,7 +50,7 @@ def search_report(access: Access, attempts: Sequence[Attempt]) -> SearchReport:
         observed = SearchObserved.NONE
     else:
         observed = SearchObserved.UNKNOWN
-    if access is Access.CLOSED_BOOK and observed is SearchObserved.SEARCHED:
+    if access in (Access.CLOSED_BOOK, Access.EVIDENCE_PACKAGE) and observed is SearchObserved.SEARCHED:
         flag = SearchFlag.CLOSED_BOOK_SEARCH
     elif access is Access.OPEN_BOOK and observed is not SearchObserved.SEARCHED:
         flag = SearchFlag.OPEN_BOOK_NO_SEARCH
