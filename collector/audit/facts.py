@@ -22,6 +22,7 @@ import pydantic_core
 from collector.archive.layout import identity
 from collector.records import (
     Event,
+    Evidence,
     Forecast,
     Manifest,
     Outcome,
@@ -31,7 +32,7 @@ from collector.records import (
     Revisable,
 )
 
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 
 
 class Facts(NamedTuple):
@@ -48,6 +49,7 @@ class Facts(NamedTuple):
     status: str | None = None  # forecast or outcome status
     settles: bool = False  # a scored outcome or a question resolution
     manifest: tuple[datetime, dict[str, str], str | None, str | None] | None = None
+    evidence: tuple[str, ...] | None = None  # a forecast: (package path, SHA-256); a package: its late items
 
 
 def facts_of(record: Record) -> Facts:
@@ -58,8 +60,9 @@ def facts_of(record: Record) -> Facts:
         case Forecast():
             base.update(identity=identity(record), revision=record.revision, supersedes=record.supersedes)
             target = (record.competition_id, record.target_kind, record.target_id)
+            used = (record.evidence.path, record.evidence.sha256) if record.evidence is not None else None
             return Facts(**base, target=target, moment=record.kickoff_utc, requested_at=record.requested_at,
-                         status=record.status.value)
+                         status=record.status.value, evidence=used)
         case Event():
             return Facts(**base, target=(record.competition_id, "match", record.id), moment=record.kickoff_utc)
         case Question():
@@ -70,13 +73,16 @@ def facts_of(record: Record) -> Facts:
                          settles=record.status.has_result)
         case QuestionResolution():
             return Facts(**base, target=(record.competition_id, "question", record.question_id), settles=True)
+        case Evidence():  # moment: the package's lock
+            return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.locks_at,
+                         evidence=tuple(record.late_items()))
         case Manifest():
             return Facts(**base, manifest=(record.tick_at, dict(record.files), record.previous, record.previous_sha256))
     return Facts(**base)
 
 
 _TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
-_TUPLES = (Facts._fields.index("target"), Facts._fields.index("identity"))
+_TUPLES = (Facts._fields.index("target"), Facts._fields.index("identity"), Facts._fields.index("evidence"))
 _MANIFEST = Facts._fields.index("manifest")
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from collector.archive.git import git_dir
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import parse_record
-from collector.audit import checks, timestamps
+from collector.audit import checks, evidence_checks, timestamps
 from collector.audit.anchors import anchor_report
 from collector.audit.attestations import check_attestations
 from collector.audit.facts import Checked, FactsCache, facts_of
@@ -61,6 +61,7 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()
     report.findings += checks.supersession(files)
     report.findings += checks.forecast_retries(files)
     report.findings += checks.manifest_chain(files)
+    report.findings += evidence_checks.evidence(files)
     report.findings += checks.commit_dates(history.commits)
     token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
     report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache)

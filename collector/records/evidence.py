@@ -14,7 +14,7 @@ no forecast that uses it may be requested before it.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -178,3 +178,11 @@ class Evidence(Record):
             out += [(f"news {i.url}", i.published_at) for i in self.news.items if i.published_at is not None]
         return out
 
+    def late_items(self) -> list[str]:
+        """The dated parts that break the lock: a datetime after ``locks_at``, a date after the lock's date."""
+        late = []
+        for label, moment in self.dated_items():
+            when = moment.date() if isinstance(moment, datetime) else moment
+            if (isinstance(moment, datetime) and moment > self.locks_at) or when > self.locks_at.date():
+                late.append(f"{label} ({moment.isoformat()})")
+        return late
