@@ -30,6 +30,7 @@ class AnalysisOptions:
     correlation: Literal["fisher_z", "pooled"] = "fisher_z"
     intervals: Literal["studentized", "percentile"] = "studentized"
     calibration_bins: Literal["equal_frequency", "equal_width"] = "equal_frequency"
+    include_leaked: bool = False  # score forecasts the leakage audit flags (left out by default)
 
     def __post_init__(self) -> None:
         allowed = {"confidence_groups": (3, 5), "divergence_unit": ("nats", "bits"),

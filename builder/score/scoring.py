@@ -17,6 +17,7 @@ from builder.score import (
     diversity,
     families,
     inference,
+    leakage,
     market,
     metrics_questions,
     operations,
@@ -71,6 +72,10 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     chosen = archive.forecasts if competition_id is None else archive.forecasts_of(competition_id)
     forecasts = sorted(chosen, key=Forecast.key)
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
+    flags = leakage.audit_archive(archive, match_forecasts)  # suspected leaks: shown, counted, not scored
+    scores.leakage = {path: [(f.rule, f.reason) for f in found] for path, found in flags.items()}
+    if not options.include_leaked:
+        match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
@@ -82,7 +87,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
     # operational rates count every attempt made, the transport failures a retry replaced included
     retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
-    scores.operations = operations.operational_rows(sorted(forecasts + retried, key=Forecast.key))
+    scores.operations = leakage.with_leak_counts(
+        operations.operational_rows(sorted(forecasts + retried, key=Forecast.key)), flags, forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
         scores.tests = inference.all_tests(scores.forecasts, resampler) + families.family_tests(scores.forecasts,

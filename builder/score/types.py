@@ -289,6 +289,7 @@ class OperationalRow:
     attempts: int
     search_shares: dict[str, float] = field(default_factory=dict)
     sum_audit: dict[str, float] = field(default_factory=dict)
+    suspected_leaks: int = 0  # records the leakage audit flags (builder/score/leakage.py)
 
 
 @dataclass(frozen=True)
@@ -337,6 +338,8 @@ class Scores:
     """LLM-SoccerArena C.5 reliability (``builder.score.reliability.PooledReliability`` rows)."""
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    leakage: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Forecast archive path -> the leakage audit's (rule, reason) flags (builder/score/leakage.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         return clean(asdict(self))

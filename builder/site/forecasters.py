@@ -87,6 +87,8 @@ def operations_table(ops) -> Table:
     body = []
     for op in sorted(ops, key=lambda o: o.clock):
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(op.statuses.items()) if v)
+        if getattr(op, "suspected_leaks", 0):  # the leakage audit's flags (not scored)
+            statuses += f"; suspected leak {op.suspected_leaks}"
         shares = ", ".join(f"{k} {_p(v)}" for k, v in sorted(getattr(op, "search_shares", {}).items()) if v)
         body.append((op.clock, str(op.scheduled), statuses or "–", str(op.attempts),
                      _p(op.search_observed_rate) + (f" ({shares})" if shares else ""),

@@ -15,7 +15,8 @@ HORIZONS = {
     "t_minus_2h": "T-2h",
     "closing": "closing odds",
 }
-ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)"}
+ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)",
+          "evidence_package": "evidence package (no tools)"}
 STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first"}
 MEASURES = {
     "brier": "Brier",

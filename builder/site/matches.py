@@ -157,6 +157,12 @@ def _with_provenance(ctx: SiteContext, view: ForecastView, root: str) -> Forecas
                    host_href=record_link(ctx.repository_url, commit, view.archive_path), brier=brier)
 
 
+def _with_leaks(ctx: SiteContext, view: ForecastView) -> ForecastView:
+    """The card's suspected-leak reasons (the leakage audit's, computed with the scores)."""
+    found = ctx.scores.leakage.get(view.archive_path)
+    return replace(view, leaks=tuple(f"{rule}: {reason}" for rule, reason in found)) if found else view
+
+
 def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor,
                rounds: dict[tuple[str, str], tuple[int, int]] | None = None) -> MatchPage:
     competition = ctx.archive.competitions[event.competition_id]
@@ -168,9 +174,9 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
-    views = tuple(_with_provenance(ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())),
-                                   root)
-                  for f in _sort_forecasts(forecasts))
+    views = tuple(_with_leaks(ctx, _with_provenance(
+        ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root))
+        for f in _sort_forecasts(forecasts))
     return MatchPage(
         path=path,
         meta=ctx.meta(title, path, "matches"),

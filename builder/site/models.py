@@ -111,6 +111,7 @@ class ForecastView:
     host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
     commit: str = ""  # short id of that commit
     brier: str = "–"  # once resolved, for the comparison table
+    leaks: tuple[str, ...] = ()  # the leakage audit's reasons (builder/score/leakage.py): left out of the scores
 
 
 @dataclass(frozen=True)

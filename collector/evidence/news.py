@@ -21,7 +21,14 @@ from collector.config import ArenaConfig, ForecasterConfig, GathererSettings
 from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.forecasters.llm.protocol import build_body, resolve
 from collector.forecasters.tasks import Budget
-from collector.records import Access, AttemptRole, Competition, Event, NewsDigest, NewsItem
+from collector.records import (
+    Access,
+    AttemptRole,
+    Competition,
+    Event,
+    NewsDigest,
+    NewsItem,
+)
 
 PROMPT = """You gather news for a football forecasting benchmark. Search the web for exactly {items} \
 sources published before {lock} about this match and the two teams (injuries, suspensions, squad \

@@ -22,7 +22,11 @@ from collector.archive.reader import Archive
 from collector.competitions.standings import MatchResult, compute_table
 from collector.errors import SourceError
 from collector.forecasters.baselines.base import LOCAL_DATE_SLACK
-from collector.forecasters.baselines.results import RESULTS_CSV, canonical, read_data_text
+from collector.forecasters.baselines.results import (
+    RESULTS_CSV,
+    canonical,
+    read_data_text,
+)
 from collector.records import (
     Competition,
     CompetitionFormat,

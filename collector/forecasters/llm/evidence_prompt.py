@@ -17,7 +17,14 @@ from collector.forecasters.llm.prompting import (
     prompt_set,
     sha256_text,
 )
-from collector.records import Competition, Event, Evidence, EvidenceRef, Prompt, Strategy
+from collector.records import (
+    Competition,
+    Event,
+    Evidence,
+    EvidenceRef,
+    Prompt,
+    Strategy,
+)
 
 EVIDENCE_TEMPLATE = "evidence_v1"
 
