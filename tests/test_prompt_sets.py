@@ -150,7 +150,7 @@ def world_cup_groups() -> dict[str, list[str]]:
     return {g: list(teams) for g, teams in prompting._name_table("lsa_v1", "worldcup-2026").groups}
 
 
-@pytest.mark.parametrize("access", list(Access))
+@pytest.mark.parametrize("access", prompting.TEMPLATE_ACCESS)
 @pytest.mark.parametrize("strategy", list(Strategy))
 @pytest.mark.parametrize("event", [make_event(), knockout_event()], ids=["group", "knockout"])
 def test_lsa_v1_match_prompt_is_appendix_f(appendix, access, strategy, event):

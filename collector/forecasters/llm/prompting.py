@@ -70,6 +70,16 @@ PROMPT_SETS = {
                         names_dir="lsa_v1", iso_kickoff=True, edition_first=True),
 }
 DEFAULT_PROMPT_SET = "prematch_v1"
+TEMPLATE_ACCESS = (Access.CLOSED_BOOK, Access.OPEN_BOOK)
+"""The access levels whose header is in the match and question templates; ``evidence_package`` has its own
+template (``prompts/evidence_v1.txt``, :mod:`collector.forecasters.llm.evidence_prompt`) and needs the package."""
+
+
+def _access_block(t: Template, access: Access) -> str:
+    if access not in TEMPLATE_ACCESS:
+        raise ValueError(f"access {access.value}: the prompt needs its evidence package "
+                         "(collector.forecasters.llm.evidence_prompt)")
+    return t.block(f"access.{access.value}")
 
 
 def prompt_set(name: str = DEFAULT_PROMPT_SET) -> PromptSet:
@@ -209,7 +219,7 @@ def match_prompt(competition: Competition, event: Event, access: Access, strateg
         t,
         [
             t.block("preamble"),
-            t.block(f"access.{access.value}"),
+            _access_block(t, access),
             t.block(f"strategy.{strategy.value}"),
             t.block("definitions"),
             t.block("fixture", fixture_values(competition, event, pset)),
@@ -321,7 +331,7 @@ def question_prompt(
         t,
         [
             t.block("preamble", values),
-            t.block(f"access.{access.value}"),
+            _access_block(t, access),
             t.block(f"strategy.{strategy.value}"),
             question_block(t, competition, question, pset),
             candidate_block(t, competition, question, pset),
