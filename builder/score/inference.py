@@ -341,7 +341,8 @@ def market_specs(rows: list[ScoredForecast]) -> list[tuple]:
 
 def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
     """Model pairs, forecasters against the market, and the factorial contrasts of seeds/000:
-    closed - open, score-first - probabilistic, and every pair of horizons (earlier - later),
+    closed - open (and evidence package - closed, evidence package - open where the third access level
+    was asked), score-first - probabilistic, and every pair of horizons (earlier - later),
     for Brier score and log loss; plus the model-specific access effect (Brier) of each LLM."""
     if not rows:
         return []
@@ -351,6 +352,8 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     for measure in ("brier", "log_loss"):
         means = llm_cell_means(rows, measure)
         specs += factor_specs(means, "access", "closed_book", "open_book", measure)
+        for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
+            specs += factor_specs(means, "access", "evidence_package", other, measure)
         specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
             specs += factor_specs(means, "horizon", early, late, measure)

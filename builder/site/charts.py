@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import plotly
 
+from builder.site.labels import ACCESS, HORIZONS, STRATEGIES, horizon_label, plain
 from builder.site.models_board import Chart
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -145,20 +146,40 @@ def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> 
                        "forecaster said more often than it happened, and big markers rest on many forecasts.")
 
 
+def contrast_label(test) -> str:
+    """"brier · T-24h<br>evidence package − closed book": short lines, so the chart fits a phone's width."""
+    parts = test.family.split("/")
+    measure = " ".join(parts[1:]).replace("_", " ")
+    stratum = test.comparison.rpartition("(")[2].rstrip(")") if "(" in test.comparison else ""
+    if test.family.startswith("horizon/"):
+        levels = f"{horizon_label(test.a)} − {horizon_label(test.b)}"
+    else:
+        levels = f"{_short(test.a)} − {_short(test.b)}"
+    where = horizon_label(stratum) if stratum in HORIZONS else stratum
+    return f"{measure} · {where}<br>{levels}" if where else f"{measure}<br>{levels}"
+
+
+def _short(level: str) -> str:
+    """An access or strategy level's plain name without its parenthesis ("open book", "evidence package")."""
+    return plain(level, {**ACCESS, **STRATEGIES}).split(" (")[0]
+
+
 def factorial_effects(tests) -> Chart:
     rows = sorted((t for t in tests if t.family.startswith(FACTOR_FAMILIES) and t.low is not None),
                   key=lambda t: (t.family, t.comparison))
-    labels = [f"{t.family}: {t.comparison}" for t in rows]
+    labels = [contrast_label(t) for t in rows]
     trace = {"type": "scatter", "mode": "markers", "name": "mean difference", "x": _r(t.estimate for t in rows),
              "y": labels, "error_x": {"type": "data", "symmetric": False,
                                        "array": _r(t.high - t.estimate for t in rows),
                                        "arrayminus": _r(t.estimate - t.low for t in rows)}}
-    height = max(300, 40 + 28 * len(rows))
+    height = max(300, 60 + 40 * len(rows))
     return Chart("factorial-effects", "Factorial effects",
-                 "Paired differences of the factorial design (closed − open book, score-first − probabilistic, "
-                 f"horizon changes) with 95% bootstrap intervals; {len(rows)} contrasts.",
+                 "Paired differences of the factorial design (closed − open book, and evidence package − closed "
+                 "and evidence package − open book where the third access level was asked; score-first − "
+                 f"probabilistic; horizon changes) with 95% bootstrap intervals; {len(rows)} contrasts.",
                  {"data": [trace], "layout": _layout("Factorial effects", "mean difference", "", height=height,
-                                                     margin={"l": 360, "r": 20, "t": 50, "b": 60})},
+                                                     margin={"l": 20, "r": 20, "t": 50, "b": 60},
+                                                     yaxis={"automargin": True, "title": {"text": ""}})},
                  guide="How to read: a point left of 0 means the first level of the contrast scored the lower "
                        "(better) Brier; an interval crossing 0 leaves the direction open.")
 

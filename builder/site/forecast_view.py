@@ -148,6 +148,7 @@ def match_forecast_view(
         measures=measures(forecast),
         replay=forecast.clock is Clock.REPLAY,
         archive_path=path_for(forecast),
+        evidence=f"{forecast.evidence.path} (SHA-256 {forecast.evidence.sha256[:12]})" if forecast.evidence else None,
     )
 
 

@@ -111,6 +111,7 @@ class ForecastView:
     host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
     commit: str = ""  # short id of that commit
     brier: str = "–"  # once resolved, for the comparison table
+    evidence: str | None = None  # evidence_package: the package's archive path and the first 12 hex of its SHA-256
     leaks: tuple[str, ...] = ()  # the leakage audit's reasons (builder/score/leakage.py): left out of the scores
 
 
