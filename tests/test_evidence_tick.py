@@ -96,3 +96,40 @@ def test_a_second_tick_in_the_window_reuses_the_package(tmp_path, data_dir, serv
                       clock=Clock.REPLAY)
     assert report.evidence == 0 and len(server.seen) == calls  # nothing due, nothing gathered again
     assert (tmp_path / "archive" / evidence_path("worldcup-2026", "mex-v-rsa", "t_minus_24h")).read_bytes() == first
+
+
+def test_verify_finds_the_tick_s_packages_sound(tmp_path, data_dir, server):
+    from collector.audit.verify import verify_repository
+    from tests.gitrepo import GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    report = run_tick(arena(), repo.archive, now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
+    assert report.ok, report.problems
+    repo.commit(NOW)
+    found = verify_repository(repo.root, use_cache=False).findings
+    assert not [f for f in found if f.code.startswith("evidence")]
+    # and the same check fails once a package is edited in a later commit
+    target = next(repo.archive.rglob("evidence/t_minus_24h.json"))
+    target.write_bytes(target.read_bytes().replace(b'"form": "', b'"form": "W', 1))
+    repo.commit(NOW.replace(hour=20))
+    codes = {f.code for f in verify_repository(repo.root, use_cache=False).findings}
+    assert {"evidence_edited", "modified"} <= codes
+
+
+def test_no_package_no_evidence_forecast(tmp_path, data_dir, server, monkeypatch):
+    """Fail closed: when the package cannot be built, its forecasts are not requested (closed book still is)."""
+    from collector.errors import SourceError
+    from collector.evidence import structured
+
+    def unreadable(_data_dir):
+        raise SourceError("international-results/results.csv line 7: cannot read row")
+
+    monkeypatch.setattr(structured, "result_rows", unreadable)
+    report = run_tick(arena(gatherer=False), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
+    problems = [p for p in report.problems if "/evidence/" in p.path]
+    assert len(problems) == 73 and "results.csv line 7" in problems[0].message
+    archive = load_archive(tmp_path / "archive")
+    assert not [r for r in archive.records.values() if isinstance(r, Evidence)]
+    assert {f.access for f in archive.forecasts} == {Access.CLOSED_BOOK} and report.deferred == 73
+    prompts = [s["body"]["messages"][-1]["content"] for s in server.seen]
+    assert prompts and not any("EVIDENCE_PACKAGE" in p for p in prompts)
