@@ -133,3 +133,17 @@ def test_no_package_no_evidence_forecast(tmp_path, data_dir, server, monkeypatch
     assert {f.access for f in archive.forecasts} == {Access.CLOSED_BOOK} and report.deferred == 73
     prompts = [s["body"]["messages"][-1]["content"] for s in server.seen]
     assert prompts and not any("EVIDENCE_PACKAGE" in p for p in prompts)
+
+
+def test_squads_are_packaged_by_live_ticks_only(data_dir):
+    from collector.competitions import load_competition
+    from collector.evidence.structured import squads
+    from tests.collection_helpers import make_event
+
+    competition = load_competition("worldcup-2026", NOW)
+    live, note = squads(competition, make_event(), data_dir, Clock.LIVE, NOW)
+    assert note is None and [s.team_id for s in live] == ["mex", "rsa"]
+    assert all(len(s.players) >= 23 and s.provenance.retrieved_at == NOW for s in live)
+    assert "worldcup.squads.json" in live[0].provenance.source
+    replay, note = squads(competition, make_event(), data_dir, Clock.REPLAY, NOW)
+    assert replay == [] and "left out of replays" in note

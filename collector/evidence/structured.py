@@ -19,7 +19,9 @@ from pathlib import Path
 
 from collector.archive.layout import outcome_path
 from collector.archive.reader import Archive
+from collector.competitions.loader import load_definition
 from collector.competitions.standings import MatchResult, compute_table
+from collector.datasource import DataSource
 from collector.errors import SourceError
 from collector.forecasters.baselines.base import LOCAL_DATE_SLACK
 from collector.forecasters.baselines.results import (
@@ -28,6 +30,7 @@ from collector.forecasters.baselines.results import (
     read_data_text,
 )
 from collector.records import (
+    Clock,
     Competition,
     CompetitionFormat,
     Event,
@@ -35,10 +38,12 @@ from collector.records import (
     PastMatch,
     Provenance,
     RestTravel,
+    Squad,
     StandingRow,
     Standings,
     TeamForm,
 )
+from collector.sources.openfootball import read_squads
 
 
 @dataclass(frozen=True)
@@ -202,3 +207,26 @@ def standings(archive: Archive, competition: Competition, event: Event, lock: da
                             retrieved_at=retrieved_at)
     return Standings(provenance=provenance, table=label, rows=rows, results_counted=len(known))
 
+
+def squads(competition: Competition, event: Event, data_dir, clock: Clock,
+           retrieved_at: datetime) -> tuple[list[Squad], str | None]:  # fmt: skip
+    """Both teams' squads from the definition's squads file, and a note when the part stays empty.
+
+    Only a live tick reads them: a file read now is knowable now, but a replay would read today's
+    squads at a simulated earlier time (late call-ups and replacements included), so it leaves
+    the part empty (fail closed).
+    """
+    definition = load_definition(competition.id)
+    if not definition.source.squads:
+        return [], "squads: the competition's definition names no squads file"
+    if clock is not Clock.LIVE:
+        return [], "squads: left out of replays (the squads file is read today, after the simulated lock)"
+    data = DataSource(data_dir)
+    found, problems = read_squads(definition, data, competition)
+    if found is None:
+        return [], "squads: " + (problems[0].message if problems else "unreadable")
+    provenance = Provenance(source=data.describe(definition.source.squads), retrieved_at=retrieved_at)
+    out = [Squad(team_id=t, provenance=provenance, players=tuple(found[t]))
+           for t in (event.home_team, event.away_team) if t in found]
+    missing = [t for t in (event.home_team, event.away_team) if t not in found]
+    return out, f"squads: none listed for {', '.join(missing)}" if missing else None

@@ -57,6 +57,10 @@ def package_lines(evidence: Evidence, competition: Competition) -> list[str]:
         last = (f"last match {r.last_match.isoformat()} in {r.last_city or 'unknown'}, {r.rest_days} day(s) before "
                 "this one" if r.last_match else "no earlier match known")
         lines.append(f"Rest and travel, {names.get(r.team_id, r.team_id)}: {last}; this match at {r.venue or 'unknown'}.")
+    for squad in evidence.squads:
+        lines.append(f"Squad of {names.get(squad.team_id, squad.team_id)} ({len(squad.players)} players; source "
+                     f"{squad.provenance.source}, read {_stamp(squad.provenance.retrieved_at)}): "
+                     + ", ".join(squad.players))
     if evidence.news is not None:
         lines.append(f"News digest ({len(evidence.news.items)} item(s), gathered by {evidence.news.gatherer}):")
         for item in evidence.news.items:
