@@ -4,7 +4,7 @@ event and horizon before the ``evidence_package`` forecasts, and every prompt ho
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from collector.archive.layout import evidence_path
 from collector.archive.reader import load_archive
@@ -147,3 +147,21 @@ def test_squads_are_packaged_by_live_ticks_only(data_dir):
     assert "worldcup.squads.json" in live[0].provenance.source
     replay, note = squads(competition, make_event(), data_dir, Clock.REPLAY, NOW)
     assert replay == [] and "left out of replays" in note
+
+
+def test_the_table_counts_the_results_recorded_before_the_lock(tmp_path, data_dir, server):
+    first = datetime(2026, 6, 13, 12, tzinfo=UTC)  # this tick records the results of 11 June
+    lock = datetime(2026, 6, 18, 1, 10, tzinfo=UTC)  # T-24h of Mexico v South Korea (19 June 01:00 UTC)
+    run_tick(arena(gatherer=False), tmp_path / "archive", now=first, data_dir=data_dir, clock=Clock.REPLAY)
+    report = run_tick(arena(gatherer=False), tmp_path / "archive", now=lock, data_dir=data_dir, clock=Clock.REPLAY)
+    assert report.ok, report.problems
+    archive = load_archive(tmp_path / "archive")
+    package = archive.records[evidence_path("worldcup-2026", "mex-v-kor", "t_minus_24h")]
+    table = package.standings
+    assert table.table == "Group A" and table.results_counted == 2  # mex 2-0 rsa, kor 2-1 cze (11 June)
+    rows = {r.team_id: r for r in table.rows}
+    assert (rows["mex"].points, rows["mex"].goals_for, rows["kor"].points, rows["rsa"].points) == (3, 2, 3, 0)
+    assert [r.team_id for r in table.rows][:2] == ["mex", "kor"]  # goal difference +2 before +1
+    # results.csv: the opener counts for Mexico's form (dated 11 June, more than 39 hours before the lock)
+    assert package.form[0].matches[0].date == date(2026, 6, 11) and package.form[0].form[0] == "W"
+    assert package.rest[0].rest_days == 7 and package.rest[0].last_city == "Mexico City"
