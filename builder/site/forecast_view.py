@@ -148,7 +148,8 @@ def match_forecast_view(
         measures=measures(forecast),
         replay=forecast.clock is Clock.REPLAY,
         archive_path=path_for(forecast),
-        evidence=f"{forecast.evidence.path} (SHA-256 {forecast.evidence.sha256[:12]})" if forecast.evidence else None,
+        evidence=forecast.evidence.path if forecast.evidence else None,
+        evidence_sha256=forecast.evidence.sha256 if forecast.evidence else None,
     )
 
 

@@ -157,9 +157,11 @@ def _with_provenance(ctx: SiteContext, view: ForecastView, root: str) -> Forecas
                    host_href=record_link(ctx.repository_url, commit, view.archive_path), brier=brier)
 
 
-def _with_leaks(ctx: SiteContext, view: ForecastView) -> ForecastView:
-    """The card's suspected-leak reasons (the leakage audit's, computed with the scores)."""
+def _with_leaks(ctx: SiteContext, view: ForecastView, root: str) -> ForecastView:
+    """The card's suspected-leak reasons (the leakage audit's, computed with the scores) and its package's link."""
     found = ctx.scores.leakage.get(view.archive_path)
+    if view.evidence:
+        view = replace(view, evidence_href=root + "records/" + view.evidence)
     return replace(view, leaks=tuple(f"{rule}: {reason}" for rule, reason in found)) if found else view
 
 
@@ -175,7 +177,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
     views = tuple(_with_leaks(ctx, _with_provenance(
-        ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root))
+        ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root), root)
         for f in _sort_forecasts(forecasts))
     return MatchPage(
         path=path,

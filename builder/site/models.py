@@ -111,7 +111,9 @@ class ForecastView:
     host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
     commit: str = ""  # short id of that commit
     brier: str = "–"  # once resolved, for the comparison table
-    evidence: str | None = None  # evidence_package: the package's archive path and the first 12 hex of its SHA-256
+    evidence: str | None = None  # evidence_package: the package's archive path
+    evidence_sha256: str | None = None  # the SHA-256 the forecast names (of the package file's bytes)
+    evidence_href: str = ""  # the package's raw JSON beside the site
     leaks: tuple[str, ...] = ()  # the leakage audit's reasons (builder/score/leakage.py): left out of the scores
 
 
