@@ -124,7 +124,7 @@ def test_no_package_no_evidence_forecast(tmp_path, data_dir, server, monkeypatch
     def unreadable(_data_dir):
         raise SourceError("international-results/results.csv line 7: cannot read row")
 
-    monkeypatch.setattr(structured, "result_rows", unreadable)
+    monkeypatch.setattr(structured, "rows_by_team", unreadable)
     report = run_tick(arena(gatherer=False), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
     problems = [p for p in report.problems if "/evidence/" in p.path]
     assert len(problems) == 73 and "results.csv line 7" in problems[0].message

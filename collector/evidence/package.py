@@ -11,6 +11,7 @@ archive (an earlier tick of the same window) is reused, never rebuilt: one per e
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 from collections.abc import Awaitable, Callable, Iterable
@@ -104,18 +105,30 @@ NewsFetch = Callable[[Competition, Event, Horizon, datetime], Awaitable[NewsDige
 async def ensure_packages(
     writer: ArchiveWriter, archive: Archive, needed: Iterable[tuple[str, str, Horizon]], *, lock: datetime,
     settings: EvidenceSettings, data_dir, clock: Clock, timer: Callable[[], datetime], news: NewsFetch | None,
+    gate: asyncio.Semaphore | None = None,
 ) -> tuple[dict[tuple[str, str, Horizon], Package], list[Problem]]:  # fmt: skip
-    """One package per needed (competition, event, horizon): found, or built and written now."""
+    """One package per needed (competition, event, horizon): found, or built and written now.
+
+    Packages are built concurrently (``gate`` bounds the gatherer calls in flight); each is
+    written as soon as its digest is in, and a failure of one is a problem of that one only.
+    """
     packages, problems = {}, []
-    for key in sorted(set(needed), key=lambda k: (k[0], k[1], k[2].value)):
+    gate = gate or asyncio.Semaphore(8)
+
+    async def one(key: tuple[str, str, Horizon]) -> None:
         cid, event_id, horizon = key
         try:
             found = existing(writer, cid, event_id, horizon)
-            packages[key] = found or await _build_and_write(writer, archive, key, lock, settings, data_dir, clock,
-                                                            timer, news)  # fmt: skip
+            if found is None:
+                async with gate:
+                    found = await _build_and_write(writer, archive, key, lock, settings, data_dir, clock, timer, news)
+            packages[key] = found
         except (PrematchError, ValueError) as exc:  # fail closed: no package, no evidence_package forecast
             problems.append(Problem(evidence_path(cid, event_id, horizon.value),
                                     f"evidence package not written: {type(exc).__name__}: {exc}"))
+
+    await asyncio.gather(*(one(key) for key in sorted(set(needed), key=lambda k: (k[0], k[1], k[2].value))))
+    problems.sort(key=lambda p: p.path)
     return packages, problems
 
 

@@ -104,10 +104,27 @@ def team_names(competition: Competition, team_id: str) -> set[str]:
     return {canonical(n) for n in (team.name, *team.aliases)}
 
 
-def _csv_matches(rows: Sequence[Row], names: set[str], cut: date) -> list[tuple[str, Row]]:
+_BY_TEAM: dict[str, dict[str, list[Row]]] = {}
+
+
+def rows_by_team(data_dir: Path | str | None) -> dict[str, list[Row]]:
+    """results.csv rows by (folded) team name, oldest first: each package looks up two teams, not 49,000 rows."""
+    key = str(data_dir)
+    if key not in _BY_TEAM:
+        index: dict[str, list[Row]] = {}
+        for row in result_rows(data_dir):
+            index.setdefault(row.home, []).append(row)
+            if row.away != row.home:
+                index.setdefault(row.away, []).append(row)
+        _BY_TEAM[key] = index
+    return _BY_TEAM[key]
+
+
+def _csv_matches(index: dict[str, list[Row]], names: set[str], cut: date) -> list[tuple[str, Row]]:
     """(the name the team carries in the row, row) for the team's rows dated at or before ``cut``, newest first."""
-    found = [(r.home if r.home in names else r.away, r) for r in rows if r.day <= cut and (r.home in names or r.away in names)]
-    return found[::-1]
+    found = {id(r): r for name in names for r in index.get(name, ()) if r.day <= cut}
+    ordered = sorted(found.values(), key=lambda r: r.day, reverse=True)
+    return [(r.home if r.home in names else r.away, r) for r in ordered]
 
 
 def _form(team_id: str, matches: list[PastMatch], provenance: Provenance) -> TeamForm:
@@ -118,7 +135,7 @@ def _form(team_id: str, matches: list[PastMatch], provenance: Provenance) -> Tea
 def national_parts(competition: Competition, event: Event, lock: datetime, data_dir, recent: int, meetings: int,
                    retrieved_at: datetime) -> tuple[list[TeamForm], HeadToHead, list[RestTravel]]:  # fmt: skip
     """Form, head-to-head and rest of two national teams from results.csv, before the lock."""
-    rows, cut = result_rows(data_dir), last_usable_day(lock)
+    rows, cut = rows_by_team(data_dir), last_usable_day(lock)
     provenance = Provenance(source=f"{RESULTS_CSV} (rows dated <= {cut.isoformat()})", retrieved_at=retrieved_at)
     forms, rest, seen = [], [], {}
     for team_id in (event.home_team, event.away_team):
@@ -216,11 +233,11 @@ def squads(competition: Competition, event: Event, data_dir, clock: Clock,
     squads at a simulated earlier time (late call-ups and replacements included), so it leaves
     the part empty (fail closed).
     """
+    if clock is not Clock.LIVE:
+        return [], "squads: left out of replays (the squads file is read today, after the simulated lock)"
     definition = load_definition(competition.id)
     if not definition.source.squads:
         return [], "squads: the competition's definition names no squads file"
-    if clock is not Clock.LIVE:
-        return [], "squads: left out of replays (the squads file is read today, after the simulated lock)"
     data = DataSource(data_dir)
     found, problems = read_squads(definition, data, competition)
     if found is None:

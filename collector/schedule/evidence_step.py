@@ -33,7 +33,7 @@ async def prepare_evidence(tick, due, client) -> int:
     before = len(tick.writer.written)
     packages, problems = await ensure_packages(
         tick.writer, tick.archive, closes, lock=tick.now, settings=tick.config.evidence, data_dir=tick.data_dir,
-        clock=tick.clock, timer=tick.timer, news=news,
+        clock=tick.clock, timer=tick.timer, news=news, gate=tick.gate,
     )  # fmt: skip
     tick.evidence.update(packages)
     tick.report.problems += problems
