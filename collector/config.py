@@ -279,11 +279,6 @@ class ArenaConfig(_Model):
         strategies = forecaster.strategies or self.strategies
         return tuple((a, s) for a in access for s in strategies)
 
-    def uses_evidence(self) -> bool:
-        """Whether any enabled forecaster answers under ``evidence_package`` (then packages are written)."""
-        return any(a is Access.EVIDENCE_PACKAGE for f in self.enabled_forecasters() if f.type == "llm"
-                   for a, _ in self.conditions_for(f))
-
     def owes_since(self, forecaster_since: datetime | None) -> datetime | None:
         stamps = [t for t in (self.collect_from, forecaster_since) if t is not None]
         return max(stamps) if stamps else None

@@ -30,7 +30,7 @@ def records():
     out = synthetic_records(n_events=30, n_models=3, cells=CELLS, market=False, failure_rate=0.0, seed=3)
     event = next(r for r in out if isinstance(r, Event))
     outcome = next(r for r in out if isinstance(r, Outcome) and r.event_id == event.id)
-    reason = f"The hosts won {outcome.score_90.home}-{outcome.score_90.away} in this match."
+    reason = f"The hosts won <script>alert(1)</script> {outcome.score_90.home}-{outcome.score_90.away} in this match."
     out.append(make_forecast(event, "llm.leaky", make_payload(reason=reason), access=Access.CLOSED_BOOK))
     return out
 
@@ -83,6 +83,9 @@ def test_the_factorial_chart_and_the_leak_card_in_a_browser(tmp_path, width):
             page.goto(base + str(match))
             card = page.locator(".flag.violation", has_text="Suspected leak")
             assert card.count() == 1 and "states_result" in card.inner_text()
+            # the rationale quoted in the reason is LLM text: shown as text, never as markup
+            assert "<script>alert(1)</script>" in card.inner_text()
+            assert page.locator(".flag.violation script").count() == 0
             assert card.is_visible()
             card.locator("xpath=..").screenshot(path=str(tmp_path / f"match-{width}.png"))  # the whole card
             assert errors == []

@@ -21,7 +21,7 @@ from builder.site.models import (
     OutcomeView,
 )
 from builder.site.provenance import record_link
-from builder.site.rationale import rationale_budget
+from builder.site.rationale import clean_text, rationale_budget
 from builder.site.sitectx import SiteContext
 from collector.archive.layout import event_path, path_for
 from collector.records import (
@@ -162,7 +162,7 @@ def _with_leaks(ctx: SiteContext, view: ForecastView, root: str) -> ForecastView
     found = ctx.scores.leakage.get(view.archive_path)
     if view.evidence:
         view = replace(view, evidence_href=root + "records/" + view.evidence)
-    return replace(view, leaks=tuple(f"{rule}: {reason}" for rule, reason in found)) if found else view
+    return replace(view, leaks=tuple(clean_text(f"{rule}: {reason}") for rule, reason in found)) if found else view
 
 
 def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor,
