@@ -147,3 +147,32 @@ def test_an_evidence_forecast_is_audited_against_the_package_it_names():
     assert path in archive.records
     found = score_archive(archive, inference_tests=False).leakage
     assert [rule for flags in found.values() for rule, _ in flags] == ["late_source"]
+
+
+# -- invariants
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from builder.score.leakage import states_result  # noqa: E402
+
+WORDS = st.sampled_from(["Mexico", "stronger", "at", "home", "form", "is", "good", "the", "hosts", "should",
+                         "edge", "it", "a", "tight", "game", "expected", "draw", "goals"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(h=st.integers(0, 9), a=st.integers(0, 9), words=st.lists(WORDS, max_size=20),
+       verb=st.sampled_from(["beat South Africa", "won", "defeated them", "ended", "final score"]))
+def test_the_score_rule_flags_exactly_the_past_tense_statement_of_this_score(h, a, words, verb):
+    """A prediction of the score is never flagged, a past-tense statement of it always is (whatever the
+    sentences before it say), and the same statement is not flagged when the match ended otherwise."""
+    outcome = make_outcome(EVENT, h, a)
+    text = " ".join(words)
+    assert states_result(make_forecast(EVENT, payload=make_payload(reason=f"Most likely score {h}-{a}. {text}")),
+                         outcome) == []
+    flagged = states_result(make_forecast(EVENT, payload=make_payload(reason=f"{text}. Mexico {verb} {h}-{a}.")),
+                            outcome)
+    assert [f.rule for f in flagged] == ["states_result"]
+    other = make_outcome(EVENT, h + 1, a)  # another final score: the same sentence states no leak
+    assert states_result(make_forecast(EVENT, payload=make_payload(reason=f"Mexico {verb} {h}-{a}.")), other) == []

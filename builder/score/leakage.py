@@ -143,8 +143,9 @@ def _score_pattern(home: int, away: int) -> re.Pattern[str]:
 def _stated_after(text: str, home: int, away: int) -> list[str]:
     found = []
     match = _score_pattern(home, away).search(text)
+    sentence = max(text.rfind(mark, 0, match.start()) for mark in ".;\n") + 1 if match is not None else 0
     if match is not None and not re.search(r"\b(?:likely|predict|expect|forecast|project)\w*\b",
-                                           text[max(0, match.start() - 30):match.end()], re.IGNORECASE):
+                                           text[max(sentence, match.start() - 30):match.end()], re.IGNORECASE):
         found.append(f"states the final score as a past fact: {match.group(0)[:80]!r}")
     event = _EVENTS.search(text)
     if event is not None:
