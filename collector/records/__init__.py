@@ -40,6 +40,7 @@ from .event import (
     OutcomeStatus,
     ResolutionRule,
 )
+from .fine_grained import FineGrainedForecast
 from .forecast import (
     SCORABLE_STATUSES,
     TRANSPORT_FAILURES,
@@ -67,11 +68,13 @@ from .forecast import (
     Validation,
 )
 from .manifest import Manifest
+from .match_report import MatchReport
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
-    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics,
+    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
+    | MatchReport,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -85,6 +88,7 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "forecast": Forecast,
     "manifest": Manifest,
     "attempt_statistics": AttemptStatistics,
+    "match_report": MatchReport,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]
