@@ -10,7 +10,14 @@ from pydantic import ValidationError
 from collector.archive.layout import identity, path_for
 from collector.archive.reader import load_archive
 from collector.records import RECORD_ADAPTER, MatchForecast
-from tests.fine_grained_helpers import eleven, forecast, forecast_dict, report, report_dict, stats
+from tests.fine_grained_helpers import (
+    eleven,
+    forecast,
+    forecast_dict,
+    report,
+    report_dict,
+    stats,
+)
 
 
 def test_a_valid_fine_grained_forecast_round_trips_inside_the_match_forecast():
