@@ -71,9 +71,10 @@ def formation_score(fc: FineGrainedForecast, report: MatchReport) -> float:
 
 def checked_goals(report: MatchReport, goal_total: int | None) -> tuple | None:
     """The report's goals when usable: every goal has a scorer and a minute, and their number is
-    the published total (``goal_total``, extra time included, shoot-out excluded) when known."""
+    the published total (``goal_total``, extra time included, shoot-out excluded) when known, and
+    no scorer failed the squad check."""
     goals = report.goals
-    if goals is None or any(g.player is None or g.minute is None for g in goals):
+    if goals is None or any(g.player is None or g.minute is None or g.in_squad is False for g in goals):
         return None
     if goal_total is not None and len(goals) != goal_total:
         return None

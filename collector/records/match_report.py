@@ -47,6 +47,8 @@ class ReportedGoal(Contract):
     stoppage: Stoppage | None = None
     penalty: bool = False
     own_goal: bool = False
+    in_squad: bool | None = Field(
+        default=None, description="the player is one player of his side's squad; None when no squad was checked")
 
     @property
     def at(self) -> float | None:
