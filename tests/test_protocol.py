@@ -33,7 +33,7 @@ def ask_every_model(config, server):
     """One forecast per (LLM of ``config``, access, strategy) for a knockout match, through the real client."""
     task0 = make_task(event=knockout_event())
     clock = tick_clock(task0.now)
-    cells = [(f, a, s) for f in config.enabled_forecasters() if f.type == "llm" for a in Access for s in Strategy]
+    cells = [(f, a, s) for f in config.enabled_forecasters() if f.type == "llm" for a in Access for s in (Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST)]
 
     async def go():
         client = OpenRouterClient(FAKE_KEY, server.base_url, settings=config.openrouter, clock=clock)

@@ -41,6 +41,7 @@ class Access(StrEnum):
 class Strategy(StrEnum):
     DIRECT_SCORE = "direct_score"
     PROBABILISTIC_FORECAST = "probabilistic_forecast"
+    FINE_GRAINED = "fine_grained"  # WorldCupArena T1-T4: the match answer plus players, events, statistics
 
 
 class Horizon(StrEnum):

@@ -201,6 +201,8 @@ def _cells(arena, forecasters, since, cid, kind, target, window: Window, deadlin
     for f in forecasters:
         owed = max(t for t in (known, since.get(f.id)) if t is not None)
         for access, strategy in f.conditions:
+            if kind == "question" and strategy == "fine_grained":
+                continue  # a match-only strategy (players, events, statistics)
             for sample in range(arena.samples):
                 yield Slot(cid, kind, target, f.id, access, strategy, window.horizon, sample,
                            window.opens, window.closes, deadline, owed)  # fmt: skip

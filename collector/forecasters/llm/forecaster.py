@@ -15,6 +15,13 @@ from collector.forecasters.llm.answer_schema import (
     question_schema,
     schema_name,
 )
+from collector.forecasters.llm.fine_grained import (
+    fine_grained_prompt,
+    fine_grained_repair_prompt,
+    fine_grained_schema,
+    squads_of,
+    validate_fine_grained,
+)
 from collector.forecasters.llm.limits import same_model
 from collector.forecasters.llm.observed import estimated_cost, search_report
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
@@ -47,9 +54,15 @@ from collector.records import (
     ForecastStatus,
     Prompt,
     RequestProtocol,
+    Strategy,
     StructuredOutput,
     Validation,
 )
+
+
+def _fine(task: ForecastTask) -> bool:
+    """A match task of the fine_grained strategy (players, events, statistics too)."""
+    return task.event is not None and task.strategy is Strategy.FINE_GRAINED
 
 
 class LLMForecaster:
@@ -97,7 +110,10 @@ class LLMForecaster:
         if not self.budget.allows() or self.clock() >= deadline:
             note = "no repair call: spending cap reached" if not self.budget.allows() else "no repair call: deadline"
             return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=[note]))
-        if task.event is not None:
+        if _fine(task):
+            text = fine_grained_repair_prompt(task.competition, task.event, checked.errors, content or "",
+                                              self.prompts, squads_of(task.competition))
+        elif task.event is not None:
             text = match_repair_prompt(task.competition, task.event, checked.errors, content or "", self.prompts)
         else:
             text = question_repair_prompt(task.competition, task.question, checked.errors, content or "",
@@ -122,12 +138,17 @@ class LLMForecaster:
         return self._record(task, prompt, attempts, status, validation, second)
 
     def _prompt(self, task: ForecastTask) -> Prompt:
+        if _fine(task):
+            return fine_grained_prompt(task.competition, task.event, task.access, self.prompts,
+                                       squads_of(task.competition))
         if task.event is not None:
             return match_prompt(task.competition, task.event, task.access, task.strategy, self.prompts)
         return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy,
                                self.prompts)
 
     def _validate(self, task: ForecastTask, content: str | None) -> Checked:
+        if _fine(task):
+            return validate_fine_grained(content, task.event, squads_of(task.competition))
         if task.event is not None:
             return validate_match(content, task.event)
         return validate_question(content, task.question, task.competition,
@@ -137,6 +158,7 @@ class LLMForecaster:
     async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
         single = task.question is None or task.question.k == 1
         schema = match_schema() if task.event is not None else question_schema(single)
+        schema = fine_grained_schema() if _fine(task) else schema
         body = build_body(
             self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
             schema_name=schema_name(task.target_kind, single), max_tokens=max_tokens,
