@@ -10,9 +10,9 @@ from collector.cli import main
 from collector.forecasters.llm.fine_grained import (
     fine_grained_prompt,
     fine_grained_repair_prompt,
-    squads_of,
     validate_fine_grained,
 )
+from collector.forecasters.squads import squads_of
 from collector.records import Access, ForecastStatus, Strategy
 from tests.collection_helpers import make_event, world_cup
 from tests.fake_openrouter import fine_grained_answer

@@ -28,10 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from collector.competitions import load_definition
 from collector.competitions.players import same_player
-from collector.datasource import DataSource
-from collector.errors import PrematchError
 from collector.forecasters.llm.answer_schema import match_schema
 from collector.forecasters.llm.prompting import (
     PromptSet,
@@ -47,38 +44,12 @@ from collector.forecasters.llm.validation import (
     outcome_of,
     validate_match,
 )
+from collector.forecasters.squads import Squads
 from collector.records import Access, Competition, Event, ForecastStatus, Prompt
 from collector.records.fine_grained import FineGrainedForecast
-from collector.sources.openfootball import read_squads
 
 TEMPLATE = "fine_grained_v1"
 RESULTS = ("home", "draw", "away")
-Squads = dict[str, list[tuple[str, str]]]  # team id -> (name, position)
-
-
-_SQUADS: dict[str, Squads | None] = {}
-
-
-def squads_of(competition: Competition) -> Squads | None:
-    """Each team's squad (name, position) from the definition's squads file, None without one."""
-    if competition.id not in _SQUADS:
-        _SQUADS[competition.id] = _read_squads(competition)
-    return _SQUADS[competition.id]
-
-
-def _read_squads(competition: Competition) -> Squads | None:
-    try:
-        definition = load_definition(competition.id)
-        if not definition.source.squads:
-            return None
-        data = DataSource()
-        document = json.loads(data.read_bytes(definition.source.squads))
-    except (PrematchError, ValueError):
-        return None
-    names, _ = read_squads(definition, data, competition)
-    positions = {(p["name"]): p.get("pos") or "?" for team in document if isinstance(team, dict)
-                 for p in team.get("players", []) if isinstance(p, dict) and isinstance(p.get("name"), str)}
-    return {team: [(n, positions.get(n, "?")) for n in players] for team, players in (names or {}).items()} or None
 
 
 def squad_block(competition: Competition, event: Event, squads: Squads | None, pset: PromptSet) -> str:

@@ -19,7 +19,6 @@ from collector.forecasters.llm.fine_grained import (
     fine_grained_prompt,
     fine_grained_repair_prompt,
     fine_grained_schema,
-    squads_of,
     validate_fine_grained,
 )
 from collector.forecasters.llm.limits import same_model
@@ -44,6 +43,7 @@ from collector.forecasters.llm.validation import (
     validate_match,
     validate_question,
 )
+from collector.forecasters.squads import squads_of
 from collector.forecasters.tasks import Budget, Deferred, ForecastTask, ScheduledTask
 from collector.records import (
     Access,
@@ -72,7 +72,7 @@ class LLMForecaster:
 
     def __init__(
         self, cfg: ForecasterConfig, arena: ArenaConfig, client: OpenRouterClient, budget: Budget,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC), data_dir=None,
     ):  # fmt: skip
         self.id, self.version, self.model = cfg.id, cfg.version, cfg.model
         self.cfg, self.arena, self.client, self.budget, self.clock = cfg, arena, client, budget, clock
@@ -80,6 +80,7 @@ class LLMForecaster:
         self.prompts = prompt_set(arena.prompt_set)  # prematch.toml [arena] prompt_set
         self.max_tokens = arena.protocol.max_tokens
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
+        self.data_dir = data_dir  # where the squads file of a fine_grained prompt is read
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
@@ -112,7 +113,7 @@ class LLMForecaster:
             return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=[note]))
         if _fine(task):
             text = fine_grained_repair_prompt(task.competition, task.event, checked.errors, content or "",
-                                              self.prompts, squads_of(task.competition))
+                                              self.prompts, squads_of(task.competition, self.data_dir))
         elif task.event is not None:
             text = match_repair_prompt(task.competition, task.event, checked.errors, content or "", self.prompts)
         else:
@@ -140,7 +141,7 @@ class LLMForecaster:
     def _prompt(self, task: ForecastTask) -> Prompt:
         if _fine(task):
             return fine_grained_prompt(task.competition, task.event, task.access, self.prompts,
-                                       squads_of(task.competition))
+                                       squads_of(task.competition, self.data_dir))
         if task.event is not None:
             return match_prompt(task.competition, task.event, task.access, task.strategy, self.prompts)
         return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy,
@@ -148,7 +149,7 @@ class LLMForecaster:
 
     def _validate(self, task: ForecastTask, content: str | None) -> Checked:
         if _fine(task):
-            return validate_fine_grained(content, task.event, squads_of(task.competition))
+            return validate_fine_grained(content, task.event, squads_of(task.competition, self.data_dir))
         if task.event is not None:
             return validate_match(content, task.event)
         return validate_question(content, task.question, task.competition,
