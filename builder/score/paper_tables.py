@@ -158,7 +158,9 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
 def _full_composite(rows: list[ScoredForecast]) -> float | None:
     """WorldCupArena's composite over the layers T1-T4 when the cell forecasts the fine-grained layers
     (builder.score.fine_grained_board), else None (the T1-only composite stands)."""
-    from builder.score.fine_grained_board import composite_of  # it builds on t1_score above
+    from builder.score.fine_grained_board import (
+        composite_of,  # it builds on t1_score above
+    )
 
     return composite_of(rows)["composite"] if any(r.fine_tasks for r in rows) else None
 

@@ -16,7 +16,8 @@ HORIZONS = {
     "closing": "closing odds",
 }
 ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)"}
-STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first"}
+STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first",
+              "fine_grained": "fine-grained"}
 MEASURES = {
     "brier": "Brier",
     "log_loss": "log loss",
