@@ -131,3 +131,21 @@ def test_collected_fields_join_the_openfootball_report_as_its_next_revision(data
         again = collect_reports(ArchiveWriter(root), load_archive(root), "worldcup-2026", source(fake),
                                 now=AFTER_GROUP_DAY_1, clock=Clock.REPLAY)
     assert again.written == []
+
+
+def test_the_reports_command_adds_api_football_fields(data_dir, tmp_path, monkeypatch, capsys):
+    from collector.cli import main
+
+    root = tmp_path / "archive"
+    sync_competition(root, "worldcup-2026", now=AFTER_GROUP_DAY_1, data_dir=data_dir, clock=Clock.REPLAY)
+    with FakeAPIFootball() as fake:
+        monkeypatch.setenv("API_FOOTBALL_KEY", KEY)
+        monkeypatch.setenv("API_FOOTBALL_BASE_URL", fake.base_url)
+        code = main(["reports", "--competition", "worldcup-2026", "--source", "api-football", "--league", "1",
+                     "--archive", str(root), "--now", "2026-06-13T00:00Z"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "match_reports_revised 1" in out.out and KEY not in out.out + out.err
+    assert load_archive(root).match_reports[("worldcup-2026", "mex-v-rsa")].home_formation == "4-3-3"
+    assert main(["reports", "--competition", "worldcup-2026", "--source", "api-football", "--archive",
+                 str(root)]) == 2  # --league is required

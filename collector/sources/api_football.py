@@ -99,6 +99,8 @@ def _retryable(exchange: Exchange) -> bool | None:
 
 class APIFootballSource:
     name = "api-football"
+    fields = ("home_lineup", "away_lineup", "home_formation", "away_formation", "goals", "assists", "cards",
+              "substitutions", "penalties", "statistics")
 
     def __init__(self, league: int, season: int, *, api_key: str | None = None, base_url: str = BASE_URL,
                  transport: httpx.AsyncBaseTransport | None = None, sleep=asyncio.sleep,

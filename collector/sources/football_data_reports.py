@@ -143,6 +143,8 @@ def match_ids(season: dict[str, Any], competition: Competition, events: list[Eve
 
 class FootballDataReportSource:
     name = "football-data"
+    fields = ("home_lineup", "away_lineup", "home_formation", "away_formation", "goals", "assists", "cards",
+              "substitutions")
 
     def __init__(self, definition: Definition, *, api_key: str | None = None, base_url: str = BASE_URL,
                  transport: httpx.AsyncBaseTransport | None = None, sleep=asyncio.sleep,
