@@ -9,7 +9,13 @@ from pathlib import Path
 
 from collector.archive.reader import check_archive_dir, load_archive
 from collector.archive.writer import ArchiveWriter
-from collector.commandline import INSTANT_HELP, add_clock_option, finish, parse_utc_instant, resolve_clock
+from collector.commandline import (
+    INSTANT_HELP,
+    add_clock_option,
+    finish,
+    parse_utc_instant,
+    resolve_clock,
+)
 from collector.competitions import list_competitions, load_definition
 from collector.errors import UsageError
 from collector.fixtures.match_reports import collect_reports
