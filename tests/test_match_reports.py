@@ -78,3 +78,30 @@ def test_a_goal_without_scorer_is_kept_with_no_name_and_left_out_of_scoring(wc):
     scheduled = SourceMatch(**{**match.__dict__, "status": MatchStatus.SCHEDULED})
     assert build_match_report(event, scheduled, source="t", retrieved_at=AFTER_FINAL, now=AFTER_FINAL,
                               clock=Clock.REPLAY) == (None, [])
+
+
+def test_another_sources_names_take_the_squad_spelling_and_unknown_scorers_are_marked(wc, data_dir):
+    from collector.datasource import DataSource
+    from collector.fixtures.report_names import squad_spelling
+    from collector.records.match_report import (
+        ReportedCard,
+        ReportedGoal,
+        ReportedLineup,
+        ReportedPlayer,
+    )
+    from collector.sources.openfootball import read_squads
+
+    _, _, archive = wc
+    competition, event = archive.competitions["worldcup-2026"], archive.events[("worldcup-2026", "mex-v-rsa")]
+    from collector.competitions import load_definition
+
+    squads, _ = read_squads(load_definition("worldcup-2026"), DataSource(data_dir), competition)
+    fields = {"goals": (ReportedGoal(side="home", player="R. Jiménez", minute=67),
+                        ReportedGoal(side="away", player="Nobody Here", minute=80)),
+              "home_lineup": ReportedLineup(starting=(ReportedPlayer(name="J. Quiñones", source_id="110"),)),
+              "cards": (ReportedCard(side="away", player="T. Mokoena", minute=34, colour="yellow"),)}
+    out = squad_spelling(event, fields, PlayerIndex(competition, squads), squads)
+    assert [(g.player, g.in_squad) for g in out["goals"]] == [("Raúl Jiménez", True), ("Nobody Here", False)]
+    assert out["home_lineup"].starting[0].name == "Julián Quiñones" and out["home_lineup"].starting[0].source_id == "110"
+    assert out["cards"][0].player == "Teboho Mokoena"
+    assert squad_spelling(event, fields, None, None) == fields

@@ -12,6 +12,7 @@ from collector.archive.writer import ArchiveWriter
 from collector.commandline import (
     INSTANT_HELP,
     add_clock_option,
+    add_data_dir_option,
     finish,
     parse_utc_instant,
     resolve_clock,
@@ -39,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--now", type=parse_utc_instant, default=None,
                         help=f"the time the reports are recorded at ({INSTANT_HELP}; default: the current time)")
     add_clock_option(parser)
+    add_data_dir_option(parser)
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder (default: archive)")
     return parser
 
@@ -60,6 +62,13 @@ def run(args: argparse.Namespace) -> int:
 
         source = FootballDataReportSource(load_definition(args.competition),
                                           base_url=os.environ.get("FOOTBALL_DATA_BASE_URL", FD_URL))
+    definition = load_definition(args.competition)
+    squads = None
+    if competition is not None and definition.source.squads:  # names are checked against the squads
+        from collector.datasource import DataSource
+        from collector.sources.openfootball import read_squads
+
+        squads, _ = read_squads(definition, DataSource(args.data_dir), competition)
     report = collect_reports(ArchiveWriter(args.archive, archive), archive, args.competition, source,
-                             now=args.now or datetime.now(UTC), clock=resolve_clock(args))
+                             now=args.now or datetime.now(UTC), clock=resolve_clock(args), squads=squads)
     return finish(report)
