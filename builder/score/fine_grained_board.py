@@ -1,7 +1,7 @@
 """WorldCupArena's layers and composite for every scored match forecast, and per leaderboard cell.
 
 Per forecast (:func:`with_layers`): T1 is the result-and-score layer of
-:func:`builder.score.paper_tables.t1_score` (issue 14's "composite", kept under that name);
+:func:`builder.score.t1.t1_score` (issue 14's "composite", kept under that name);
 T2-T4 are the fine-grained layers of :mod:`builder.score.fine_grained` against the event's
 match report, NaN when the forecast has no fine-grained part or the report has no truth for
 the layer (the prediction or the truth is missing: left out, never 0). Per cell
@@ -19,7 +19,7 @@ import numpy as np
 
 from builder.score import fine_grained_layers as fl
 from builder.score.fine_grained import task_scores
-from builder.score.paper_tables import t1_score
+from builder.score.t1 import t1_score
 from builder.score.types import LeaderboardRow, ScoredForecast
 from collector.archive.reader import Archive
 from collector.records import Forecast, MatchForecast

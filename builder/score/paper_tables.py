@@ -35,13 +35,14 @@ import numpy as np
 
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
+from builder.score.fine_grained_board import composite_of
 from builder.score.inference import Resampler, resampler_for
 from builder.score.market import MARKET_ID, market_return_hda
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
+from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
 from builder.score.types import ScoredForecast
 
 HORIZON = "t_minus_24h"
-T1_WEIGHTS = {"result": 0.55, "score": 0.35, "goal_difference": 0.05, "qualification": 0.05}
 STAND_INS = (MARKET_ID, "ensemble", "elo")
 
 
@@ -116,16 +117,6 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
          "Exact score, % [95% CI]↑", "Scoring System [95% CI]↑", "n"), body)
 
 
-def t1_score(row: ScoredForecast) -> float:
-    """WorldCupArena T1 (result and score) of one forecast, availability-aware (eq. 2)."""
-    m = row.measures
-    parts = {"result": 100.0 * (1.0 - m["brier"] / 2.0), "score": m["scoreline_wca"],
-             "goal_difference": 100.0 * max(0.0, 1.0 - m["goal_difference_error_wca"] / 5.0)}
-    if row.advancement:
-        parts["qualification"] = 100.0 * (1.0 - row.advancement["advancement_brier"] / 2.0)
-    return sum(T1_WEIGHTS[k] * v for k, v in parts.items()) / sum(T1_WEIGHTS[k] for k in parts)
-
-
 def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     picked = [r for r in rows if r.horizon == HORIZON and r.forecaster_type != "market"]
     strategies = {r.strategy for r in picked}
@@ -158,9 +149,6 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
 def _full_composite(rows: list[ScoredForecast]) -> float | None:
     """WorldCupArena's composite over the layers T1-T4 when the cell forecasts the fine-grained layers
     (builder.score.fine_grained_board), else None (the T1-only composite stands)."""
-    from builder.score.fine_grained_board import (
-        composite_of,  # it builds on t1_score above
-    )
 
     return composite_of(rows)["composite"] if any(r.fine_tasks for r in rows) else None
 

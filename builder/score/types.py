@@ -128,9 +128,9 @@ class ScoredForecast:
     """Realised lead time: kickoff - the first request (LLM-SoccerArena §3.1.3), None when unknown."""
     search_observed: bool | None = None
     """Open book: whether any call of the record searched (None when no trace tells)."""
-    layers: dict[str, float] | None = None
+    layers: dict[str, float] | None = field(default=None, compare=False)
     """WorldCupArena layers T1-T4 of this forecast, 0-100, NaN = unavailable (builder.score.fine_grained_board)."""
-    fine_tasks: dict[str, float] | None = None
+    fine_tasks: dict[str, float] | None = field(default=None, compare=False)
     """The T2-T4 task scores behind ``layers`` (empty without a fine-grained part or a match report)."""
 
     def cell(self) -> Cell:

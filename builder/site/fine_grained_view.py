@@ -137,10 +137,19 @@ def forecast_fine_view(forecast: Forecast, fg: FineGrainedForecast, report: Matc
                             horizon_label(forecast.horizon.value), tuple(fields), shown)
 
 
+_BY_PATH: list = [None, {}]  # (the Scores indexed, its rows by record path): one index per build
+
+
+def _rows_by_path(scores) -> dict:
+    if _BY_PATH[0] is not scores:
+        _BY_PATH[0], _BY_PATH[1] = scores, {r.path: r for r in scores.forecasts if r.path}
+    return _BY_PATH[1]
+
+
 def fine_grained_section(ctx: SiteContext, event: Event, forecasts: list[Forecast], names: dict[str, str],
                          anchors: dict[str, str]) -> FineGrainedSection | None:
     """The section of a match page; None when no forecast of the match has a fine-grained part."""
-    rows = {r.path: r for r in ctx.scores.forecasts if r.event_id == event.id and r.competition_id == event.competition_id}
+    rows = _rows_by_path(ctx.scores)
     report = ctx.archive.match_reports.get((event.competition_id, event.id))
     sides = {"home": names.get(event.home_team, event.home_team), "away": names.get(event.away_team, event.away_team)}
     views = []

@@ -134,7 +134,7 @@ def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
         _pct(m.get("exact")),
         _num(m.get("points"), 2),
         _num(m.get("scoreline"), 3),
-        _composite(row.composite),
+        _composite(getattr(row, "composite", None)),
         _num(row.ece),
         _num(market),
     )
