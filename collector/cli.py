@@ -12,6 +12,7 @@ from collector.commandline import run_program
 
 COMMANDS = [
     "schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo", "models", "costs",
+    "reports",
 ]
 DESCRIPTION = "Prematch collector: register fixtures, collect forecasts before kickoff, record outcomes in archive/."
 

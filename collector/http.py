@@ -34,7 +34,8 @@ from collector.errors import ConfigError, ProviderError
 from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization",
+                            "x-apisports-key"})
 REDACTED = "[redacted]"
 
 

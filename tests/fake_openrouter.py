@@ -5,7 +5,9 @@ It answers each prompt with a valid forecast in the documented response shape (`
 ``usage`` with ``cost``, token details and ``server_tool_use``). Match prompts get a match
 answer (with advancement probabilities for knockouts); question prompts get probabilities
 over the candidates listed in the prompt. Every request body and Authorization header is
-kept in ``server.seen`` for assertions.
+kept in ``server.seen`` for assertions. Fine-grained prompts (``fine_grained`` strategy) get a
+fine-grained answer built from the prompt's squads; with ``server.httpd.fine_first_bad`` the
+first answer breaks two constraints and the repair prompt gets a valid one.
 
 Hostile modes (``FakeOpenRouter(mode=...)``, or ``server.mode = ...`` while it runs) answer as
 a provider an attacker controls or an unlucky day would: ``leak`` echoes the caller's key (from
@@ -155,13 +157,45 @@ def news_answer(prompt: str) -> dict:
                        "published_at": published, "summary": f"Squad update number {i}."} for i in range(count)]}
 
 
-def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890") -> dict:
+_SQUAD_LINE = re.compile(r"^.+ \((home|away)\): (.+)$", re.MULTILINE)
+_SQUAD_PLAYER = re.compile(r"(.+?) \((GK|DF|MF|FW|\?)\)")
+
+
+def fine_grained_answer(prompt: str, broken: bool = False) -> dict:
+    """A fine-grained answer (``fine_grained`` strategy) picking 4-3-3 elevens from the prompt's squads;
+    ``broken``: the home eleven has 10 players and the declared result disagrees (for repairs)."""
+    squads = {side: _SQUAD_PLAYER.findall(players) for side, players in _SQUAD_LINE.findall(prompt)}
+    fg: dict = {"result": "draw" if broken else "home"}
+    for side in ("home", "away"):
+        players = [(n.strip(", "), p) for n, p in squads[side]]
+        need = {"GK": 1, "DF": 4, "MF": 3, "FW": 3}
+        eleven = []
+        for pos, k in need.items():
+            eleven += [{"name": n, "position": pos} for n, p in players if p == pos][:k]
+        fg[f"{side}_lineup"] = {"formation": "4-3-3", "starting": eleven[:10] if broken and side == "home" else eleven}
+    home_fw = [p["name"] for p in fg["home_lineup"]["starting"] if p["position"] == "FW"]
+    fg.update({
+        "scorers": [{"side": "home", "player": home_fw[0], "probability": 0.35}],
+        "assisters": [{"side": "home", "player": home_fw[1], "probability": 0.2}],
+        "player_of_the_match": [{"side": "home", "player": home_fw[0], "probability": 0.15}],
+        "goals": [{"side": "home", "player": home_fw[0], "minute": 30}], "cards": [], "substitutions": [],
+        "penalties": [], "own_goals": [],
+        "statistics": {k: {"home": h, "away": a} for k, (h, a) in {
+            "possession": (55, 45), "shots": (13, 9), "shots_on_target": (5, 3), "corners": (6, 4), "fouls": (11, 12),
+            "offsides": (2, 2), "yellow_cards": (2, 2), "red_cards": (0, 0), "xg": (1.5, 0.9)}.items()},
+    })
+    return {**match_answer("Is knockout match: yes" in prompt), "fine_grained": fg}
+
+
+def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False) -> dict:
     prompt = body["messages"][-1]["content"]
     if _NEWS.search(prompt):
         return completion(json.dumps(news_answer(prompt)), open_book="tools" in body, model=body["model"],
                           metadata=metadata, gen_id=gen_id)
     if "Valid candidates:" in prompt:
         answer = question_answer(prompt)
+    elif "Prompt strategy: FINE_GRAINED" in prompt or "Failed constraints:" in prompt:
+        answer = fine_grained_answer(prompt, broken=fine_first_bad and "Failed constraints:" not in prompt)
     else:
         answer = match_answer("Is knockout match: yes" in prompt)
     return completion(json.dumps(answer), open_book="tools" in body, model=body["model"], metadata=metadata,
@@ -295,7 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         gen_id = f"gen-{next(_IDS)}-fake"
         self.server.generations[gen_id] = body
-        self._send(200, answer_for(body, self._metadata(), gen_id))
+        self._send(200, answer_for(body, self._metadata(), gen_id, getattr(self.server, "fine_first_bad", False)))
 
     def do_GET(self) -> None:  # noqa: N802
         url = urlsplit(self.path)
@@ -339,6 +373,7 @@ class FakeOpenRouter:
         self.httpd.gets = []
         self.httpd.record = record
         self.httpd.mode = mode
+        self.httpd.fine_first_bad = False  # True: a fine-grained answer is broken until a repair prompt asks
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -292,7 +292,7 @@ def test_tick_with_a_bad_configuration_is_a_usage_error(tmp_path, capsys):
 def test_replay_with_an_unknown_baseline_is_a_usage_error(tmp_path, capsys):
     assert main(["replay", "worldcup-2026", "--out", str(tmp_path / "r"), "--baselines", "elo,oracle"]) == 2
     assert capsys.readouterr().err == (
-        "collector replay: --baselines: unknown oracle (known: uniform, base_rate, elo, dixon_coles, ensemble)\n"
+        "collector replay: --baselines: unknown oracle (known: uniform, base_rate, elo, dixon_coles, ensemble, squad_form)\n"
     )
     assert not (tmp_path / "r").exists()
 

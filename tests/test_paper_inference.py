@@ -68,7 +68,7 @@ def panel(lead_minutes=None, searched=None):
     for i, e in enumerate(events):
         records += [e, make_outcome(e, 1, 0)]
         for model, gain in (("m.a", 0.1), ("m.b", 0.2)):
-            for access, strategy in itertools.product(Access, Strategy):
+            for access, strategy in itertools.product(Access, (Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST)):
                 advantage = gain if strategy is Strategy.PROBABILISTIC_FORECAST else 0.0
                 p_home = 0.5 + (advantage if access is Access.OPEN_BOOK else 0.0) + 0.05 * i
                 rest = (1 - p_home) / 2

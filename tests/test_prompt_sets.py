@@ -151,7 +151,7 @@ def world_cup_groups() -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("access", prompting.TEMPLATE_ACCESS)
-@pytest.mark.parametrize("strategy", list(Strategy))
+@pytest.mark.parametrize("strategy", prompting.TEMPLATE_STRATEGIES)
 @pytest.mark.parametrize("event", [make_event(), knockout_event()], ids=["group", "knockout"])
 def test_lsa_v1_match_prompt_is_appendix_f(appendix, access, strategy, event):
     prompt = match_prompt(world_cup(), event, access, strategy, LSA)

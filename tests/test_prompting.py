@@ -49,7 +49,7 @@ def test_match_prompt_blocks_in_appendix_f_order_with_runtime_values():
 
 def test_each_condition_changes_only_its_block():
     texts = {(a, s): match_prompt(world_cup(), make_event(), a, s).text
-             for a in prompting.TEMPLATE_ACCESS for s in Strategy}
+             for a in prompting.TEMPLATE_ACCESS for s in prompting.TEMPLATE_STRATEGIES}
     assert len(set(texts.values())) == 4
     assert "web-search tool" in texts[(Access.OPEN_BOOK, Strategy.PROBABILISTIC_FORECAST)]
     assert "Do not use internet search" in texts[(Access.CLOSED_BOOK, Strategy.PROBABILISTIC_FORECAST)]
@@ -123,5 +123,6 @@ def test_shipped_config_loads_and_bad_keys_are_named(tmp_path):
 def test_template_blocks_exist_for_every_condition():
     for template in (prompting.MATCH_TEMPLATE, prompting.QUESTION_TEMPLATE):
         blocks = load_template(template).blocks
-        assert {f"access.{a.value}" for a in prompting.TEMPLATE_ACCESS} | {f"strategy.{s.value}" for s in Strategy} <= set(blocks)
+        assert ({f"access.{a.value}" for a in prompting.TEMPLATE_ACCESS}
+                | {f"strategy.{s.value}" for s in prompting.TEMPLATE_STRATEGIES}) <= set(blocks)
         assert "repair" in blocks

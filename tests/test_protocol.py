@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from collector.config import load_config, parse_config
+from collector.forecasters.llm import prompting
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.forecasters.llm.protocol import (
@@ -33,7 +34,8 @@ def ask_every_model(config, server):
     """One forecast per (LLM of ``config``, access, strategy) for a knockout match, through the real client."""
     task0 = make_task(event=knockout_event())
     clock = tick_clock(task0.now)
-    cells = [(f, a, s) for f in config.enabled_forecasters() if f.type == "llm" for a in config.access for s in Strategy]
+    cells = [(f, a, s) for f in config.enabled_forecasters() if f.type == "llm" for a in config.access
+             for s in prompting.TEMPLATE_STRATEGIES]
 
     async def go():
         client = OpenRouterClient(FAKE_KEY, server.base_url, settings=config.openrouter, clock=clock)

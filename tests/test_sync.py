@@ -219,7 +219,7 @@ def test_cli_sync_and_status(data_dir, en_archive, tmp_path, capsys):
     assert main(["sync", "--competition", "en-1-2025-26", "--archive", archive, "--data-dir", str(data),
                  "--now", "2026-03-20T00:00Z"]) == 0
     out = capsys.readouterr().out
-    assert "en-1-2025-26 @ 2026-03-20T00:00:00+00:00 (replay)" in out and "events_new 20, outcomes_new 10" in out
+    assert "en-1-2025-26 @ 2026-03-20T00:00:00+00:00 (replay)" in out and "events_new 20, match_reports_new 2, outcomes_new 10" in out
     assert main(["status", "--archive", str(en_archive), "--json"]) == 0
     status = orjson.loads(capsys.readouterr().out)
     assert status["competitions"] == 1 and status["events"] == 380 and status["outcomes"] == 291
@@ -254,7 +254,7 @@ def test_scheduler_api_fixtures_then_outcomes_on_one_archive(data_dir, tmp_path)
     fixtures = sync_fixtures(writer, archive, "en-1-2025-26", now=AFTER_FINAL, data_dir=data, clock=Clock.LIVE)
     assert fixtures.counts == {"competitions_new": 1, "events_new": 20} and fixtures.problems == []
     outcomes = sync_outcomes(writer, archive, "en-1-2025-26", now=AFTER_FINAL, data_dir=data, clock=Clock.LIVE)
-    assert outcomes.counts == {"outcomes_new": 10} and sorted(writer.written) == sorted(fixtures.written + outcomes.written)
+    assert outcomes.counts == {"outcomes_new": 10, "match_reports_new": 2} and sorted(writer.written) == sorted(fixtures.written + outcomes.written)
     reloaded = load_archive(root)
     assert len(reloaded.events) == 20 and len(reloaded.outcomes) == 10
     assert all(e.clock is Clock.LIVE for e in reloaded.events.values())

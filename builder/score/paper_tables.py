@@ -10,8 +10,8 @@
   Scoreline. Result = ``result_wca`` and Exact = ``exact_wca`` in %, Scoreline = C_70 of the
   mean ``scoreline_wca`` (all on the published score, extra time included), N = valid
   predictions. Composite: WorldCupArena's availability-aware mean (eq. 2) over the layers
-  that exist; Prematch collects only T1 (result and score), so Composite = C_50 of the mean T1
-  score, T1 = sum_j w_j S_j / sum_j w_j over the available T1 tasks with the weights of the
+  that exist: T1-T4 for the ``fine_grained`` strategy (builder.score.fine_grained_board), else
+  T1 (result and score) alone, Composite = C_50 of the mean T1 score, T1 = sum_j w_j S_j / sum_j w_j over the available T1 tasks with the weights of the
   released project's ``configs/tasks.yaml`` (the paper's Table 1 weights are not in its text):
   result probabilities 0.55 (100 (1 - BS/2)), score 0.35 (S_score of eq. 1), goal difference
   0.05 (100 max(0, 1 - e_d/5)), qualification 0.05 (knockouts: 100 (1 - (p - y)^2)). Setting:
@@ -35,13 +35,14 @@ import numpy as np
 
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
+from builder.score.fine_grained_board import composite_of
 from builder.score.inference import Resampler, resampler_for
 from builder.score.market import MARKET_ID, market_return_hda
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
+from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
 from builder.score.types import ScoredForecast
 
 HORIZON = "t_minus_24h"
-T1_WEIGHTS = {"result": 0.55, "score": 0.35, "goal_difference": 0.05, "qualification": 0.05}
 STAND_INS = (MARKET_ID, "ensemble", "elo")
 
 
@@ -116,16 +117,6 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
          "Exact score, % [95% CI]↑", "Scoring System [95% CI]↑", "n"), body)
 
 
-def t1_score(row: ScoredForecast) -> float:
-    """WorldCupArena T1 (result and score) of one forecast, availability-aware (eq. 2)."""
-    m = row.measures
-    parts = {"result": 100.0 * (1.0 - m["brier"] / 2.0), "score": m["scoreline_wca"],
-             "goal_difference": 100.0 * max(0.0, 1.0 - m["goal_difference_error_wca"] / 5.0)}
-    if row.advancement:
-        parts["qualification"] = 100.0 * (1.0 - row.advancement["advancement_brier"] / 2.0)
-    return sum(T1_WEIGHTS[k] * v for k, v in parts.items()) / sum(T1_WEIGHTS[k] for k in parts)
-
-
 def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     picked = [r for r in rows if r.horizon == HORIZON and r.forecaster_type != "market"]
     strategies = {r.strategy for r in picked}
@@ -138,6 +129,9 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     for (forecaster, access, strategy), events in cells.items():
         matrix = np.array(list(events.values()))
         composite = float(display_calibration(np.mean([np.mean(v) for v in t1[(forecaster, access, strategy)].values()])))
+        cell = (forecaster, access, strategy)
+        full = _full_composite([r for r in picked if (r.forecaster, r.access, r.strategy) == cell])
+        composite = full if full is not None else composite
         setting = ("S1" if access == "closed_book" else "S2") + (f" ({strategy})" if len(strategies) > 1 else "")
         out.append((composite, forecaster, setting, len(events), float(np.nanmean(matrix[:, 0])) * 100,
                     float(np.nanmean(matrix[:, 1])) * 100, float(scoreline_display(np.nanmean(matrix[:, 2])))))
@@ -146,9 +140,17 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     return PaperTable(
         "wca_table_2", "WorldCupArena Table 2",
         "Results at T-24h on the published score (extra-time goals count in knockouts). N is the number of valid "
-        "predictions. Composite = C_50 of the T1-only composite (no T2-T5 layers are collected; availability-aware "
-        "eq. 2), Scoreline = C_70 of the mean scoreline_wca. S1 = closed book, S2 = open book." + note,
+        "predictions. Composite = C_50 of the availability-aware (eq. 2) mean over the layers: T1-T4 for the "
+        "fine_grained strategy, T1 only for the others; Scoreline = C_70 of the mean scoreline_wca. "
+        "S1 = closed book, S2 = open book." + note,
         ("Model", "Setting", "N", "Composite", "Result", "Exact", "Scoreline"), body)
+
+
+def _full_composite(rows: list[ScoredForecast]) -> float | None:
+    """WorldCupArena's composite over the layers T1-T4 when the cell forecasts the fine-grained layers
+    (builder.score.fine_grained_board), else None (the T1-only composite stands)."""
+
+    return composite_of(rows)["composite"] if any(r.fine_tasks for r in rows) else None
 
 
 def _sym(resampler: Resampler | None, per_event: dict) -> tuple[float, float | None]:

@@ -16,6 +16,7 @@ from builder.score import (
     difficulty,
     diversity,
     families,
+    fine_grained_board,
     inference,
     leakage,
     market,
@@ -76,7 +77,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.leakage = {path: [(f.rule, f.reason) for f in found] for path, found in flags.items()}
     if not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
-    scores.forecasts = score_match_forecasts(archive, match_forecasts)
+    scores.forecasts = fine_grained_board.with_layers(archive, score_match_forecasts(archive, match_forecasts))
     resampler = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
@@ -131,6 +132,8 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
+    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts)
+    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
     return resampler
 

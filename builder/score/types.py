@@ -128,6 +128,10 @@ class ScoredForecast:
     """Realised lead time: kickoff - the first request (LLM-SoccerArena §3.1.3), None when unknown."""
     search_observed: bool | None = None
     """Open book: whether any call of the record searched (None when no trace tells)."""
+    layers: dict[str, float] | None = field(default=None, compare=False)
+    """WorldCupArena layers T1-T4 of this forecast, 0-100, NaN = unavailable (builder.score.fine_grained_board)."""
+    fine_tasks: dict[str, float] | None = field(default=None, compare=False)
+    """The T2-T4 task scores behind ``layers`` (empty without a fine-grained part or a match report)."""
 
     def cell(self) -> Cell:
         return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)
@@ -160,14 +164,18 @@ class LeaderboardRow:
     ece: float | None = None
     n_advancement: int = 0
     market: dict[str, float | None] | None = None
+    composite: dict[str, float | int | None] | None = None
+    """WorldCupArena's composite and layers of the cell, each with its N (builder.score.fine_grained_board)."""
 
     def flat(self) -> dict[str, Any]:
         """One flat dict (``brier``, ``brier_low``, ``brier_high``, ...), as printed by ``--json``."""
         row: dict[str, Any] = {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.name not in ("measures", "intervals", "market")
+            if f.name not in ("measures", "intervals", "market", "composite")
         }
+        for name, value in (self.composite or {}).items():
+            row[name] = value
         for name, value in self.measures.items():
             row[name] = value
             bounds = self.intervals.get(name)

@@ -25,6 +25,7 @@ from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exports import export_files
 from builder.site.forecasters import forecaster_pages
+from builder.site.layers import layers_page
 from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
@@ -140,6 +141,7 @@ def page_models(ctx: SiteContext) -> list:
     models: list = []
     models += leaderboard_pages(ctx)
     models += match_pages(ctx, measures)
+    models.append(layers_page(ctx))  # WorldCupArena composite, layers and the T1-T5 radar
     models += question_pages(ctx, measures)
     models += bracket_pages(ctx)
     models += team_pages(ctx)

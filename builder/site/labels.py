@@ -17,7 +17,8 @@ HORIZONS = {
 }
 ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)",
           "evidence_package": "evidence package (no tools)"}
-STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first"}
+STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first",
+              "fine_grained": "fine-grained"}
 MEASURES = {
     "brier": "Brier",
     "log_loss": "log loss",

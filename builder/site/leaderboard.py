@@ -58,6 +58,11 @@ COLUMNS = (
     BoardColumn("points", "Points", "Mean points per match for the most likely scoreline: 5 exact, 2 right "
                 "goal difference, 1 right result, 0 otherwise.", True),
     BoardColumn("scoreline", "Scoreline", "WorldCupArena's scoreline partial credit (0-100).", True),
+    BoardColumn("composite", "Composite", "WorldCupArena's composite (0-100): the weighted mean of the layers that "
+                "have truth (T1 result and score 0.35, T2 players 0.25, T3 events 0.15, T4 statistics 0.15), "
+                "averaged over matches first and then displayed through the fixed S-curve C (centre 50, "
+                "temperature 5). N under it is the number of matches behind it; only fine-grained forecasts "
+                "have one.", True),
     BoardColumn("ece", "ECE", "Expected calibration error over 10 equal-width bins: how far stated "
                 "probabilities are from observed frequencies. Lower is better.", True),
     BoardColumn("market_return", "Return", "Mean return per unit staked by a risk-neutral bettor following "
@@ -86,6 +91,16 @@ def _pct(value: float | None) -> Cell:
     if value is None:
         return Cell("–", "")
     return Cell(f"{100 * value:.0f}%", f"{value:.6f}")
+
+
+def _composite(values: dict | None) -> Cell:
+    """The displayed composite with its N ("no data" without one: a T1-only forecast has none)."""
+    value = (values or {}).get("composite")
+    if value is None:
+        return Cell("–", "", title="no fine-grained forecast: no composite")
+    n = values.get("composite_n", 0)
+    return Cell(f"{value:.2f}", f"{value:.6f}", title=f"raw {values.get('composite_raw'):.2f}, N = {n}",
+                detail=f"N = {n}")
 
 
 def rankable(row) -> bool:
@@ -119,6 +134,7 @@ def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
         _pct(m.get("exact")),
         _num(m.get("points"), 2),
         _num(m.get("scoreline"), 3),
+        _composite(getattr(row, "composite", None)),
         _num(row.ece),
         _num(market),
     )

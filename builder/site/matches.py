@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 
+from builder.site.fine_grained_view import fine_grained_section
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.models import (
@@ -176,9 +177,11 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
+    ordered = _sort_forecasts(forecasts)
     views = tuple(_with_leaks(ctx, _with_provenance(
         ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root), root)
-        for f in _sort_forecasts(forecasts))
+        for f in ordered)
+    anchors = {path_for(f): f"f{i}" for i, f in enumerate(ordered, 1)}
     return MatchPage(
         path=path,
         meta=ctx.meta(title, path, "matches"),
@@ -202,6 +205,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
         away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
         decided=decided_text(event, outcome),
+        fine_grained=fine_grained_section(ctx, event, ordered, names, anchors),
     )
 
 

@@ -197,6 +197,7 @@ class MatchPage:
     home_href: str = ""  # the team pages
     away_href: str = ""
     decided: str = ""  # how a knockout was (or will be) decided, in words
+    fine_grained: Any = None  # builder.site.models_fine_grained.FineGrainedSection: players, events, statistics
 
 
 @dataclass(frozen=True)

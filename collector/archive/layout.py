@@ -3,6 +3,7 @@
     {competition}/competition.r000.json
     {competition}/events/{event}/event.r000.json
     {competition}/events/{event}/outcome.r000.json
+    {competition}/events/{event}/match_report.r000.json
     {competition}/events/{event}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
     {competition}/questions/{question}/question.r000.json
     {competition}/questions/{question}/resolution.r000.json
@@ -25,6 +26,7 @@ from collector.records import (
     Evidence,
     Forecast,
     Manifest,
+    MatchReport,
     Outcome,
     Question,
     QuestionResolution,
@@ -61,6 +63,10 @@ def event_path(competition_id: str, event_id: str, revision: int = 0) -> str:
 
 def outcome_path(competition_id: str, event_id: str, revision: int = 0) -> str:
     return f"{competition_id}/events/{event_id}/outcome.{_rev(revision)}.json"
+
+
+def match_report_path(competition_id: str, event_id: str, revision: int = 0) -> str:
+    return f"{competition_id}/events/{event_id}/match_report.{_rev(revision)}.json"
 
 
 def question_path(competition_id: str, question_id: str, revision: int = 0) -> str:
@@ -116,6 +122,8 @@ def path_for(record: Record) -> str:
             return event_path(record.competition_id, record.id, record.revision)
         case Outcome():
             return outcome_path(record.competition_id, record.event_id, record.revision)
+        case MatchReport():
+            return match_report_path(record.competition_id, record.event_id, record.revision)
         case Question():
             return question_path(record.competition_id, record.id, record.revision)
         case QuestionResolution():
@@ -150,6 +158,8 @@ def identity(record: Record) -> tuple[str, ...]:
             return ("event", record.competition_id, record.id)
         case Outcome():
             return ("outcome", record.competition_id, record.event_id)
+        case MatchReport():
+            return ("match_report", record.competition_id, record.event_id)
         case Question():
             return ("question", record.competition_id, record.id)
         case QuestionResolution():

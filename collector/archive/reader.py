@@ -30,6 +30,7 @@ from collector.records import (
     Event,
     Forecast,
     Manifest,
+    MatchReport,
     Outcome,
     Question,
     QuestionResolution,
@@ -50,6 +51,7 @@ class Archive:
     competitions: dict[str, Competition] = field(default_factory=dict)
     events: dict[tuple[str, str], Event] = field(default_factory=dict)
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
+    match_reports: dict[tuple[str, str], MatchReport] = field(default_factory=dict)
     questions: dict[tuple[str, str], Question] = field(default_factory=dict)
     resolutions: dict[tuple[str, str], QuestionResolution] = field(default_factory=dict)
     forecasts: list[Forecast] = field(default_factory=list)  # the effective record of each forecast key
@@ -76,6 +78,10 @@ class Archive:
     def results_before(self, competition_id: str, now: datetime) -> dict[str, Outcome]:
         """The competition's outcomes recorded at or before ``now``, by event id: what was known then."""
         return {eid: o for eid, o in self.outcomes_of(competition_id).items() if o.recorded_at <= now}
+
+    def match_reports_of(self, competition_id: str) -> dict[str, MatchReport]:
+        """The competition's effective match reports, by event id."""
+        return {eid: r for (c, eid), r in self.match_reports.items() if c == competition_id}
 
     def questions_of(self, competition_id: str) -> list[Question]:
         """The competition's effective questions."""
@@ -327,6 +333,8 @@ def _index(archive: Archive, record: Revisable) -> None:
             archive.events[(record.competition_id, record.id)] = record
         case Outcome():
             archive.outcomes[(record.competition_id, record.event_id)] = record
+        case MatchReport():
+            archive.match_reports[(record.competition_id, record.event_id)] = record
         case Question():
             archive.questions[(record.competition_id, record.id)] = record
         case QuestionResolution():

@@ -16,7 +16,7 @@ from collector.commandline import (
 from collector.competitions import list_competitions
 from collector.competitions.loader import check_competition_ids
 from collector.errors import ConfigError, UsageError
-from collector.forecasters.baselines import BASELINES
+from collector.forecasters.baselines import BASELINES, OPT_IN_BASELINES
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--until", type=parse_utc_instant, default=None,
                         help=f"stop after the tick at this simulated time ({INSTANT_HELP})")
     parser.add_argument("--baselines", default=",".join(BASELINES),
-                        help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)})")
+                        help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)}; "
+                             f"also: {','.join(OPT_IN_BASELINES)})")
     parser.add_argument("--odds", type=Path, action="append", default=[],
                         help="odds file for the market forecaster (football-data.co.uk .csv or "
                              "The Odds API .json); repeatable")
@@ -50,9 +51,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_competition_ids(args.config, [args.competition])
     baselines = [b for b in args.baselines.split(",") if b]
-    unknown = [b for b in baselines if b not in BASELINES]
+    unknown = [b for b in baselines if b not in BASELINES + OPT_IN_BASELINES]
     if unknown:
-        raise UsageError(f"--baselines: unknown {', '.join(unknown)} (known: {', '.join(BASELINES)})")
+        raise UsageError(f"--baselines: unknown {', '.join(unknown)} "
+                         f"(known: {', '.join(BASELINES + OPT_IN_BASELINES)})")
     with new_folder(args.out):  # removed again when the replay fails (unreadable data, a bad --config, Ctrl-C)
         try:
             market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None

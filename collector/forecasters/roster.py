@@ -46,7 +46,7 @@ def build_roster(
         except ConfigError as exc:
             roster.problems.append(Problem(config.source_path, f"LLM forecasters skipped: {exc}"))
         else:
-            roster.forecasters += [LLMForecaster(f, config, roster.client, budget, clock) for f in llms]
+            roster.forecasters += [LLMForecaster(f, config, roster.client, budget, clock, data_dir) for f in llms]
     for f in config.enabled_forecasters():
         if f.type != "baseline":
             continue

@@ -82,12 +82,15 @@ from .forecast import (
     Validation,
 )
 from .manifest import Manifest
+from .fine_grained import FineGrainedForecast
+from .match_report import MatchReport
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
     Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
-    | Evidence,
+    | Evidence
+    | MatchReport,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -102,6 +105,7 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "manifest": Manifest,
     "attempt_statistics": AttemptStatistics,
     "evidence": Evidence,
+    "match_report": MatchReport,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]

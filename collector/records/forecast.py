@@ -22,6 +22,7 @@ from .base import (
     Slug,
     UtcDatetime,
 )
+from .fine_grained import FineGrainedForecast
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
@@ -41,6 +42,7 @@ class Access(StrEnum):
 class Strategy(StrEnum):
     DIRECT_SCORE = "direct_score"
     PROBABILISTIC_FORECAST = "probabilistic_forecast"
+    FINE_GRAINED = "fine_grained"  # WorldCupArena T1-T4: the match answer plus players, events, statistics
 
 
 class Horizon(StrEnum):
@@ -274,8 +276,8 @@ class MatchForecast(Contract):
     top_scores: tuple[ScoreProbability, ...] = Field(
         default=(), description="Most likely scorelines with probabilities (baselines fill this)"
     )
-    # Room for fine-grained forecasts (scorers, events, statistics), kept open until specified.
-    fine_grained: dict[str, JsonValue] | None = None
+    fine_grained: FineGrainedForecast | None = Field(
+        default=None, description="players, events and statistics (T2-T4), asked by the fine_grained strategy")
 
     @model_validator(mode="after")
     def _sums(self) -> MatchForecast:

@@ -197,12 +197,21 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
             yield from _cells(arena, asking, since, cid, "question", question.id, w, question.closes_at, known)
 
 
+def cell_applies(kind: str, access, strategy) -> bool:
+    """Whether a condition is asked for a target kind: evidence packages are per event and horizon (no
+    questions), ``fine_grained`` is a match-only strategy (players, events, statistics) with its own prompt,
+    not combined with the evidence package's prompt."""
+    if kind == "question":
+        return access is not Access.EVIDENCE_PACKAGE and strategy != "fine_grained"
+    return not (access is Access.EVIDENCE_PACKAGE and strategy == "fine_grained")
+
+
 def _cells(arena, forecasters, since, cid, kind, target, window: Window, deadline, known) -> Iterable[Slot]:
     for f in forecasters:
         owed = max(t for t in (known, since.get(f.id)) if t is not None)
         for access, strategy in f.conditions:
-            if kind == "question" and access is Access.EVIDENCE_PACKAGE:
-                continue  # evidence packages are per event and horizon: questions are not asked under it
+            if not cell_applies(kind, access, strategy):
+                continue
             for sample in range(arena.samples):
                 yield Slot(cid, kind, target, f.id, access, strategy, window.horizon, sample,
                            window.opens, window.closes, deadline, owed)  # fmt: skip

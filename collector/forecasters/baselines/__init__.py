@@ -12,6 +12,9 @@ from typing import Any
 from collector.errors import ConfigError
 
 BASELINES = ("uniform", "base_rate", "elo", "dixon_coles", "ensemble")
+OPT_IN_BASELINES = ("squad_form",)
+"""Baselines run only when named (``--baselines`` or a configured forecaster): squad_form answers
+the fine_grained strategy (players, events, statistics), a cell the default replay does not have."""
 
 
 def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any):
@@ -27,6 +30,7 @@ def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any
     from .dixon_coles import DixonColesForecaster
     from .elo import EloForecaster
     from .ensemble import EnsembleForecaster
+    from .fine_grained import SquadFormForecaster
     from .uniform import UniformForecaster
 
     classes = {
@@ -35,10 +39,12 @@ def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any
         "elo": EloForecaster,
         "dixon_coles": DixonColesForecaster,
         "ensemble": EnsembleForecaster,
+        "squad_form": SquadFormForecaster,  # fine-grained (T1-T4), the fine_grained strategy
     }
     if name not in classes:
-        raise ConfigError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES)}, market")
+        raise ConfigError(f"unknown baseline {name!r}: expected one of {', '.join(BASELINES + OPT_IN_BASELINES)}, "
+                          "market")
     return classes[name](data_dir, **options)
 
 
-__all__ = ["BASELINES", "build_baseline"]
+__all__ = ["BASELINES", "OPT_IN_BASELINES", "build_baseline"]

@@ -16,6 +16,12 @@ from collector.forecasters.llm.answer_schema import (
     schema_name,
 )
 from collector.forecasters.llm.evidence_prompt import evidence_match_prompt
+from collector.forecasters.llm.fine_grained import (
+    fine_grained_prompt,
+    fine_grained_repair_prompt,
+    fine_grained_schema,
+    validate_fine_grained,
+)
 from collector.forecasters.llm.limits import same_model
 from collector.forecasters.llm.observed import estimated_cost, search_report
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
@@ -38,6 +44,7 @@ from collector.forecasters.llm.validation import (
     validate_match,
     validate_question,
 )
+from collector.forecasters.squads import squads_of
 from collector.forecasters.tasks import Budget, Deferred, ForecastTask, ScheduledTask
 from collector.records import (
     Access,
@@ -48,9 +55,15 @@ from collector.records import (
     ForecastStatus,
     Prompt,
     RequestProtocol,
+    Strategy,
     StructuredOutput,
     Validation,
 )
+
+
+def _fine(task: ForecastTask) -> bool:
+    """A match task of the fine_grained strategy (players, events, statistics too)."""
+    return task.event is not None and task.strategy is Strategy.FINE_GRAINED
 
 
 class LLMForecaster:
@@ -60,7 +73,7 @@ class LLMForecaster:
 
     def __init__(
         self, cfg: ForecasterConfig, arena: ArenaConfig, client: OpenRouterClient, budget: Budget,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC), data_dir=None,
     ):  # fmt: skip
         self.id, self.version, self.model = cfg.id, cfg.version, cfg.model
         self.cfg, self.arena, self.client, self.budget, self.clock = cfg, arena, client, budget, clock
@@ -68,6 +81,7 @@ class LLMForecaster:
         self.prompts = prompt_set(arena.prompt_set)  # prematch.toml [arena] prompt_set
         self.max_tokens = arena.protocol.max_tokens
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
+        self.data_dir = data_dir  # where the squads file of a fine_grained prompt is read
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
@@ -98,7 +112,10 @@ class LLMForecaster:
         if not self.budget.allows() or self.clock() >= deadline:
             note = "no repair call: spending cap reached" if not self.budget.allows() else "no repair call: deadline"
             return self._record(task, prompt, attempts, checked.status, _validation(checked, extra=[note]))
-        if task.event is not None:
+        if _fine(task):
+            text = fine_grained_repair_prompt(task.competition, task.event, checked.errors, content or "",
+                                              self.prompts, squads_of(task.competition, self.data_dir))
+        elif task.event is not None:
             text = match_repair_prompt(task.competition, task.event, checked.errors, content or "", self.prompts)
         else:
             text = question_repair_prompt(task.competition, task.question, checked.errors, content or "",
@@ -128,12 +145,17 @@ class LLMForecaster:
                 raise Deferred(f"{self.id}: no evidence package for {task.target_id} {task.horizon.value}")
             return evidence_match_prompt(task.competition, task.event, task.strategy, task.evidence,
                                          task.evidence_ref, self.prompts)
+        if _fine(task):
+            return fine_grained_prompt(task.competition, task.event, task.access, self.prompts,
+                                       squads_of(task.competition, self.data_dir))
         if task.event is not None:
             return match_prompt(task.competition, task.event, task.access, task.strategy, self.prompts)
         return question_prompt(task.competition, task.question, task.fixtures, task.access, task.strategy,
                                self.prompts)
 
     def _validate(self, task: ForecastTask, content: str | None) -> Checked:
+        if _fine(task):
+            return validate_fine_grained(content, task.event, squads_of(task.competition, self.data_dir))
         if task.event is not None:
             return validate_match(content, task.event)
         return validate_question(content, task.question, task.competition,
@@ -143,6 +165,7 @@ class LLMForecaster:
     async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
         single = task.question is None or task.question.k == 1
         schema = match_schema() if task.event is not None else question_schema(single)
+        schema = fine_grained_schema() if _fine(task) else schema
         body = build_body(
             self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
             schema_name=schema_name(task.target_kind, single), max_tokens=max_tokens,

@@ -71,6 +71,7 @@ PROMPT_SETS = {
 }
 DEFAULT_PROMPT_SET = "prematch_v1"
 TEMPLATE_ACCESS = (Access.CLOSED_BOOK, Access.OPEN_BOOK)
+TEMPLATE_STRATEGIES = (Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST)  # Appendix F's two; the others have their own templates
 """The access levels whose header is in the match and question templates; ``evidence_package`` has its own
 template (``prompts/evidence_v1.txt``, :mod:`collector.forecasters.llm.evidence_prompt`) and needs the package."""
 

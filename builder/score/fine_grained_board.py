@@ -1,0 +1,91 @@
+"""WorldCupArena's layers and composite for every scored match forecast, and per leaderboard cell.
+
+Per forecast (:func:`with_layers`): T1 is the result-and-score layer of
+:func:`builder.score.t1.t1_score` (issue 14's "composite", kept under that name);
+T2-T4 are the fine-grained layers of :mod:`builder.score.fine_grained` against the event's
+match report, NaN when the forecast has no fine-grained part or the report has no truth for
+the layer (the prediction or the truth is missing: left out, never 0). Per cell
+(:func:`composite_of`): each layer's mean over the matches where it is available, with its N,
+the composite by eq. (2) over those means and its display value C (eq. 3) applied once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from builder.score import fine_grained_layers as fl
+from builder.score.fine_grained import task_scores
+from builder.score.t1 import t1_score
+from builder.score.types import LeaderboardRow, ScoredForecast
+from collector.archive.reader import Archive
+from collector.records import Forecast, MatchForecast
+
+
+def forecast_tasks(archive: Archive, row: ScoredForecast) -> dict[str, float]:
+    """The T2-T4 task scores of one scored row (empty when it has no fine-grained part or no report)."""
+    record = archive.records.get(row.path or "")
+    payload = record.payload if isinstance(record, Forecast) else None
+    report = archive.match_reports.get((row.competition_id, row.event_id))
+    if not isinstance(payload, MatchForecast) or payload.fine_grained is None or report is None:
+        return {}
+    outcome = archive.outcomes.get((row.competition_id, row.event_id))
+    final = outcome.score_extra_time or outcome.score_90 if outcome is not None else None
+    return task_scores(payload.fine_grained, report, None if final is None else final.home + final.away)
+
+
+def with_layers(archive: Archive, rows: list[ScoredForecast]) -> list[ScoredForecast]:
+    """Each row with ``layers`` (T1-T4, NaN = unavailable) and ``fine_tasks`` (the T2-T4 task scores)."""
+    out = []
+    for row in rows:
+        tasks = forecast_tasks(archive, row)
+        layers = fl.match_layers(tasks, t1_score(row))
+        out.append(dataclasses.replace(row, layers=layers, fine_tasks=tasks))
+    return out
+
+
+def composite_of(rows: list[ScoredForecast]) -> dict[str, float | int | None]:
+    """Layer means and N, the raw composite (eq. 2 over the available layer means) and C of it.
+
+    Matches count once: the layers of a cell's several samples of one match are averaged first.
+    A cell that forecasts no fine-grained layer (every strategy but fine_grained) has no composite:
+    eq. 2 over its T1 alone would rank it beside full forecasts on another footing (its T1 is
+    still given, and the WorldCupArena table keeps its T1-only composite)."""
+    per_event: dict[tuple, list[dict[str, float]]] = defaultdict(list)
+    for r in rows:
+        if r.layers is not None:
+            per_event[(r.competition_id, r.event_id)].append(r.layers)
+    matches = [{k: _nanmean([m.get(k, np.nan) for m in ms]) for k in fl.LAYER_WEIGHTS} for ms in per_event.values()]
+    means = fl.layer_means(matches)
+    raw = fl.composite_raw({k: v for k, (v, _) in means.items()})
+    if not any(r.fine_tasks for r in rows):
+        raw = float("nan")
+    out: dict[str, float | int | None] = {"composite_raw": _none(raw),
+                                          "composite": None if math.isnan(raw) else fl.composite_display(raw),
+                                          "composite_n": len(matches)}
+    for layer, (mean, n) in means.items():
+        out[f"{layer}_raw"], out[f"{layer}_n"] = _none(mean), n
+        out[layer] = None if math.isnan(mean) else fl.layer_display(mean)
+    return out
+
+
+def with_composite(board: list[LeaderboardRow], rows: list[ScoredForecast]) -> list[LeaderboardRow]:
+    """The leaderboard rows with their cell's composite (over every scored match of the cell)."""
+    cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
+    for r in rows:
+        cells[(r.forecaster, r.access, r.strategy, r.horizon, r.clock)].append(r)
+    return [dataclasses.replace(b, composite=composite_of(cells.get((b.forecaster, b.access, b.strategy, b.horizon,
+                                                                     b.clock), [])))
+            for b in board]
+
+
+def _nanmean(values: list[float]) -> float:
+    arr = np.array(values, dtype=float)
+    return float(np.nanmean(arr)) if (~np.isnan(arr)).any() else float("nan")
+
+
+def _none(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
