@@ -69,6 +69,14 @@ from .forecast import (
 from .manifest import Manifest
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
+from .tournament import (
+    GroupMatchForecast,
+    KnockoutMatchForecast,
+    ReachProbability,
+    TableEntry,
+    TournamentForecast,
+    advancement_rounds,
+)
 
 AnyRecord = Annotated[
     Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics,
