@@ -72,8 +72,8 @@ def test_a_perfect_forecast_scores_100_and_the_real_bracket_is_read_from_outcome
     truth, _ = real_bracket(small_cup(), events, outcomes)
     assert truth.group_orders == {"A": ("a1", "a2", "a3", "a4"), "B": ("b1", "b2", "b3", "b4")}
     assert truth.champion == "a1" and truth.round_teams["final"] == {"a1", "b1"}
-    from tests.tournament_helpers import GROUP_A, GROUP_B, group_forecasts, ko
     from collector.records import TournamentForecast
+    from tests.tournament_helpers import GROUP_A, GROUP_B, group_forecasts, ko
     perfect = TournamentForecast(
         format="cup", group_matches=tuple(group_forecasts("A", GROUP_A, GROUP_A) + group_forecasts("B", GROUP_B, GROUP_B)),
         knockout_matches=(ko(13, "semi-final", "a1", "b2", "a1"), ko(14, "semi-final", "b1", "a2", "b1"),

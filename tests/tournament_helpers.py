@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from collector.records import (
-    GroupMatchForecast,
     Group,
+    GroupMatchForecast,
     KnockoutMatchForecast,
     KnockoutSlot,
     Score,

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from collector.competitions.standings import MatchResult, compute_table
-from collector.records import Competition, Event, Outcome, TournamentForecast, advancement_rounds
+from collector.records import (
+    Competition,
+    Event,
+    Outcome,
+    TournamentForecast,
+    advancement_rounds,
+)
 
 from .t5_metrics import (
     advancement_round,

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from collector.competitions.slots import Decided, qualified_thirds
 from collector.competitions.standings import MatchResult, TableRow, compute_table
 from collector.forecasters.baselines.simulate import assign_thirds
-from collector.records import Competition, Event, KnockoutSlot, TournamentForecast, advancement_rounds
+from collector.records import (
+    Competition,
+    Event,
+    KnockoutSlot,
+    TournamentForecast,
+    advancement_rounds,
+)
 
 
 class BracketError(ValueError):
