@@ -13,6 +13,8 @@ Components (0..100): ``G`` the mean over groups of :func:`kendall_group_order`; 
 exact-pairing shares over the rounds the stage knows; ``H`` the champion hit (final stage
 only); ``T5`` eq. 4 (:func:`t5_provisional`, equal to :func:`t5_complete` at the last stage).
 Baselines' reach-round probabilities also get a Brier score and log loss per round.
+Leagues (:func:`score_league`): Kendall's τ and Spearman's ρ of the predicted final table, and
+the champion, top-k and relegation hits, once every match is played.
 """
 
 from __future__ import annotations
@@ -34,10 +36,13 @@ from .t5_metrics import (
     advancement_round,
     brier_reach,
     hit_champion,
+    hits_league_places,
     kendall_group_order,
+    kendall_league_table,
     logloss_reach,
     pairing_round,
     round_weights,
+    spearman_league_table,
     t5_provisional,
     weighted_rounds,
 )
@@ -179,3 +184,35 @@ def score_forecast(competition: Competition, payload: TournamentForecast, events
     """One T5 score per dated truth stage reached so far, all from the same saved forecast."""
     truth, stages = real_bracket(competition, events, outcomes)
     return [score_stage(competition, payload, truth, s) for s in stages]
+
+
+@dataclass(frozen=True)
+class LeagueTableScore:
+    """A predicted final table against the real one (every match played): τ, ρ and place hits."""
+
+    known_at: datetime
+    kendall_tau: float
+    spearman_rho: float
+    champion: float  # 1.0 hit, 0.0 miss
+    top_k: float  # share of the real top k in the predicted top k (k = promotion_places, else 4)
+    relegation: float  # share of the real bottom r in the predicted bottom r (r = relegation_places, else 3)
+
+
+def score_league(competition: Competition, payload: TournamentForecast, events: list[Event],
+                 outcomes: dict[str, Outcome]) -> LeagueTableScore | None:
+    """The league table's scores once every registered match has a result (None before)."""
+    results, latest = [], None
+    for e in events:
+        o = outcomes.get(e.id)
+        if o is None or o.score_90 is None:
+            return None
+        results.append(MatchResult(e.home_team, e.away_team, o.score_90.home, o.score_90.away))
+        latest = o.recorded_at if latest is None else max(latest, o.recorded_at)
+    if latest is None:
+        return None
+    truth = [r.team for r in compute_table([t.id for t in competition.teams], results, competition.tie_breakers)]
+    pred = [e.team for e in sorted(payload.table, key=lambda e: e.position)]
+    k, r = competition.promotion_places or 4, competition.relegation_places or 3
+    return LeagueTableScore(latest, kendall_league_table(pred, truth), spearman_league_table(pred, truth),
+                            hits_league_places(pred[:1], truth[:1]), hits_league_places(pred[:k], truth[:k]),
+                            hits_league_places(pred[-r:], truth[-r:]))

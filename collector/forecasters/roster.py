@@ -66,6 +66,7 @@ class ForecasterSpec:
     version: str
     conditions: tuple
     model: str | None = None
+    answers_tournament: bool = False  # gets full-tournament slots (collector.schedule.tournament_slots)
 
 
 def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) -> list[ForecasterSpec]:
@@ -79,7 +80,8 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
             built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)
         except (ImportError, PrematchError, TypeError):
             continue
-        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions)))
+        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions),
+                                    answers_tournament=getattr(built, "answers_tournament", False)))
     return specs
 
 

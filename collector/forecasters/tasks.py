@@ -31,6 +31,9 @@ from collector.records import (
     Strategy,
 )
 
+FULL_TOURNAMENT = "full-tournament"
+"""The target id of a full-tournament forecast (one per competition, horizon and forecaster)."""
+
 
 @dataclass(frozen=True)
 class KnownResult:
@@ -57,13 +60,18 @@ class ForecastTask:
     question: Question | None = None
     fixtures: Sequence[Event] = ()  # every registered event of the competition (for questions)
     history: Sequence[KnownResult] = field(default=())  # results of this competition before `now`
+    full_tournament: bool = False  # the whole competition (collector.records.tournament), no event or question
 
     @property
     def target_kind(self) -> str:
+        if self.full_tournament:
+            return "tournament"
         return "match" if self.event is not None else "question"
 
     @property
     def target_id(self) -> str:
+        if self.full_tournament:
+            return FULL_TOURNAMENT
         if self.event is not None:
             return self.event.id
         assert self.question is not None

@@ -195,6 +195,9 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
             known = registered_at(archive, question)
             w = question_window(arena, question, known)
             yield from _cells(arena, asking, since, cid, "question", question.id, w, question.closes_at, known)
+        from .tournament_slots import tournament_slots  # (it builds on this module)
+
+        yield from tournament_slots(archive, arena, forecasters, since, cid)
 
 
 def _cells(arena, forecasters, since, cid, kind, target, window: Window, deadline, known) -> Iterable[Slot]:
