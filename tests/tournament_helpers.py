@@ -92,3 +92,18 @@ def real_tournament(upto: str = "final"):
             continue
         outcomes[e.id] = make_outcome(e, hg, ag, advancing_team=home)
     return events, outcomes
+
+
+def finished_league(competition, order):
+    """A complete double round robin in which the team higher in ``order`` always wins 1-0 (table = order)."""
+    rank = {t: i for i, t in enumerate(order)}
+    events, outcomes, day = [], {}, 0
+    for home in order:
+        for away in order:
+            if home == away:
+                continue
+            day += 1
+            e = make_event(home, away, cid=competition.id, kickoff=T0 + timedelta(hours=day), stage="regular-season")
+            events.append(e)
+            outcomes[e.id] = make_outcome(e, *((1, 0) if rank[home] < rank[away] else (0, 1)))
+    return events, outcomes

@@ -200,7 +200,7 @@ class LeagueTableScore:
 
 def score_league(competition: Competition, payload: TournamentForecast, events: list[Event],
                  outcomes: dict[str, Outcome]) -> LeagueTableScore | None:
-    """The league table's scores once every registered match has a result (None before)."""
+    """The league table's scores once the season is over: all n (n - 1) matches played (None before)."""
     results, latest = [], None
     for e in events:
         o = outcomes.get(e.id)
@@ -208,7 +208,8 @@ def score_league(competition: Competition, payload: TournamentForecast, events: 
             return None
         results.append(MatchResult(e.home_team, e.away_team, o.score_90.home, o.score_90.away))
         latest = o.recorded_at if latest is None else max(latest, o.recorded_at)
-    if latest is None:
+    n = len(competition.teams)
+    if latest is None or len(results) < n * (n - 1):  # a double round robin: the season is not over
         return None
     truth = [r.team for r in compute_table([t.id for t in competition.teams], results, competition.tie_breakers)]
     pred = [e.team for e in sorted(payload.table, key=lambda e: e.position)]
