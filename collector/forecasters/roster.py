@@ -67,6 +67,7 @@ class ForecasterSpec:
     conditions: tuple
     model: str | None = None
     answers_tournament: bool = False  # gets full-tournament slots (collector.schedule.tournament_slots)
+    answers_league_table: bool = True  # ... for leagues too (LLMs: cups only)
 
 
 def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) -> list[ForecasterSpec]:
@@ -74,7 +75,9 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
     specs = []
     for f in config.enabled_forecasters():
         if f.type == "llm":
-            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model))
+            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model,
+                                        answers_tournament=bool(f.options.get("full_tournament", False)),
+                                        answers_league_table=False))
             continue
         try:
             built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)

@@ -23,6 +23,7 @@ from collector.config import ArenaConfig
 from collector.forecasters.tasks import FULL_TOURNAMENT
 from collector.records import (
     Competition,
+    CompetitionFormat,
     Event,
     EventStatus,
     Horizon,
@@ -84,7 +85,9 @@ def tournament_slots(archive: Archive, arena: ArenaConfig, forecasters: Sequence
                      since: dict[str, datetime | None], cid: str) -> Iterable:
     """Every full-tournament slot of competition ``cid`` (see the module docstring)."""
     competition = archive.competitions.get(cid)
-    asking = [f for f in forecasters if answers_tournament(f)]
+    league = competition is not None and competition.format is CompetitionFormat.LEAGUE
+    asking = [f for f in forecasters if answers_tournament(f)
+              and not (league and not getattr(f, "answers_league_table", True))]
     if competition is None or not asking:
         return
     events = archive.events_of(cid)

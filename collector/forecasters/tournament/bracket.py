@@ -120,16 +120,19 @@ def expected_pairings(
     return pairings
 
 
-def pairing_mismatches(competition: Competition, payload: TournamentForecast) -> list[str]:
+def pairing_mismatches(competition: Competition, payload: TournamentForecast,
+                       tables: dict[str, list[TableRow]] | None = None) -> list[str]:
     """What is wrong with the knockout answers against the pairings the code produces (empty: none).
 
-    Each line names the match, the rule, the expected pairing and the answered one, so a repair
-    prompt can quote it.
+    ``tables``: the group tables the bracket starts from (default: those of the payload's own
+    group matches; at ``groups_complete``, the real ones). Each line names the match, the rule,
+    the expected pairing and the answered one, so a repair prompt can quote it.
     """
-    try:
-        tables = predicted_tables(competition, payload)
-    except BracketError as exc:
-        return [str(exc)]
+    if tables is None:
+        try:
+            tables = predicted_tables(competition, payload)
+        except BracketError as exc:
+            return [str(exc)]
     results = {m.match_number: (m.advances, m.away if m.advances == m.home else m.home)
                for m in payload.knockout_matches}
     expected = expected_pairings(competition, tables, results)
