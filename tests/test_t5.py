@@ -135,3 +135,20 @@ def test_brier_and_log_loss_are_proper_bounded_and_zero_when_certain_and_right(r
     assert logloss_reach(p, y) >= 0
     assert brier_reach(y.astype(float), y) == 0.0
     assert brier_reach(p, y) == pytest.approx(np.mean([(pi - yi) ** 2 for pi, yi in zip(p, y, strict=True)]))
+
+
+def test_a_forecast_asked_after_the_groups_is_not_scored_on_what_it_was_given():
+    """groups_complete: no group matches, the real first round given; G and that round are left out."""
+    from collector.records import TournamentForecast
+    from tests.tournament_helpers import ko
+
+    after_groups = TournamentForecast(format="cup", knockout_matches=(
+        ko(13, "semi-final", "a1", "b2", "a1"), ko(14, "semi-final", "b1", "a2", "a2"),
+        ko(15, "third-place", "b2", "b1", "b1"), ko(16, "final", "a1", "a2", "a1")))
+    events, outcomes = real_tournament()
+    scores = score_forecast(small_cup(), after_groups, events, outcomes)
+    assert [s.stage for s in scores] == ["semi-final", "final"]  # the groups stage knows only what it was given
+    final = scores[-1]
+    assert final.g is None and set(final.per_round) == {"final"}
+    assert final.per_round["final"] == (50.0, 0.0) and final.h == 100.0  # a1 and a2 v real a1 and b1
+    assert final.t5 == pytest.approx((0.35 * 35 + 0.20 * 100) / 0.55)

@@ -13,7 +13,8 @@ Components (0..100): ``G`` the mean over groups of :func:`kendall_group_order`; 
 exact-pairing shares over the rounds the stage knows; ``H`` the champion hit (final stage
 only); ``T5`` eq. 4 (:func:`t5_provisional`, equal to :func:`t5_complete` at the last stage).
 Baselines' reach-round probabilities also get a Brier score and log loss per round.
-Leagues (:func:`score_league`): Kendall's τ and Spearman's ρ of the predicted final table, and
+A ``groups_complete`` forecast (asked with the real tables and first-round pairings) has no G
+and is scored on the later rounds only. Leagues (:func:`score_league`): Kendall's τ and Spearman's ρ of the predicted final table, and
 the champion, top-k and relegation hits, once every match is played.
 """
 
@@ -161,29 +162,42 @@ def _reach_scores(payload: TournamentForecast, truth: Bracket, rounds, competiti
     return out
 
 
+def given_rounds(competition: Competition, payload: TournamentForecast) -> tuple[str, ...]:
+    """Rounds whose teams the forecast was given: a ``groups_complete`` forecast (no group matches)
+    was asked with the real tables and first-round pairings, so G and that round are not its own."""
+    return tuple(advancement_rounds(competition)[:1]) if competition.groups and not payload.group_matches else ()
+
+
 def score_stage(competition: Competition, payload: TournamentForecast, truth: Bracket, stage: TruthStage) -> T5Score:
-    """G, A, M, H and T5 of one forecast at one truth stage (see the module docstring)."""
+    """G, A, M, H and T5 of one forecast at one truth stage (see the module docstring).
+
+    What the forecast was given is not scored: without group matches G is None and the first
+    round is left out of A and M (:func:`given_rounds`).
+    """
     pred = forecast_bracket(competition, payload)
     groups = [kendall_group_order(pred.group_orders.get(g, ()), order) for g, order in truth.group_orders.items()]
-    g = sum(groups) / len(groups) if groups else None
+    g = sum(groups) / len(groups) if groups and payload.group_matches else None
     all_rounds = advancement_rounds(competition)
     weights = dict(zip(all_rounds, round_weights(len(all_rounds)), strict=True))
+    given = given_rounds(competition, payload)
+    rounds = [r for r in stage.rounds if r not in given]
     per_round = {r: (advancement_round(pred.round_teams.get(r, ()), truth.round_teams.get(r, ())),
                      pairing_round(pred.round_pairs.get(r, ()), truth.round_pairs.get(r, ())))
-                 for r in stage.rounds}
-    w = [weights[r] for r in stage.rounds]
-    a = weighted_rounds([per_round[r][0] for r in stage.rounds], w) if stage.rounds else None
-    m = weighted_rounds([per_round[r][1] for r in stage.rounds], w) if stage.rounds else None
+                 for r in rounds}
+    w = [weights[r] for r in rounds]
+    a = weighted_rounds([per_round[r][0] for r in rounds], w) if rounds else None
+    m = weighted_rounds([per_round[r][1] for r in rounds], w) if rounds else None
     h = hit_champion(pred.champion, truth.champion) if stage.champion_known else None
     return T5Score(stage.name, stage.known_at, g, a, m, h, t5_provisional(g, a, m, h), per_round,
-                   _reach_scores(payload, truth, stage.rounds, competition))
+                   _reach_scores(payload, truth, rounds, competition))
 
 
 def score_forecast(competition: Competition, payload: TournamentForecast, events: list[Event],
                    outcomes: dict[str, Outcome]) -> list[T5Score]:
     """One T5 score per dated truth stage reached so far, all from the same saved forecast."""
     truth, stages = real_bracket(competition, events, outcomes)
-    return [score_stage(competition, payload, truth, s) for s in stages]
+    scores = [score_stage(competition, payload, truth, s) for s in stages]
+    return [s for s in scores if s.t5 is not None]  # a stage that knows only what it was given: nothing to score
 
 
 @dataclass(frozen=True)
