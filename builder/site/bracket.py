@@ -50,7 +50,9 @@ def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, st
             continue
         s = outcome.score_90
         results[event.group].append(MatchResult(event.home_team, event.away_team, s.home, s.away))
-    rounds = advancement_rounds(competition)
+    order = {s.id: s.order for s in competition.stages}
+    knockout = sorted({e.stage for e in events if e.knockout}, key=lambda sid: order.get(sid, 0))
+    rounds = advancement_rounds(competition) or knockout  # no slot rules: the first stage with knockouts
     through = {t for e in events if rounds and e.stage == rounds[0] for t in (e.home_team, e.away_team)}
     tables = []
     for group in sorted(competition.groups, key=lambda g: g.name):
@@ -99,15 +101,35 @@ def _slot(place: Placement | None, number: int, competition: Competition, real: 
     winner = outcome.advancing_team if outcome is not None else None
     predicted = tuple(p for f in forecasts if (p := _predicted(f, number, real, winner, names)) is not None)
     return TreeSlot(
-        number=number, label=f"Match {number}", rules=f"{rule.home_rule} v {rule.away_rule}",
+        number=number, label=f"Match {number}" if number else real.id,
+        rules=f"{rule.home_rule} v {rule.away_rule}" if rule else "",
         href=root_for(path) + match_path(competition.id, real.id) if real else None,
         home=names.get(real.home_team, real.home_team) if real else None,
         away=names.get(real.away_team, real.away_team) if real else None,
         home_won=bool(real and winner == real.home_team), away_won=bool(real and winner == real.away_team),
         result=result_label(outcome), column=place.column if place else 1, row=place.row + 1 if place else 1,
         span=place.span if place else 1, feeds_next=bool(place and place.feeds_next), fed=bool(place and place.fed),
+        feeders=tuple(int(r[1:]) for r in (rule.home_rule, rule.away_rule) if r[0] == "W") if rule else (),
         predicted=predicted,
     )
+
+
+def _by_stage(ctx: SiteContext, competition: Competition, names, path: str):
+    """Without slot rules in the definition: the registered knockout matches, a column per stage, no connectors."""
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    stages = sorted((s for s in competition.stages if s.knockout), key=lambda s: (s.order, s.id))
+    columns, slots = [], []
+    for stage in stages:
+        events = sorted((e for e in ctx.archive.events_of(competition.id) if e.stage == stage.id),
+                        key=lambda e: (e.match_number or 0, e.id))
+        if not events:
+            continue
+        columns.append(TreeColumn(stage.name, len(columns) + 1))
+        slots += [_slot(Placement(e.match_number or 0, stage.id, len(columns), 2 * k + 1, 2, False, False),
+                        e.match_number or 0, competition, e, outcomes.get(e.id), [], names, path)
+                  for k, e in enumerate(events)]
+    rows = max((s.row + s.span - 2 for s in slots), default=0)  # row 1 holds the headings
+    return tuple(columns), tuple(slots), rows, None
 
 
 def tree(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], names, path: str):
@@ -115,6 +137,8 @@ def tree(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], 
     events = {e.match_number: e for e in ctx.archive.events_of(competition.id) if e.knockout and e.match_number}
     outcomes = ctx.archive.outcomes_of(competition.id)
     places, rows = placements(competition)
+    if not places:
+        return _by_stage(ctx, competition, names, path)
     slots = tuple(_slot(p, p.match_number, competition, events.get(p.match_number),
                         outcomes.get(events[p.match_number].id) if p.match_number in events else None,
                         forecasts, names, path) for p in places)

@@ -44,6 +44,7 @@ class TreeSlot:
     span: int
     feeds_next: bool  # a connector leaves it to the right
     fed: bool  # a connector joins its two feeding matches on the left
+    feeders: tuple[int, ...]  # the matches whose winners play it (rules W74, W77)
     predicted: tuple[PredictedSlot, ...]
 
 
