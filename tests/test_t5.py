@@ -152,3 +152,22 @@ def test_a_forecast_asked_after_the_groups_is_not_scored_on_what_it_was_given():
     assert final.g is None and set(final.per_round) == {"final"}
     assert final.per_round["final"] == (50.0, 0.0) and final.h == 100.0  # a1 and a2 v real a1 and b1
     assert final.t5 == pytest.approx((0.35 * 35 + 0.20 * 100) / 0.55)
+
+
+def test_the_t5_command_prints_the_hand_worked_scores(tmp_path, capsys):
+    from builder.cli import main
+    from collector.records import Horizon
+    from tests.factories import make_forecast, write_records
+
+    events, outcomes = real_tournament()
+    first = min(e.kickoff_utc for e in events)
+    record = make_forecast(events[0], "elo", hand_worked_forecast(), horizon=Horizon.STAGE_OPENING,
+                           target_kind="tournament", target_id="full-tournament", kickoff_utc=first)
+    write_records(tmp_path / "archive", [small_cup(), *events, *outcomes.values(), record])
+    assert main(["t5", "--archive", str(tmp_path / "archive"), "--stages"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["forecaster", "access", "horizon", "stage", "known_at", "G", "A", "M", "H", "T5"]
+    by_stage = {line.split()[3]: line.split() for line in lines[1:4]}
+    assert by_stage["groups"][5:] == ["41.7", "50.0", "0.0", "–", "37.8"]
+    assert by_stage["final"][5:] == ["41.7", "50.0", "0.0", "100.0", "53.3"]
+    assert main(["t5", "--archive", str(tmp_path / "archive"), "--competition", "nope"]) == 2
