@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from collector.competitions.standings import MatchResult, TableRow, compute_table
 from collector.forecasters.tasks import ForecastTask
 from collector.forecasters.tournament.bracket import (
     expected_pairings,
     group_fixtures,
     predicted_tables,
+    real_tables,
     slots_in_order,
 )
 from collector.records import (
@@ -81,22 +81,6 @@ def knockout_match(view: MatchView, number: int, stage: str, home: str, away: st
     return KnockoutMatchForecast(match_number=number, stage=stage, home=home, away=away,
                                  score=Score(home=int(h), away=int(a)), advances=home if home_goes else away,
                                  advance_probability=round(float(p), PROBABILITY_DIGITS))
-
-
-def real_tables(task: ForecastTask) -> dict[str, list[TableRow]]:
-    """The real group tables from the results known at ``task.now`` (every group complete, else KeyError)."""
-    comp = task.competition
-    results: dict[str, list[MatchResult]] = {g.name: [] for g in comp.groups}
-    for event, outcome in _known(task).values():
-        if event.group in results and not event.knockout:
-            results[event.group].append(MatchResult(event.home_team, event.away_team,
-                                                    outcome.score_90.home, outcome.score_90.away))
-    tables = {}
-    for g in comp.groups:
-        if len(results[g.name]) != len(g.teams) * (len(g.teams) - 1) // 2:
-            raise KeyError(f"group {g.name} is not complete at {task.now.isoformat()}")
-        tables[g.name] = compute_table(g.teams, results[g.name], comp.tie_breakers)
-    return tables
 
 
 def modal_bracket(task: ForecastTask, view: PairView, with_groups: bool) -> TournamentForecast:

@@ -19,7 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from collector.forecasters.tasks import ScheduledTask
-from collector.forecasters.tournament.bracket import group_fixtures, predicted_tables
+from collector.forecasters.tournament.bracket import (
+    group_fixtures,
+    predicted_tables,
+    real_tables,
+)
 from collector.records import (
     AttemptRole,
     Forecast,
@@ -106,8 +110,6 @@ async def forecast_full_tournament(fc, task: ScheduledTask, deadline) -> Forecas
     groups: tuple = ()
     t = template()
     if real:
-        from collector.forecasters.baselines.tournament import real_tables
-
         tables = real_tables(task)
         prompt = None
     else:

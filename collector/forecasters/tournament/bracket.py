@@ -67,6 +67,23 @@ def predicted_tables(competition: Competition, payload: TournamentForecast) -> d
     return tables
 
 
+def real_tables(task) -> dict[str, list[TableRow]]:
+    """The real group tables from ``task.history`` (results known before ``task.now``); KeyError while a
+    group is incomplete (the ``groups_complete`` horizon is only scheduled once they all are)."""
+    comp = task.competition
+    results: dict[str, list[MatchResult]] = {g.name: [] for g in comp.groups}
+    for known in task.history:
+        event, score = known.event, known.outcome.score_90
+        if event.group in results and not event.knockout and score is not None:
+            results[event.group].append(MatchResult(event.home_team, event.away_team, score.home, score.away))
+    tables = {}
+    for g in comp.groups:
+        if len(results[g.name]) != len(g.teams) * (len(g.teams) - 1) // 2:
+            raise KeyError(f"group {g.name} is not complete at {task.now.isoformat()}")
+        tables[g.name] = compute_table(g.teams, results[g.name], comp.tie_breakers)
+    return tables
+
+
 def _third_slots(competition: Competition) -> list[tuple[int, str, set[str]]]:
     return [(k.match_number, side, set(rule[1:].split("/")))
             for k in sorted(competition.knockout_slots, key=lambda k: k.match_number)
