@@ -11,7 +11,7 @@ from builder.score.t5 import score_forecast, score_league
 from collector.archive.reader import load_archive
 from collector.archive.writer import record_bytes
 from collector.audit.verify import verify_repository
-from collector.forecasters.baselines import build_baseline
+from collector.forecasters.baselines import BASELINES, build_baseline  # every built-in baseline but the market
 from collector.forecasters.baselines.backtest import played_matches
 from collector.forecasters.tasks import ForecastTask
 from collector.forecasters.tournament.bracket import derived_places, pairing_mismatches
@@ -20,7 +20,6 @@ from collector.schedule.replay import replay
 from tests.tournament_helpers import finished_league
 
 UNTIL = datetime(2026, 6, 29, 6, 0, tzinfo=UTC)  # the group stage over, the first round of 32 match played
-BASELINES = ("uniform", "elo")
 
 
 @pytest.fixture(scope="module")
