@@ -11,7 +11,10 @@ from builder.score.t5 import score_forecast, score_league
 from collector.archive.reader import load_archive
 from collector.archive.writer import record_bytes
 from collector.audit.verify import verify_repository
-from collector.forecasters.baselines import BASELINES, build_baseline  # every built-in baseline but the market
+from collector.forecasters.baselines import (  # every built-in baseline but the market
+    BASELINES,
+    build_baseline,
+)
 from collector.forecasters.baselines.backtest import played_matches
 from collector.forecasters.tasks import ForecastTask
 from collector.forecasters.tournament.bracket import derived_places, pairing_mismatches
