@@ -10,7 +10,7 @@ import sys
 from collector.commandline import build_parser as _build_parser
 from collector.commandline import run_program
 
-COMMANDS: list[str] = ["score", "build", "paper_tables"]
+COMMANDS: list[str] = ["score", "build", "paper_tables", "t5"]
 DESCRIPTION = "Prematch builder: score the archive and render the static site."
 
 

@@ -7,7 +7,9 @@ answer (with advancement probabilities for knockouts); question prompts get prob
 over the candidates listed in the prompt. Every request body and Authorization header is
 kept in ``server.seen`` for assertions. Fine-grained prompts (``fine_grained`` strategy) get a
 fine-grained answer built from the prompt's squads; with ``server.httpd.fine_first_bad`` the
-first answer breaks two constraints and the repair prompt gets a valid one.
+first answer breaks two constraints and the repair prompt gets a valid one. Full-tournament
+prompts (``llm/full_tournament.py``) get group and knockout answers (``tournament_answer``;
+``server.wrong_pairing = True``: one wrong knockout pairing, repairs answered right).
 
 Hostile modes (``FakeOpenRouter(mode=...)``, or ``server.mode = ...`` while it runs) answer as
 a provider an attacker controls or an unlucky day would: ``leak`` echoes the caller's key (from
@@ -187,12 +189,50 @@ def fine_grained_answer(prompt: str, broken: bool = False) -> dict:
     return {**match_answer("Is knockout match: yes" in prompt), "fine_grained": fg}
 
 
-def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False) -> dict:
+_GROUP_LINE = re.compile(r"^- group (\S+): (\S+) \(.+?\) v (\S+) \(.+\)$", re.MULTILINE)
+_KNOCKOUT_LINE = re.compile(r"^- match (\d+) \([^)]+\): (.+)$", re.MULTILINE)
+_FIXED = re.compile(r"^(\S+) \(.+?\) v (\S+) \(.+\)$")
+_RULES = re.compile(r"^([WL]\d+) v ([WL]\d+)$")
+REPAIR_MARK = "Your previous response could not be validated."
+
+
+def tournament_answer(prompt: str, wrong_pairing: bool = False) -> dict | None:
+    """Full-tournament answers: every listed group match won 1-0 by the home side; every knockout
+    match too, later rounds filled from these answers' own winners (W) and losers (L).
+    ``wrong_pairing``: the first knockout match gets the second match's home team as its away side."""
+    if "Group matches to forecast:" in prompt:
+        return {"group_matches": [{"group": g, "home": h, "away": a, "home_win": 0.5, "draw": 0.3, "away_win": 0.2,
+                                   "score": {"home": 1, "away": 0}} for g, h, a in _GROUP_LINE.findall(prompt)],
+                "reason": "Favourites at home."}
+    if "Knockout matches:" not in prompt:
+        return None
+    decided: dict[int, tuple[str, str]] = {}
+    matches = []
+    for number, rest in _KNOCKOUT_LINE.findall(prompt):
+        fixed, rules = _FIXED.match(rest), _RULES.match(rest)
+        if fixed:
+            home, away = fixed.groups()
+        else:
+            (hr, ar) = rules.groups()
+            home, away = (decided[int(r[1:])][0 if r[0] == "W" else 1] for r in (hr, ar))
+        decided[int(number)] = (home, away)
+        matches.append({"match_number": int(number), "home": home, "away": away, "score": {"home": 1, "away": 0},
+                        "advances": home, "advance_probability": 0.6})
+    if wrong_pairing and len(matches) > 1:
+        matches[0]["away"] = matches[1]["home"]
+    return {"knockout_matches": matches, "reason": "Home sides through."}
+
+
+def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False,
+               wrong_pairing: bool = False) -> dict:
     prompt = body["messages"][-1]["content"]
     if _NEWS.search(prompt):
         return completion(json.dumps(news_answer(prompt)), open_book="tools" in body, model=body["model"],
                           metadata=metadata, gen_id=gen_id)
-    if "Valid candidates:" in prompt:
+    tournament = tournament_answer(prompt, wrong_pairing and REPAIR_MARK not in prompt)
+    if tournament is not None:
+        answer = tournament
+    elif "Valid candidates:" in prompt:
         answer = question_answer(prompt)
     elif "Prompt strategy: FINE_GRAINED" in prompt or "Failed constraints:" in prompt:
         answer = fine_grained_answer(prompt, broken=fine_first_bad and "Failed constraints:" not in prompt)
@@ -329,7 +369,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         gen_id = f"gen-{next(_IDS)}-fake"
         self.server.generations[gen_id] = body
-        self._send(200, answer_for(body, self._metadata(), gen_id, getattr(self.server, "fine_first_bad", False)))
+        self._send(200, answer_for(body, self._metadata(), gen_id, getattr(self.server, "fine_first_bad", False),
+                                   self.server.wrong_pairing))
 
     def do_GET(self) -> None:  # noqa: N802
         url = urlsplit(self.path)
@@ -374,6 +415,7 @@ class FakeOpenRouter:
         self.httpd.record = record
         self.httpd.mode = mode
         self.httpd.fine_first_bad = False  # True: a fine-grained answer is broken until a repair prompt asks
+        self.httpd.wrong_pairing = False  # full-tournament knockout answers with one wrong pairing (not repairs)
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -343,23 +343,25 @@ def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_pat
     assert "bracket/en-1-2025-26.html" not in files  # leagues have no bracket
 
 
-def test_bracket_marks_each_forecasters_hits_and_misses(built):
+def test_bracket_shows_the_knockouts_group_tables_and_question_picks(built):
     from builder.site.bracket import bracket_pages
-    from builder.site.models_board import BracketPage
+    from builder.site.bracket_models import BracketPage
     from builder.site.sitectx import SiteContext
 
     archive = load_archive(built[0])
     ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
     page = next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
-    ties = {t.label: t for r in page.rounds for t in r.ties}
-    assert [r.name for r in page.rounds] == ["semi-final", "final"]
+    # No slot rules in this definition: the registered knockouts, a column per stage, no connectors.
+    assert [c.name for c in page.columns] == ["semi-final", "final"]
+    slots = {s.label: s for s in page.slots}
     went_through = archive.outcomes[("worldcup-2026", "m013")].advancing_team
-    semi = {p.forecaster: p for p in ties["Match 13"].picks}
-    assert semi["llm.alpha"].team == "MEX"  # advancement 0.6 for the home side
-    assert semi["llm.alpha"].hit is (went_through == "mex")
-    assert all(p.hit is None for p in ties["Match 15"].picks)  # the final is not played
+    assert (slots["Match 13"].home, slots["Match 13"].away) == ("MEX", "USA")
+    assert slots["Match 13"].home_won is (went_through == "mex") and slots["Match 15"].result == ""
+    assert not any(s.fed or s.feeds_next for s in page.slots) and page.predicted == ()
     [group_a] = [t for t in page.groups if t.name == "A"]
     assert [row[0] for row in group_a.rows] and all(row[1] == "3" for row in group_a.rows)  # three games each
+    qualified = {row[0] for row, q in zip(group_a.rows, group_a.qualified, strict=True) if q}
+    assert qualified == {"MEX", "RSA"}  # the group-A teams that play the first knockout round
     column = page.question_columns.index("Winner of group A")
     champion = page.question_columns.index("World champion")
     for row in page.progression:

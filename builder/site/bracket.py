@@ -1,23 +1,29 @@
-"""Page models of the bracket view: realised group tables and knockout tree, and beside them
-each forecaster's predicted progression (knockout picks and tournament answers), hits and misses marked."""
+"""Page models of the bracket view: the realised knockout tree with connectors, every saved
+full-tournament forecast laid over it slot by slot (hits and misses), group tables marking who
+qualified, each forecast's T5 with its components, and the tournament questions' picks."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from builder.score.t5 import score_forecast
+from builder.site.bracket_models import (
+    BracketIndexPage,
+    BracketPage,
+    PredictedBracket,
+    PredictedSlot,
+    PredictedTeam,
+    ProgressionRow,
+    QualifiedGroup,
+    T5Row,
+    TreeColumn,
+    TreeSlot,
+)
+from builder.site.bracket_tree import Placement, placements
 from builder.site.labels import condition_label, horizon_label
 from builder.site.links import bracket_path, match_path, root_for
 from builder.site.matches import result_label
 from builder.site.models import Link
-from builder.site.models_board import (
-    BracketIndexPage,
-    BracketPage,
-    GroupTable,
-    Pick,
-    ProgressionRow,
-    Round,
-    Tie,
-)
 from builder.site.sitectx import SiteContext
 from collector.competitions.standings import MatchResult, compute_table
 from collector.records import (
@@ -25,73 +31,151 @@ from collector.records import (
     CompetitionFormat,
     Event,
     Forecast,
-    MatchForecast,
+    Outcome,
     QuestionForecast,
+    TournamentForecast,
+    advancement_rounds,
 )
 
 INDEX = "bracket/index.html"
 
 
-def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, str]) -> tuple[GroupTable, ...]:
+def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, str]) -> tuple[QualifiedGroup, ...]:
     results = defaultdict(list)
     outcomes = ctx.archive.outcomes_of(competition.id)
-    for event in sorted(ctx.archive.events_of(competition.id), key=lambda e: e.id):
+    events = ctx.archive.events_of(competition.id)
+    for event in sorted(events, key=lambda e: e.id):
         outcome = outcomes.get(event.id)
         if event.group is None or outcome is None or outcome.score_90 is None:
             continue
         s = outcome.score_90
         results[event.group].append(MatchResult(event.home_team, event.away_team, s.home, s.away))
+    order = {s.id: s.order for s in competition.stages}
+    knockout = sorted({e.stage for e in events if e.knockout}, key=lambda sid: order.get(sid, 0))
+    rounds = advancement_rounds(competition) or knockout  # no slot rules: the first stage with knockouts
+    through = {t for e in events if rounds and e.stage == rounds[0] for t in (e.home_team, e.away_team)}
     tables = []
     for group in sorted(competition.groups, key=lambda g: g.name):
         rows = compute_table(group.teams, results.get(group.name, []), competition.tie_breakers)
-        tables.append(GroupTable(group.name, tuple(
+        tables.append(QualifiedGroup(group.name, tuple(
             (names.get(r.team, r.team), str(r.played), str(r.won), str(r.drawn), str(r.lost), str(r.goals_for),
              str(r.goals_against), f"{r.goal_difference:+d}", str(r.points))
             for r in rows
-        )))
+        ), tuple(r.team in through for r in rows)))
     return tuple(tables)
 
 
-def _knockout_picks(forecasts: list[Forecast], event: Event, winner: str | None, names: dict[str, str]) -> tuple[Pick, ...]:
-    """Each forecaster's advancing pick: mean advancement probability over its scorable forecasts."""
-    probs = defaultdict(list)
-    for f in forecasts:
-        if f.scorable and isinstance(f.payload, MatchForecast) and f.payload.home_advances is not None:
-            probs[f.forecaster].append(f.payload.home_advances)
-    picks = []
-    for forecaster in sorted(probs):
-        mean = sum(probs[forecaster]) / len(probs[forecaster])
-        if abs(mean - 0.5) < 1e-9:
-            picks.append(Pick(forecaster, "50–50, no pick", None))
-            continue
-        team = event.home_team if mean > 0.5 else event.away_team
-        picks.append(Pick(forecaster, names.get(team, team), None if winner is None else team == winner))
-    return tuple(picks)
+def layer_key(f: Forecast) -> str:
+    return f"{f.forecaster}.{f.horizon.value}.{f.access.value}.{f.strategy.value}".replace("_", "-")
 
 
-def knockout_rounds(ctx: SiteContext, competition: Competition, names: dict[str, str], path: str) -> tuple[Round, ...]:
-    by_event = defaultdict(list)
-    for f in ctx.archive.forecasts_of(competition.id):
-        if f.target_kind == "match":
-            by_event[f.target_id].append(f)
-    rounds = []
-    for stage in sorted((s for s in competition.stages if s.knockout), key=lambda s: (s.order, s.id)):
+def layer_label(f: Forecast) -> str:
+    return f"{f.forecaster} · {horizon_label(f.horizon.value)} · {condition_label(f.access.value, f.strategy.value)}"
+
+
+def tournament_forecasts(ctx: SiteContext, competition: Competition) -> list[Forecast]:
+    found = [f for f in ctx.archive.forecasts_of(competition.id)
+             if f.target_kind == "tournament" and f.scorable and f.sample == 0
+             and isinstance(f.payload, TournamentForecast) and f.payload.format == "cup"]
+    return sorted(found, key=lambda f: (f.forecaster, f.horizon.value, f.access.value, f.strategy.value))
+
+
+def _predicted(f: Forecast, number: int, real: Event | None, winner: str | None, names) -> PredictedSlot | None:
+    m = f.payload.knockout(number)
+    if m is None:
+        return None
+    playing = None if real is None else {real.home_team, real.away_team}
+
+    def team(t: str) -> PredictedTeam:
+        goes = t == m.advances
+        return PredictedTeam(names.get(t, t), None if playing is None else t in playing, goes,
+                             None if winner is None or not goes else t == winner)
+
+    pairing = None if playing is None else {m.home, m.away} == playing
+    return PredictedSlot(layer_key(f), team(m.home), team(m.away), pairing)
+
+
+def _slot(place: Placement | None, number: int, competition: Competition, real: Event | None,
+          outcome: Outcome | None, forecasts: list[Forecast], names, path: str) -> TreeSlot:
+    rule = competition.slot(number)
+    winner = outcome.advancing_team if outcome is not None else None
+    predicted = tuple(p for f in forecasts if (p := _predicted(f, number, real, winner, names)) is not None)
+    return TreeSlot(
+        number=number, label=f"Match {number}" if number else real.id,
+        rules=f"{rule.home_rule} v {rule.away_rule}" if rule else "",
+        href=root_for(path) + match_path(competition.id, real.id) if real else None,
+        home=names.get(real.home_team, real.home_team) if real else None,
+        away=names.get(real.away_team, real.away_team) if real else None,
+        home_won=bool(real and winner == real.home_team), away_won=bool(real and winner == real.away_team),
+        result=result_label(outcome), column=place.column if place else 1, row=place.row + 1 if place else 1,
+        span=place.span if place else 1, feeds_next=bool(place and place.feeds_next), fed=bool(place and place.fed),
+        feeders=tuple(int(r[1:]) for r in (rule.home_rule, rule.away_rule) if r[0] == "W") if rule else (),
+        predicted=predicted,
+    )
+
+
+def _by_stage(ctx: SiteContext, competition: Competition, names, path: str):
+    """Without slot rules in the definition: the registered knockout matches, a column per stage, no connectors."""
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    stages = sorted((s for s in competition.stages if s.knockout), key=lambda s: (s.order, s.id))
+    columns, slots = [], []
+    for stage in stages:
         events = sorted((e for e in ctx.archive.events_of(competition.id) if e.stage == stage.id),
                         key=lambda e: (e.match_number or 0, e.id))
-        ties = []
-        for e in events:
-            outcome = ctx.archive.outcomes.get((competition.id, e.id))
-            winner = outcome.advancing_team if outcome else None
-            ties.append(Tie(
-                label=f"Match {e.match_number}" if e.match_number else e.id,
-                href=root_for(path) + match_path(competition.id, e.id),
-                home=names.get(e.home_team, e.home_team), away=names.get(e.away_team, e.away_team),
-                result=result_label(outcome), winner=names.get(winner, winner) if winner else None,
-                picks=_knockout_picks(by_event[e.id], e, winner, names),
-            ))
-        if ties:
-            rounds.append(Round(stage.name, tuple(ties)))
-    return tuple(rounds)
+        if not events:
+            continue
+        columns.append(TreeColumn(stage.name, len(columns) + 1))
+        slots += [_slot(Placement(e.match_number or 0, stage.id, len(columns), 2 * k + 1, 2, False, False),
+                        e.match_number or 0, competition, e, outcomes.get(e.id), [], names, path)
+                  for k, e in enumerate(events)]
+    rows = max((s.row + s.span - 2 for s in slots), default=0)  # row 1 holds the headings
+    return tuple(columns), tuple(slots), rows, None
+
+
+def tree(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], names, path: str):
+    """The columns, the placed slots, the grid's rows and the third-place match (if any)."""
+    events = {e.match_number: e for e in ctx.archive.events_of(competition.id) if e.knockout and e.match_number}
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    places, rows = placements(competition)
+    if not places:
+        return _by_stage(ctx, competition, names, path)
+    slots = tuple(_slot(p, p.match_number, competition, events.get(p.match_number),
+                        outcomes.get(events[p.match_number].id) if p.match_number in events else None,
+                        forecasts, names, path) for p in places)
+    columns = tuple(TreeColumn(competition.stage(stage).name, i)
+                    for i, stage in enumerate(advancement_rounds(competition), start=1))
+    placed = {p.match_number for p in places}
+    others = [s.match_number for s in competition.knockout_slots if s.match_number not in placed]
+    third = None
+    if len(others) == 1:
+        e = events.get(others[0])
+        third = _slot(None, others[0], competition, e, outcomes.get(e.id) if e else None, forecasts, names, path)
+    return columns, slots, rows, third
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def t5_rows(ctx: SiteContext, competition: Competition, forecasts: list[Forecast]) -> tuple[T5Row, ...]:
+    """One row per saved forecast: the latest truth stage's components, and T5 at every stage."""
+    events = ctx.archive.events_of(competition.id)
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    rows = []
+    for f in forecasts:
+        scores = score_forecast(competition, f.payload, events, outcomes)
+        last = scores[-1] if scores else None
+        first_round = advancement_rounds(competition)[:1]
+        reach = last.reach.get(first_round[0]) if last and first_round else None
+        rows.append(T5Row(
+            forecaster=f.forecaster, horizon=horizon_label(f.horizon.value),
+            stage=last.stage if last else "not yet scorable", known_at=last.known_at.strftime("%Y-%m-%d") if last else "",
+            g=_fmt(last.g if last else None), a=_fmt(last.a if last else None), m=_fmt(last.m if last else None),
+            h=_fmt(last.h if last else None), t5=_fmt(last.t5 if last else None), t5_value=last.t5 if last else None,
+            by_stage=" · ".join(f"{s.stage} {_fmt(s.t5)}" for s in scores),
+            reach_brier=f"{reach[0]:.3f}" if reach else "–",
+        ))
+    return tuple(sorted(rows, key=lambda r: (r.t5_value is None, -(r.t5_value or 0.0), r.forecaster)))
 
 
 def progression(ctx: SiteContext, competition: Competition, names: dict[str, str]):
@@ -119,18 +203,31 @@ def progression(ctx: SiteContext, competition: Competition, names: dict[str, str
     return columns, tuple(rows)
 
 
+def bracket_page(ctx: SiteContext, competition: Competition, links: tuple[Link, ...]) -> BracketPage:
+    path = bracket_path(competition.id)
+    names = ctx.team_names(competition.id)
+    forecasts = tournament_forecasts(ctx, competition)
+    columns, slots, rows, third = tree(ctx, competition, forecasts, names, path)
+    predicted = tuple(PredictedBracket(layer_key(f), layer_label(f), _champion(f, competition, names))
+                      for f in forecasts)
+    question_columns, progression_rows = progression(ctx, competition, names)
+    return BracketPage(
+        path=path, meta=ctx.meta(f"Bracket · {competition.name}", path, "bracket"), competition=competition.name,
+        groups=group_tables(ctx, competition, names), columns=columns, slots=slots, rows=rows, third_place=third,
+        predicted=predicted, t5_rows=t5_rows(ctx, competition, forecasts), question_columns=question_columns,
+        progression=progression_rows, others=links,
+    )
+
+
+def _champion(f: Forecast, competition: Competition, names) -> str:
+    rounds = advancement_rounds(competition)
+    final = [m for m in f.payload.knockout_matches if rounds and m.stage == rounds[-1]]
+    return names.get(final[0].advances, final[0].advances) if len(final) == 1 else "–"
+
+
 def bracket_pages(ctx: SiteContext) -> list[BracketPage | BracketIndexPage]:
     tournaments = [c for _, c in sorted(ctx.archive.competitions.items()) if c.format is CompetitionFormat.TOURNAMENT]
-    pages: list[BracketPage | BracketIndexPage] = []
     links = tuple(Link(bracket_path(c.id).removeprefix("bracket/"), c.name) for c in tournaments)
-    for competition in tournaments:
-        path = bracket_path(competition.id)
-        names = ctx.team_names(competition.id)
-        columns, rows = progression(ctx, competition, names)
-        pages.append(BracketPage(
-            path=path, meta=ctx.meta(f"Bracket · {competition.name}", path, "bracket"), competition=competition.name,
-            groups=group_tables(ctx, competition, names), rounds=knockout_rounds(ctx, competition, names, path),
-            question_columns=columns, progression=rows, others=links,
-        ))
+    pages: list[BracketPage | BracketIndexPage] = [bracket_page(ctx, c, links) for c in tournaments]
     pages.append(BracketIndexPage(path=INDEX, meta=ctx.meta("Brackets", INDEX, "bracket"), brackets=links))
     return pages

@@ -43,7 +43,7 @@ from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024
-STATIC = ("site.css", "site.js")
+STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
 @dataclass

@@ -14,6 +14,7 @@ HORIZONS = {
     "t_minus_24h": "T-24h",
     "t_minus_2h": "T-2h",
     "closing": "closing odds",
+    "groups_complete": "after the group stage",
 }
 ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)",
           "evidence_package": "evidence package (no tools)"}

@@ -9,6 +9,7 @@
     {competition}/questions/{question}/resolution.r000.json
     {competition}/questions/{question}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
     {competition}/events/{event}/evidence/{horizon}.json
+    {competition}/tournament/full-tournament/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
     {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
@@ -89,7 +90,7 @@ def forecast_path(
     revision: int = 0,
 ) -> str:
     """A forecast key's path; a retry (revision n >= 1, see :class:`Forecast`) adds ``.rNNN``."""
-    folder = "events" if target_kind == "match" else "questions"
+    folder = {"match": "events", "question": "questions"}.get(target_kind, "tournament")
     retry = f".{_rev(revision)}" if revision else ""
     name = f"{access}.{strategy}.{horizon}.s{sample}{retry}.json"
     return f"{competition_id}/{folder}/{target_id}/forecasts/{forecaster}/{name}"

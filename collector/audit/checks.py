@@ -150,7 +150,7 @@ def _forecast_findings(entry: FileHistory, forecast: Facts, timeline: Timeline) 
     commit = entry.added.commit
     key = forecast.target
     kickoff, source = timeline.kickoff(key, commit.index)
-    label = "kickoff" if key[1] == "match" else "question close"
+    label = {"match": "kickoff", "question": "question close"}.get(key[1], "deadline (first kickoff)")
     if kickoff is None or forecast.moment < kickoff:
         kickoff, source = forecast.moment, "the forecast's own kickoff_utc"
 
@@ -158,7 +158,8 @@ def _forecast_findings(entry: FileHistory, forecast: Facts, timeline: Timeline) 
         return Finding(code, entry.path, message, commit.sha, violation, entry.replay)
 
     out = []
-    if key not in timeline.kickoffs:
+    # a full-tournament forecast has no target record: its deadline is its own kickoff_utc (the first kickoff)
+    if key not in timeline.kickoffs and key[1] != "tournament":
         out.append(found("no_target", f"no {key[1]} record {key[2]!r} in the history", False))
     if forecast.status == "missed":
         return out  # a record of a missed window carries no forecast to leak

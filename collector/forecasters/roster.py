@@ -66,6 +66,8 @@ class ForecasterSpec:
     version: str
     conditions: tuple
     model: str | None = None
+    answers_tournament: bool = False  # gets full-tournament slots (collector.schedule.tournament_slots)
+    answers_league_table: bool = True  # ... for leagues too (LLMs: cups only)
 
 
 def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) -> list[ForecasterSpec]:
@@ -73,13 +75,16 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
     specs = []
     for f in config.enabled_forecasters():
         if f.type == "llm":
-            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model))
+            specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model,
+                                        answers_tournament=bool(f.options.get("full_tournament", False)),
+                                        answers_league_table=False))
             continue
         try:
             built = build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id)
         except (ImportError, PrematchError, TypeError):
             continue
-        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions)))
+        specs.append(ForecasterSpec(f.id, built.type, built.version, tuple(built.conditions),
+                                    answers_tournament=getattr(built, "answers_tournament", False)))
     return specs
 
 

@@ -33,6 +33,9 @@ from collector.records import (
     Strategy,
 )
 
+FULL_TOURNAMENT = "full-tournament"
+"""The target id of a full-tournament forecast (one per competition, horizon and forecaster)."""
+
 
 @dataclass(frozen=True)
 class KnownResult:
@@ -61,13 +64,18 @@ class ForecastTask:
     history: Sequence[KnownResult] = field(default=())  # results of this competition before `now`
     evidence: Evidence | None = None  # evidence_package: the frozen package of (event, horizon), as written
     evidence_ref: EvidenceRef | None = None  # its archive path and the SHA-256 of its file's bytes
+    full_tournament: bool = False  # the whole competition (collector.records.tournament), no event or question
 
     @property
     def target_kind(self) -> str:
+        if self.full_tournament:
+            return "tournament"
         return "match" if self.event is not None else "question"
 
     @property
     def target_id(self) -> str:
+        if self.full_tournament:
+            return FULL_TOURNAMENT
         if self.event is not None:
             return self.event.id
         assert self.question is not None

@@ -86,6 +86,14 @@ from .fine_grained import FineGrainedForecast
 from .match_report import MatchReport
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
+from .tournament import (
+    GroupMatchForecast,
+    KnockoutMatchForecast,
+    ReachProbability,
+    TableEntry,
+    TournamentForecast,
+    advancement_rounds,
+)
 
 AnyRecord = Annotated[
     Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics

@@ -23,6 +23,7 @@ from .base import (
     UtcDatetime,
 )
 from .fine_grained import FineGrainedForecast
+from .tournament import TournamentForecast
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
@@ -50,6 +51,7 @@ class Horizon(StrEnum):
     T_MINUS_24H = "t_minus_24h"
     T_MINUS_2H = "t_minus_2h"
     CLOSING = "closing"  # market odds at kickoff; never requested from an LLM
+    GROUPS_COMPLETE = "groups_complete"  # full-tournament forecasts: asked again once the group stage ends
 
 
 class ForecastStatus(StrEnum):
@@ -344,8 +346,9 @@ class Forecast(Record):
 
     kind: Literal["forecast"] = "forecast"
     competition_id: Slug
-    target_kind: Literal["match", "question"]
-    target_id: Slug = Field(description="Event id for matches, question id for questions")
+    target_kind: Literal["match", "question", "tournament"]
+    target_id: Slug = Field(description="Event id for matches, question id for questions, "
+                            "'full-tournament' for a full-tournament forecast")
     forecaster: Slug = Field(description="Forecaster id as configured, e.g. openai.gpt-5.5 or elo")
     forecaster_type: ForecasterType
     model: str | None = Field(default=None, description="OpenRouter model id, for LLMs")
@@ -362,7 +365,7 @@ class Forecast(Record):
     prompt: Prompt | None = None
     attempts: tuple[Attempt, ...] = ()
     validation: Validation = Validation()
-    payload: MatchForecast | QuestionForecast | None = Field(default=None, discriminator="target")
+    payload: MatchForecast | QuestionForecast | TournamentForecast | None = Field(default=None, discriminator="target")
     inputs: dict[str, JsonValue] = Field(
         default_factory=dict, description="For baselines and markets: what the forecast was computed from"
     )

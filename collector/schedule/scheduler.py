@@ -30,6 +30,7 @@ from collector.archive.layout import event_path, forecast_path, question_path
 from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import Archive
 from collector.config import OFFSETS, ArenaConfig
+from collector.forecasters.tasks import FULL_TOURNAMENT
 from collector.records import (
     Access,
     Clock,
@@ -42,6 +43,8 @@ from collector.records import (
     Question,
     Strategy,
 )
+
+from .tournament_slots import answers_tournament, tournament_windows
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,26 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
             known = registered_at(archive, question)
             w = question_window(arena, question, known)
             yield from _cells(arena, asking, since, cid, "question", question.id, w, question.closes_at, known)
+        yield from _tournament_cells(archive, arena, competition, registered, forecasters, since)
+
+
+def _tournament_cells(archive, arena, competition, registered, forecasters, since) -> Iterable[Slot]:
+    """The full-tournament slots (:mod:`collector.schedule.tournament_slots`) of one competition."""
+    asking = [f for f in forecasters if answers_tournament(f, competition)]
+    if not asking:
+        return
+
+    def complete(event: Event) -> datetime | None:
+        key = stage_key(competition, event)
+        members = [e for e in registered if stage_key(competition, e) == key]
+        expected = expected_pairings(competition, key)
+        if expected is not None and len(members) < expected:
+            return None
+        return max(registered_at(archive, e) for e in members)
+
+    for w in tournament_windows(archive, arena, competition, registered, complete):
+        yield from _cells(arena, asking, since, competition.id, "tournament", FULL_TOURNAMENT,
+                          Window(w.horizon, w.opens, w.closes), w.deadline, w.opens)
 
 
 def cell_applies(kind: str, access, strategy) -> bool:

@@ -357,14 +357,15 @@ def _task(tick: TickContext, slot: Slot, history: dict[str, list[KnownResult]]) 
     cid = slot.competition_id
     event = archive.events.get((cid, slot.target_id)) if slot.target_kind == "match" else None
     question = archive.questions.get((cid, slot.target_id)) if slot.target_kind == "question" else None
-    fixtures = archive.events_of(cid) if question is not None else ()
+    full_tournament = slot.target_kind == "tournament"
+    fixtures = archive.events_of(cid) if question is not None or full_tournament else ()
     package = tick.evidence.get((cid, slot.target_id, slot.horizon))
     return ScheduledTask(
         competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
         sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,
         event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
         window_closes=slot.closes, evidence=package.record if package else None,
-        evidence_ref=package.ref if package else None,
+        evidence_ref=package.ref if package else None, full_tournament=full_tournament,
     )  # fmt: skip
 
 

@@ -88,6 +88,7 @@ class BaselineForecaster:
     revision = "1"  # bump when a change alters this baseline's forecasts
     type = ForecasterType.BASELINE
     conditions = CONDITIONS
+    answers_tournament = True  # full-tournament forecasts: modal bracket and reach probabilities (tournament.py)
 
     def __init__(self, data_dir: Path | str | None = None, *, id: str | None = None, seed: int = 2026,
                  simulations: int = 1000):
@@ -132,7 +133,11 @@ class BaselineForecaster:
 
     def forecast_now(self, task: ForecastTask) -> Forecast:
         """The synchronous body of :meth:`forecast` (handy for scripts and tests)."""
-        if task.event is None:
+        if task.full_tournament:
+            from .tournament import tournament_forecast
+
+            payload, inputs = tournament_forecast(task, self.pair_view(task), self.seed, self.simulations)
+        elif task.event is None:
             from .simulate import question_forecast
 
             payload, inputs = question_forecast(task, self.pair_view(task), self.seed, self.simulations, self._sims)

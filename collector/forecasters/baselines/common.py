@@ -132,7 +132,7 @@ def forecast_record(
         clock=task.clock,
         recorded_at=max(task.now, requested),
         competition_id=task.competition.id,
-        target_kind="match" if task.event is not None else "question",
+        target_kind=task.target_kind,
         target_id=task.target_id,
         forecaster=forecaster,
         forecaster_type=forecaster_type,

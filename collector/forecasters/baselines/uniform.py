@@ -38,7 +38,7 @@ class UniformForecaster(BaselineForecaster):
         return None, None  # uses no data at all
 
     def forecast_now(self, task):
-        if task.event is None and not task.history:
+        if task.question is not None and task.event is None and not task.history:
             return self._equal_chances(task)
         return super().forecast_now(task)
 

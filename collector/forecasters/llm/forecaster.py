@@ -82,6 +82,8 @@ class LLMForecaster:
         self.max_tokens = arena.protocol.max_tokens
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
         self.data_dir = data_dir  # where the squads file of a fine_grained prompt is read
+        self.answers_tournament = bool(cfg.options.get("full_tournament", False))  # opt-in (llm/full_tournament.py)
+        self.answers_league_table = False  # the LLM full-tournament task covers cups only
 
     async def forecast(self, task: ScheduledTask) -> Forecast:
         deadline = getattr(task, "request_deadline", task.deadline)
@@ -91,6 +93,12 @@ class LLMForecaster:
             raise Deferred(f"{self.id}: spending cap of {self.budget.cap} USD reached for this tick")
         if self.clock() >= deadline:
             raise Deferred(f"{self.id}: {task.target_id} is past its deadline {deadline.isoformat()}")
+        if task.full_tournament:
+            from collector.forecasters.llm.full_tournament import (
+                forecast_full_tournament,
+            )
+
+            return await forecast_full_tournament(self, task, deadline)
         prompt = self._prompt(task)
         attempts: list[Attempt] = []
         first = await self._call(prompt.text, task, AttemptRole.FIRST, self.max_tokens, attempts, deadline)
@@ -162,13 +170,16 @@ class LLMForecaster:
                                  enforce_fixed_k_sum=self.prompts.enforce_fixed_k_sum,
                                  names=prompt_names(task.competition, self.prompts))
 
-    async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline) -> ChatResult:
+    async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline,
+                    schema: dict | None = None, name: str | None = None) -> ChatResult:
+        """One call (and its transport retries); ``schema``/``name``: another answer's (the full-tournament task)."""
         single = task.question is None or task.question.k == 1
-        schema = match_schema() if task.event is not None else question_schema(single)
-        schema = fine_grained_schema() if _fine(task) else schema
+        if schema is None:
+            schema = match_schema() if task.event is not None else question_schema(single)
+            schema = fine_grained_schema() if _fine(task) else schema
         body = build_body(
             self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
-            schema_name=schema_name(task.target_kind, single), max_tokens=max_tokens,
+            schema_name=name or schema_name(task.target_kind, single), max_tokens=max_tokens,
         )  # fmt: skip
         result = await self.client.chat(body, role=role, deadline=deadline)
         estimate = 0.0

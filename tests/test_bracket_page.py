@@ -1,0 +1,173 @@
+"""The bracket page: its page model, and the page in a real browser at 1366 and 390 px.
+
+The archive is the real 2026 World Cup (every match and result from the shared data) with the
+full-tournament forecasts of two baselines asked the day before the opener.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from browser_helpers import launched_chromium, require_chromium, serve
+
+from builder.score.scoring import score_archive
+from builder.score.t5 import score_forecast
+from builder.site.bracket import bracket_pages
+from builder.site.bracket_models import BracketPage
+from builder.site.build import build_site
+from builder.site.sitectx import SiteContext
+from collector.archive.reader import load_archive
+from collector.forecasters.baselines import build_baseline
+from collector.forecasters.baselines.backtest import played_matches
+from collector.forecasters.tasks import ForecastTask
+from collector.records import Access, Clock, Horizon, Strategy
+from tests.factories import write_records
+
+FORECASTERS = ("elo", "uniform")
+PAGE = "bracket/worldcup-2026.html"
+
+
+@pytest.fixture(scope="module")
+def archive_root(data_dir, tmp_path_factory):
+    root = tmp_path_factory.mktemp("bracket") / "archive"
+    competition, played = played_matches("worldcup-2026", data_dir)
+    first = played[0].event.kickoff_utc
+    task = ForecastTask(competition=competition, access=Access.CLOSED_BOOK, strategy=Strategy.PROBABILISTIC_FORECAST,
+                        horizon=Horizon.STAGE_OPENING, sample=0, scheduled_at=first - timedelta(days=1),
+                        now=first - timedelta(days=1), deadline=first, clock=Clock.REPLAY,
+                        fixtures=tuple(p.event for p in played if not p.event.knockout), full_tournament=True)
+    forecasts = [build_baseline(name, data_dir, simulations=300, seed=5).forecast_now(task) for name in FORECASTERS]
+    write_records(root, [competition, *(p.event for p in played), *(p.outcome for p in played), *forecasts])
+    return root
+
+
+@pytest.fixture(scope="module")
+def page_model(archive_root) -> BracketPage:
+    archive = load_archive(archive_root)
+    ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+    return next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
+
+
+def test_the_tree_holds_every_knockout_match_placed_between_its_feeders(page_model):
+    slots = {s.number: s for s in page_model.slots}
+    assert len(slots) == 31 and page_model.third_place.number == 103  # R32 16, R16 8, QF 4, SF 2, final 1
+    assert [c.name for c in page_model.columns] == ["Round of 32", "Round of 16", "Quarter-finals", "Semi-finals",
+                                                    "Final"]
+    for s in slots.values():
+        assert s.home and s.away and s.result and (s.home_won != s.away_won)  # the whole tournament is played
+        if s.feeders:  # a match spans exactly its two feeders' rows, in the next column
+            a, b = (slots[n] for n in s.feeders)
+            assert {a.column, b.column} == {s.column - 1} and a.span == b.span == s.span // 2
+            assert {a.row, b.row} == {s.row, s.row + s.span // 2}
+    assert slots[104].span == page_model.rows and slots[104].home == "Spain" and slots[104].home_won
+
+
+def test_each_predicted_slot_marks_teams_pairings_and_advancement_against_the_real_match(page_model, archive_root):
+    archive = load_archive(archive_root)
+    real = {e.match_number: e for e in archive.events_of("worldcup-2026") if e.knockout}
+    winners = {e.match_number: archive.outcomes[("worldcup-2026", e.id)].advancing_team for e in real.values()}
+    names = {t.id: t.name for t in archive.competitions["worldcup-2026"].teams}
+    elo = next(f for f in archive.forecasts if f.forecaster == "elo" and f.target_kind == "tournament")
+    for s in page_model.slots:
+        (layer,) = [p for p in s.predicted if p.layer.startswith("elo.")]
+        m = elo.payload.knockout(s.number)
+        playing = {real[s.number].home_team, real[s.number].away_team}
+        assert (layer.home.name, layer.away.name) == (names[m.home], names[m.away])
+        assert layer.home.hit is (m.home in playing) and layer.away.hit is (m.away in playing)
+        assert layer.pairing_hit is ({m.home, m.away} == playing)
+        picked = layer.home if m.advances == m.home else layer.away
+        assert picked.advances and picked.advance_hit is (m.advances == winners[s.number])
+    qualified = sum(sum(g.qualified) for g in page_model.groups)
+    assert qualified == 32 and all(sum(g.qualified) >= 2 for g in page_model.groups)
+    rows = {r.forecaster: r for r in page_model.t5_rows}
+    expected = score_forecast(archive.competitions["worldcup-2026"], elo.payload, list(real.values()) +
+                              [e for e in archive.events_of("worldcup-2026") if not e.knockout],
+                              archive.outcomes_of("worldcup-2026"))[-1]
+    assert rows["elo"].stage == "final" and rows["elo"].t5 == f"{expected.t5:.1f}"
+    assert [r.forecaster for r in page_model.t5_rows] == sorted(rows, key=lambda f: -(rows[f].t5_value or 0))
+
+
+@pytest.fixture(scope="module")
+def site(archive_root, tmp_path_factory):
+    require_chromium()
+    out = tmp_path_factory.mktemp("bracket-site")
+    build_site(archive_root, out, commit="test", progress=lambda _l: None)
+    server, base = serve(out)
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+CONNECTORS = """() => {
+  const box = n => document.querySelector(`.tree .slot[data-match="${n}"] .box`).getBoundingClientRect();
+  const centre = r => (r.top + r.bottom) / 2;
+  return [...document.querySelectorAll('.tree .slot.in')].map(s => {
+    const join = s.querySelector('.join').getBoundingClientRect();
+    const [a, b] = s.dataset.feeds.split(' ').map(box);
+    const out = getComputedStyle(document.querySelector(`.tree .slot[data-match="${s.dataset.feeds.split(' ')[0]}"]`), '::after');
+    return {top: join.top - centre(a), bottom: join.bottom - centre(b), width: join.width,
+            gap: box(s.dataset.match).left - join.left, out: out.borderTopWidth};
+  });
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site + PAGE)
+    shots = tmp_path_factory.getbasetemp() / "bracket-shots"
+    shots.mkdir(exist_ok=True)
+    numbers = page.eval_on_selector_all(".tree .slot", "els => els.map(e => Number(e.dataset.match))")
+    assert sorted(numbers) == list(range(73, 103)) + [104] and page.locator(".third .slot").count() == 1
+    for c in page.evaluate(CONNECTORS):  # each vertical bar runs from one feeder's centre to the other's
+        assert abs(c["top"]) <= 2 and abs(c["bottom"]) <= 2 and c["width"] >= 1 and c["gap"] > 0, c
+        assert c["out"] == "1px"
+    assert len(page.evaluate(CONNECTORS)) == 15
+    scroll = page.locator(".tree-scroll")
+    wide, shown = scroll.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    final = page.locator('.tree .slot[data-match="104"] .box')
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the page itself never scrolls sideways
+    if width == 1366:
+        assert wide <= shown and final.bounding_box()["x"] + final.bounding_box()["width"] <= width
+    else:
+        assert wide > shown  # a tree too wide for the phone scrolls inside its frame
+        scroll.evaluate("e => e.scrollLeft = e.scrollWidth")
+        box = final.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    final.scroll_into_view_if_needed()
+    scroll.screenshot(path=str(shots / f"tree-{width}.png"))
+    slot = page.locator('.tree .slot[data-match="73"]')
+    assert slot.locator(".layer:visible").count() == 1
+    assert slot.locator('.layer[data-layer="real"]').is_visible()
+    options = page.eval_on_selector_all("#bracket-overlay option", "os => os.map(o => o.value)")
+    assert options[0] == "real" and len(options) == 1 + len(FORECASTERS)
+    elo = next(o for o in options if o.startswith("elo."))
+    page.select_option("#bracket-overlay", elo)
+    assert not slot.locator('.layer[data-layer="real"]').is_visible()
+    assert slot.locator(f'.layer[data-layer="{elo}"]').is_visible() and slot.locator(".layer:visible").count() == 1
+    assert page.locator(".layer.pred:visible").count() == 32  # every slot, the third-place match too
+    assert page.locator(".layer.pred:visible .team.hit").count() + page.locator(
+        ".layer.pred:visible .team.miss").count() == 64
+    scroll.screenshot(path=str(shots / f"tree-{width}-elo.png"))
+    page.locator("table.t5").screenshot(path=str(shots / f"t5-{width}.png"))
+    questions = page.locator(".questions")
+    if questions.count():
+        assert questions.evaluate("e => e.getBoundingClientRect().right") <= width
+    page.select_option("#bracket-overlay", "real")
+    assert slot.locator('.layer[data-layer="real"]').is_visible()
+    assert errors == []
+    context.close()
