@@ -28,7 +28,9 @@ class Event(Revisable):
     """A registered match.
 
     ``kickoff_utc`` is ``None`` while the source gives a date but no time (kick-off to be
-    announced); no forecast is requested for such an event until a later revision sets it.
+    announced, or a past tournament's file without times); the scheduler then counts its
+    windows back from 00:00 of ``kickoff_date`` in the competition's time zone, the earliest
+    instant it could be (``collector.competitions.kickoffs``), until a revision sets the time.
     ``kickoff_source`` keeps the source's own string (e.g. ``2026-06-11 13:00 UTC-6``).
     """
 
