@@ -2,9 +2,11 @@
 
 A format is data: how many groups of which size, how many best thirds go through, the
 tie-breakers, and the knockout slots (``[number, stage, home rule, away rule]`` in the
-format's own numbering) with, for formats with best thirds, the official allocation table
-(``best_third_matches``: the matches a qualified third can play; ``best_third_table``: per set
-of qualified groups, the group whose third plays each of those matches, in that order).
+format's own numbering) with, for formats with best thirds, the official allocation table:
+``best_third_allocation`` names a table of :mod:`collector.competitions.allocation` (the
+regulations' own, checked and cited), or a fork writes one inline (``best_third_matches``: the
+matches a qualified third can play; ``best_third_table``: per set of qualified groups, the group
+whose third plays each of those matches, in that order).
 ``define-competition`` maps a source's matches onto a format's slots; the result is written
 into the competition's definition, which the runtime then reads (it never reads formats).
 """
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from collector.competitions.allocation import allocation_rows, load_allocation
 from collector.errors import ConfigError
 
 FORMATS_DIR = Path(__file__).resolve().parent / "formats"
@@ -31,6 +34,7 @@ class Format:
     tie_breakers: tuple[str, ...]
     slots: tuple[tuple[int, str, str, str], ...]
     best_third_table: tuple[dict[str, Any], ...]  # the Competition's best_third_table rows
+    best_third_allocation: str | None = None  # the id of the official table (allocations/), if any
 
     def stages(self) -> list[str]:
         """Knockout stage ids in order of the format's numbering."""
@@ -54,10 +58,17 @@ def load_format(format_id: str) -> Format:
         {"groups": groups, "assignments": [{"match_number": m, "group": g} for m, g in zip(matches, thirds, strict=True)]}
         for groups, thirds in raw.get("best_third_table", [])
     )
+    slots = tuple((int(n), str(s), str(h), str(a)) for n, s, h, a in raw["slots"])
+    allocation = raw.get("best_third_allocation")
+    if allocation is not None:
+        if table:
+            raise ConfigError(f"{path}: best_third_allocation and an inline best_third_table: give one")
+        dicts = [{"match_number": n, "stage": s, "home_rule": h, "away_rule": a} for n, s, h, a in slots]
+        table = tuple(allocation_rows(load_allocation(str(allocation)), dicts))
     return Format(
         id=format_id, description=raw["description"], groups=raw["groups"], group_size=raw["group_size"],
         best_third_placed=raw["best_third_placed"], tie_breakers=tuple(raw["tie_breakers"]),
-        slots=tuple((int(n), str(s), str(h), str(a)) for n, s, h, a in raw["slots"]), best_third_table=table,
+        slots=slots, best_third_table=table, best_third_allocation=allocation,
     )
 
 

@@ -234,14 +234,16 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     if problems:
         raise ProblemsFound([Problem(where, p) for p in problems])
     fields["knockout_slots"] = slots
-    if table:
+    if table and fmt.best_third_allocation:  # the regulations' table, bound to these slots when loaded
+        fields["best_third_allocation"] = fmt.best_third_allocation
+    elif table:
         fields["best_third_table"] = table
-    _check(new_id, fields)
+    _check(new_id, fields, table)
     return Derived(fields, format_id, guessed, todo)
 
 
 def _definition(fields: dict[str, Any], slots: list[dict[str, Any]], table=()) -> Definition:
-    body = {k: v for k, v in fields.items() if k not in ("source", "definition_source")}
+    body = {k: v for k, v in fields.items() if k not in ("source", "definition_source", "best_third_allocation")}
     stages = [{k: v for k, v in s.items() if k != "source_rounds"} for s in fields["stages"]]
     body.update(stages=stages, knockout_slots=slots, best_third_table=list(table), source=fields["definition_source"])
     source = SourceConfig(adapter="openfootball", file=fields["source"]["file"])
@@ -267,7 +269,7 @@ def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str,
     return slots, table, problems + placing
 
 
-def _check(new_id: str, fields: dict[str, Any]) -> None:
+def _check(new_id: str, fields: dict[str, Any], table=()) -> None:
     """The finished definition validates as a Competition (a ConfigError names the key otherwise)."""
-    competition_from_definition(_definition(fields, fields.get("knockout_slots", []),
-                                            fields.get("best_third_table", [])), datetime.now(UTC), Clock.REPLAY)
+    competition_from_definition(_definition(fields, fields.get("knockout_slots", []), table),
+                                datetime.now(UTC), Clock.REPLAY)

@@ -4,8 +4,9 @@ Tournaments: unplayed group matches are drawn from the baseline's score grid; ea
 table follows the competition's tie-breakers (``collector.competitions.standings``: points, head to head,
 goal difference, goals scored; remaining ties by team id); the best ``best_third_placed``
 third-placed teams (points, goal difference, goals) fill the ``3A/B/C/...`` slots by the
-definition's official ``best_third_table`` (UEFA's for 24-team Euros), else by the first valid
-assignment in match-number order (an approximation where several exist); knockouts follow ``knockout_slots``
+definition's official ``best_third_table`` (UEFA's for 24-team Euros, FIFA's Annex C for 2026), else by
+the first valid assignment in match-number order (an approximation, and the forecast's inputs say so:
+``best_third_allocation``, :func:`collector.competitions.allocation.allocation_inputs`); knockouts follow ``knockout_slots``
 (``1E``, ``2A``, ``3A/B/C``, ``W74``, ``L101``): a drawn 90 minutes goes to extra time at a
 third of the rates, then penalties at 50/50. Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from collector.competitions.allocation import allocation_inputs
 from collector.forecasters.tasks import ForecastTask
 from collector.records import (
     Choice,
@@ -395,7 +397,8 @@ def question_forecast(
         reasoning_summary=f"Monte Carlo: {n} simulations of the remaining matches (seed {seed}); "
                           f"{len(task.history)} results known.",
     )
-    return payload, {"results_known": len(task.history), "fixtures_registered": len(task.fixtures)}
+    return payload, {"results_known": len(task.history), "fixtures_registered": len(task.fixtures),
+                     **allocation_inputs(task.competition)}  # official table, or said not to be
 
 
 __all__ = ["assign_thirds", "question_forecast", "simulate"]
