@@ -75,7 +75,7 @@ def load_format(format_id: str) -> Format:
 def guess_format(groups: int, group_size: int, stages: set[str]) -> str | None:
     """The catalogue format a source's shape fits, or None (then ``--format`` must name one)."""
     if groups == 0:
-        return "league" if not stages else None
+        return {frozenset(): "league", frozenset({"semi-final", "final"}): "league-playoffs-4"}.get(frozenset(stages))
     third = "third-place" in stages
     return {
         (8, 4, True): "cup-32", (8, 4, False): "cup-32-no-third",

@@ -42,8 +42,8 @@ class Stage(Contract):
     order: int = 0
 
 
-# '1E', '2A', '3A/B/C/D/F', 'W74', 'L101'
-SLOT_RULE = re.compile(r"^(?:[12][A-L]|3[A-L](?:/[A-L])*|[WL]\d{1,3})$")
+# '1E', '2A', '3A/B/C/D/F', 'W74', 'L101'; 'P4' (4th of a league table, for leagues with play-offs)
+SLOT_RULE = re.compile(r"^(?:[12][A-L]|3[A-L](?:/[A-L])*|[WL]\d{1,3}|P\d{1,2})$")
 
 
 class KnockoutSlot(Contract):
@@ -62,7 +62,7 @@ class KnockoutSlot(Contract):
     @classmethod
     def _rule_shape(cls, value: str) -> str:
         if not SLOT_RULE.match(value):
-            raise ValueError(f"unknown slot rule {value!r}: expected 1A, 2A, 3A/B/C, W74 or L101")
+            raise ValueError(f"unknown slot rule {value!r}: expected 1A, 2A, 3A/B/C, P4, W74 or L101")
         return value
 
 
@@ -153,6 +153,9 @@ class Competition(Revisable):
             for rule in (slot.home_rule, slot.away_rule):
                 if rule[0] in "WL" and int(rule[1:]) not in numbers:
                     raise ValueError(f"slot for match {slot.match_number}: rule {rule} names no slot's match")
+                if rule[0] == "P" and (self.groups or not 1 <= int(rule[1:]) <= len(self.teams)):
+                    raise ValueError(f"slot for match {slot.match_number}: rule {rule} reads a league table: "
+                                     f"a competition without groups, positions 1-{len(self.teams)}")
         self._check_third_table()
         return self
 

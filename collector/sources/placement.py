@@ -21,7 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from collector.competitions.formats import Format
-from collector.competitions.slots import Decided, group_table, rule_teams
+from collector.competitions.slots import Decided, group_table, league_table, rule_teams
 from collector.competitions.standings import MatchResult
 from collector.records import Competition
 from collector.sources.base import SourceMatch
@@ -38,7 +38,10 @@ def decided_from(matches: list[SourceMatch], competition: Competition) -> Decide
         table = group_table(competition, group.name, results)
         if table is not None:
             tables[group.name] = table
-    return Decided(tables, {}, len(competition.groups))
+    league = None if competition.groups else league_table(competition, [
+        MatchResult(m.home_team, m.away_team, m.score_90.home, m.score_90.away) for m in matches
+        if not m.knockout and m.status.has_result and m.score_90 and m.home_team and m.away_team])
+    return Decided(tables, {}, len(competition.groups), league)
 
 
 def _fits(match: SourceMatch, home: set[str], away: set[str]) -> str | None:
