@@ -234,6 +234,10 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     if problems:
         raise ProblemsFound([Problem(where, p) for p in problems])
     fields["knockout_slots"] = slots
+    if fmt.best_third_placed and not table:
+        todo.append(f"to add: best_third_table: the official allocation of the thirds (format {format_id} has none); "
+                    "without it any qualified third of a slot's groups is accepted, and the simulator uses the "
+                    "first valid assignment and says so in its inputs")
     if table and fmt.best_third_allocation:  # the regulations' table, bound to these slots when loaded
         fields["best_third_allocation"] = fmt.best_third_allocation
     elif table:
