@@ -23,6 +23,8 @@ def _competition_of(fmt) -> Competition:
     """A competition with the format's groups, slots and table (the contract validates them)."""
     letters = "ABCDEFGHIJKL"[: fmt.groups]
     teams = [{"id": f"t{g.lower()}{i}", "name": f"{g}{i}"} for g in letters for i in range(fmt.group_size)]
+    if not letters:  # a league with play-offs: six clubs, no groups
+        teams = [{"id": f"club{i}", "name": f"Club {i}"} for i in range(6)]
     stages = [{"id": "group", "name": "Groups"}] + [{"id": s, "name": s, "knockout": True, "order": i + 1}
                                                     for i, s in enumerate(fmt.stages())]
     return Competition.model_validate({
