@@ -24,9 +24,14 @@ from collector.sources.base import SourceMatch
 
 
 def winner_and_loser(match: SourceMatch) -> tuple[str, str] | None:
-    """(winner, loser) of a decided knockout match: shoot-out, else extra time, else 90 minutes."""
+    """(winner, loser) of a decided knockout match: shoot-out, else extra time, else 90 minutes; of a tie on aggregate."""
     if not match.status.has_result or match.home_team is None or match.away_team is None:
         return None
+    if match.leg is not None:  # a leg decides nothing alone; the second carries its tie once both are final
+        if match.leg == 1 or match.tie is None:
+            return None
+        pair = (match.home_team, match.away_team)
+        return pair if match.tie.home_advances else (pair[1], pair[0])
     for score in (match.score_penalties, match.score_extra_time, match.score_90):
         if score is not None and score.home != score.away:
             pair = (match.home_team, match.away_team)

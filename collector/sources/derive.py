@@ -151,6 +151,16 @@ def _stages(raw_matches: list[dict[str, Any]], where: str) -> list[dict[str, Any
              "source_rounds": seen[sid]} for order, sid in enumerate(ordered)]
 
 
+def _two_legged(raw: list[dict[str, Any]]) -> frozenset[str]:
+    """Knockout stages where the source shows the same two teams twice (legs of a tie)."""
+    seen: dict[tuple[str, frozenset[str]], int] = {}
+    for m in raw:
+        stage, names = _stage_of(str(m.get("round") or "")), frozenset(filter(None, (_name(m.get("team1")), _name(m.get("team2")))))
+        if stage not in (None, "group") and len(names) == 2:
+            seen[(stage, names)] = seen.get((stage, names), 0) + 1
+    return frozenset(stage for (stage, _), count in seen.items() if count == 2)
+
+
 def _span(raw: list[dict[str, Any]]) -> dict[str, str]:
     """First and last match day of the source (a later file's match outside them is refused)."""
     days = sorted(str(m["date"]) for m in raw if isinstance(m.get("date"), str))
@@ -203,7 +213,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     ko_stages = {s["id"] for s in stages if s["knockout"]}
     sizes = {len(g["teams"]) for g in groups}
     guessed = format_id is None
-    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages)
+    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages, _two_legged(raw))
     if format_id is None:
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams and stages "
                           f"{sorted(ko_stages)} fit no format; choose one with --format ({', '.join(list_formats())})")
