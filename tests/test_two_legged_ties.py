@@ -209,7 +209,7 @@ def test_the_away_goals_rule_is_a_definition_option(ties, tmp_path, capsys):
     (root / "c" / f"{CID}.toml").write_text(definition)
     code, err = _sync(config, data, tmp_path / "off", "2025-12-31", capsys)
     assert code == 1 and "level after both legs and the source gives no extra time" in err
-    (root / "c" / f"{CID}.toml").write_text(definition.replace('\nname = ', '\naway_goals = true\nname = ', 1))
+    (root / "c" / f"{CID}.toml").write_text(definition.replace("away_goals = false", "away_goals = true"))
     code, err = _sync(config, data, tmp_path / "on", "2025-12-31", capsys)
     assert code == 0, err
     view = load_archive(tmp_path / "on")

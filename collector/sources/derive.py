@@ -248,6 +248,10 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         todo.append(f"to add: best_third_table: the official allocation of the thirds (format {format_id} has none); "
                     "without it any qualified third of a slot's groups is accepted, and the simulator uses the "
                     "first valid assignment and says so in its inputs")
+    if fmt.first_legs:  # written out so that a fork sees the option
+        fields["away_goals"] = False
+        todo.append("note: away_goals = false (two-legged ties level on aggregate go to extra time, as in UEFA's "
+                    "rules since 2021-22); set it to true for a competition that counts away goals")
     if table and fmt.best_third_allocation:  # the regulations' table, bound to these slots when loaded
         fields["best_third_allocation"] = fmt.best_third_allocation
     elif table:

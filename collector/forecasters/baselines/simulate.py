@@ -256,7 +256,8 @@ def _thirds(task: ForecastTask, ranked, rows, n: int) -> list[dict[tuple[int, st
 def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> dict[str, dict[int, np.ndarray]]:
     """Winners, losers and teams per numbered knockout match, for every simulation."""
     comp, known = task.competition, _known(task)
-    registered = {e.match_number: e for e in task.fixtures if e.knockout and e.match_number is not None}
+    registered = {e.match_number: e for e in task.fixtures  # a tie's second leg stands for the tie
+                  if (e.knockout or e.leg == 2) and e.match_number is not None}
     thirds_at = _thirds(task, ranked, rows, n)
     winners: dict[int, np.ndarray] = {}
     losers: dict[int, np.ndarray] = {}
@@ -265,7 +266,8 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
         m = slot.match_number
         event = registered.get(m)
         outcome = known.get(event.id, (None, None))[1] if event else None
-        advancing = advancing_team(event, outcome) if outcome is not None else None
+        advancing = advancing_team(event, outcome) if outcome is not None and (
+            event.leg is None or outcome.advancing_team) else None
         if advancing is not None:
             home = np.full(n, event.home_team, dtype=object)
             away = np.full(n, event.away_team, dtype=object)
