@@ -23,6 +23,8 @@ def _competition_of(fmt) -> Competition:
     """A competition with the format's groups, slots and table (the contract validates them)."""
     letters = "ABCDEFGHIJKL"[: fmt.groups]
     teams = [{"id": f"t{g.lower()}{i}", "name": f"{g}{i}"} for g in letters for i in range(fmt.group_size)]
+    if not letters:  # a league with play-offs: six clubs, no groups
+        teams = [{"id": f"club{i}", "name": f"Club {i}"} for i in range(6)]
     stages = [{"id": "group", "name": "Groups"}] + [{"id": s, "name": s, "knockout": True, "order": i + 1}
                                                     for i, s in enumerate(fmt.stages())]
     return Competition.model_validate({
@@ -61,9 +63,11 @@ def test_the_official_euro_table_is_used_and_differs_from_the_first_valid_assign
     assert main(["define-competition", "euro-2020", "--from", "openfootball/euro-2020/euro.json", "--data-dir",
                  str(data_dir), "--config", str(tmp_path / "arena.toml"), "--time-zone", "Europe/Berlin"]) == 0
     text = (tmp_path / "c" / "euro-2020.toml").read_text()
-    assert len(tomllib.loads(text)["best_third_table"]) == 15
+    written = tomllib.loads(text)  # the definition names UEFA's table; loading binds it to its slots
+    assert written["best_third_allocation"] == "uefa-euro-24" and "best_third_table" not in written
     with definitions_dir(tmp_path / "c"):
         euro = load_competition("euro-2020", NOW)
+    assert len(euro.best_third_table) == 15
     # 2021: the thirds of A, C, D, F went through; Belgium (1B) met Portugal (3F), France (1F) Switzerland (3A)
     assert euro.third_placed_in("ACDF", 39) == "F" and euro.third_placed_in("ACDF", 41) == "A"
     slots = [(s.match_number, side, set(rule[1:].split("/"))) for s in euro.knockout_slots

@@ -22,7 +22,8 @@ from collector.competitions.standings import MatchResult, compute_table
 from collector.sources.openfootball_rounds import flatten_rounds
 
 PAST = {  # id: (file, extra define-competition options)
-    "worldcup-1990": ("openfootball/worldcup-1990/worldcup.json", []),
+    # dates without times: the definition asks for a zone; 00:00 in Rome is the earliest a match could start
+    "worldcup-1990": ("openfootball/worldcup-1990/worldcup.json", ["--time-zone", "Europe/Rome"]),
     "worldcup-2014": ("openfootball/worldcup-2014/worldcup.json", []),
     "worldcup-2018": ("openfootball/worldcup-2018/worldcup.json", []),
     "euro-2020": ("openfootball/euro-2020/euro.json", ["--time-zone", "Europe/Berlin"]),
@@ -179,8 +180,24 @@ def test_a_replay_registers_and_forecasts_no_knockout_before_its_teams_were_deci
             for feeder in needed:
                 assert view.outcomes[(cid, feeder)].recorded_at <= forecast.requested_at, (eid, feeder)
         assert event.knockout
-    if cid != "worldcup-1990":  # no kickoff times in the 1990 file: no forecast window can be placed
-        assert knockout_forecasts > 0
+    assert knockout_forecasts > 0  # 1990 too: its dates without times count from the start of the day
+
+
+def test_a_replay_of_a_file_without_kickoff_times_forecasts_before_the_start_of_each_match_day(replays):
+    from datetime import datetime, time
+    from zoneinfo import ZoneInfo
+
+    _, repo = replays["worldcup-1990"]
+    view = load_archive(repo / "archive")
+    events = {eid: e for (c, eid), e in view.events.items() if c == "worldcup-1990"}
+    assert all(e.kickoff_utc is None and e.kickoff_source == e.kickoff_date.isoformat() for e in events.values())
+    forecasts = [f for f in view.forecasts if f.target_kind == "match" and f.competition_id == "worldcup-1990"]
+    made = [f for f in forecasts if f.requested_at is not None]
+    assert len(made) > 100
+    for f in forecasts:
+        day_start = datetime.combine(events[f.target_id].kickoff_date, time(0), tzinfo=ZoneInfo("Europe/Rome"))
+        assert f.kickoff_utc == day_start and f.kickoff_time_known is False
+        assert f.requested_at is None or f.requested_at < day_start
 
 
 @pytest.mark.parametrize("cid", list(PAST))

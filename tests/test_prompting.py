@@ -126,3 +126,11 @@ def test_template_blocks_exist_for_every_condition():
         assert ({f"access.{a.value}" for a in prompting.TEMPLATE_ACCESS}
                 | {f"strategy.{s.value}" for s in prompting.TEMPLATE_STRATEGIES}) <= set(blocks)
         assert "repair" in blocks
+
+
+def test_a_date_only_kickoff_is_given_as_its_date_in_both_prompt_sets():
+    event = make_event().model_copy(update={"kickoff_utc": None, "kickoff_source": "1990-06-23"})
+    event = event.model_copy(update={"kickoff_date": event.kickoff_date.replace(year=1990, month=6, day=23)})
+    assert prompting.utc_label(event) == prompting.utc_label(event, iso=True) == "1990-06-23, time not known"
+    p = match_prompt(world_cup(), event, Access.CLOSED_BOOK, Strategy.DIRECT_SCORE)
+    assert "1990-06-23, time not known" in p.text and "unknown" not in p.text.lower().replace("time not known", "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -194,11 +194,26 @@ def test_next_due_after_names_the_next_window_boundary(archive_dir):
     assert later == KICKOFF - timedelta(hours=22, minutes=30)
 
 
-def test_events_without_kickoff_time_are_not_scheduled(archive_dir):
-    wc_archive(archive_dir, make_event(kickoff_utc=None, kickoff_date=date(2026, 6, 11), kickoff_source="2026-06-11"))
+def test_a_kickoff_known_only_as_a_date_counts_from_the_start_of_that_day_in_the_competition_zone(archive_dir):
+    writer = ArchiveWriter(archive_dir)
+    writer.write(world_cup().model_copy(update={"time_zone": "America/Mexico_City"}))
+    writer.write(make_event(kickoff_utc=None, kickoff_date=date(2026, 6, 11), kickoff_source="2026-06-11"))
+    day_start = datetime(2026, 6, 11, 6, tzinfo=UTC)  # 00:00 in Mexico City (UTC-6), the earliest it could be
     f = Counting()
-    tick(archive_dir, KICKOFF - timedelta(hours=24), [f])
-    assert f.calls == [] and keys(archive_dir) == set()
+    tick(archive_dir, day_start - timedelta(hours=24), [f])
+    assert f.calls == [("mex-v-rsa", Horizon.T_MINUS_24H, day_start - timedelta(hours=24))]
+    tick(archive_dir, day_start, [f])  # 13 hours before the real kickoff, but the time is not known: too late
+    assert len(f.calls) == 1
+    assert keys(archive_dir) == {("mex-v-rsa", "t_minus_24h", "invalid_json"), ("mex-v-rsa", "t_minus_2h", "missed")}
+    view = load_archive(archive_dir)
+    assert {(r.kickoff_utc, r.kickoff_time_known) for r in view.forecasts} == {(day_start, False)}
+    assert view.events[("worldcup-2026", "mex-v-rsa")].kickoff_source == "2026-06-11"  # the source's string kept
+
+
+def test_forecasts_of_a_timed_kickoff_say_its_time_was_known(archive_dir):
+    wc_archive(archive_dir)
+    tick(archive_dir, KICKOFF - timedelta(hours=24), [Counting()])
+    assert [(r.kickoff_utc, r.kickoff_time_known) for r in load_archive(archive_dir).forecasts] == [(KICKOFF, True)]
 
 
 def test_spending_cap_defers_the_rest_to_a_later_tick(archive_dir, monkeypatch):
@@ -310,7 +325,8 @@ def test_a_matchday_with_a_postponed_or_undated_match_still_opens(archive_dir):
     writer.write(league_event("t4", "t5", 1, KICKOFF).model_copy(update={"status": EventStatus.POSTPONED}))
     config = arena(competitions=["xx-1-2025-26"], questions=False, horizons=["stage_opening"])
     due = plan(load_archive(archive_dir), config, [Counting()], KICKOFF - timedelta(days=2)).due
-    assert [s.target_id for s in due] == ["t0-v-t1"]  # every pairing is known; only the playable one is asked
+    # every pairing is known; the postponed one is not asked, the undated one counts from the start of its day
+    assert [s.target_id for s in due] == ["t0-v-t1", "t2-v-t3"]
 
 
 def test_plan_invariants_over_random_times(tmp_path_factory):

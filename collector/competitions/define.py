@@ -103,6 +103,7 @@ def define_world_cup(data: DataSource) -> dict[str, Any]:
         "format": "tournament",
         "time_zone": "UTC",
         "best_third_placed": 8,
+        "best_third_allocation": "fifa-wc-48",  # FIFA's Annex C (allocations/fifa-wc-48.toml)
         "host_nations": list(HOST_CITIES_2026),
         "stage_opening_by": "stage",
         "tie_breakers": ["points", "head_to_head", "goal_difference", "goals_for", "fair_play", "drawing_of_lots"],

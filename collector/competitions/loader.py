@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ValidationError
 
+from collector.competitions.allocation import allocation_rows, load_allocation
 from collector.errors import ConfigError
 from collector.records import Clock, Competition
 
@@ -158,9 +159,26 @@ def parse_definition_file(path: Path) -> Definition:
     stages = [dict(s) for s in fields["stages"]]
     labels = {str(s.get("id")): tuple(s.pop("source_rounds", ())) for s in stages}
     fields["stages"] = stages
+    _expand_allocation(path, fields)
     definition = Definition(id=path.stem, fields=fields, source=source, round_labels=labels, path=path)
     competition_from_definition(definition, datetime(2000, 1, 1, tzinfo=UTC), Clock.LIVE)  # every key checked now
     return definition
+
+
+def _expand_allocation(path: Path, fields: dict[str, Any]) -> None:
+    """``best_third_allocation = "fifa-wc-48"``: the official table's rows, bound to this bracket's match numbers."""
+    allocation = fields.pop("best_third_allocation", None)
+    if allocation is None:
+        return
+    if fields.get("best_third_table"):
+        raise ConfigError(f"{path}: key best_third_allocation: the definition also has a best_third_table; give one")
+    slots = fields.get("knockout_slots", [])
+    try:
+        if not isinstance(allocation, str) or not isinstance(slots, list) or not all(isinstance(s, dict) for s in slots):
+            raise ConfigError(f"expected a table id and [[knockout_slots]], got {allocation!r}")
+        fields["best_third_table"] = allocation_rows(load_allocation(allocation), slots)
+    except (ConfigError, KeyError) as exc:
+        raise ConfigError(f"{path}: key best_third_allocation: {exc}") from None
 
 
 def _source(path: Path, table: Any) -> SourceConfig:

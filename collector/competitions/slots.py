@@ -1,8 +1,9 @@
 """Which teams a knockout slot rule yields, from the results decided so far.
 
 A rule is ``1E``/``2E`` (group E's winner/runner-up), ``3A/B/C/D/F`` (a best third-placed
-team from one of those groups), or ``W74``/``L74`` (winner/loser of match 74). Given the
-results decided at some moment (:class:`Decided`), :func:`rule_teams` returns
+team from one of those groups), ``W74``/``L74`` (winner/loser of match 74), or ``P4`` (4th
+of the table of a league with play-offs: decided once every team has met every other the same
+number of times and every result is known). Given the results decided at some moment (:class:`Decided`), :func:`rule_teams` returns
 
 * ``None`` while the rule is not decided (a group unfinished, match 74 not played);
 * else the set of teams that satisfy it: one team, or several when the table leaves teams
@@ -16,6 +17,7 @@ rule's groups satisfies it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -35,6 +37,7 @@ class Decided:
     tables: dict[str, list[TableRow]] = field(default_factory=dict)  # only groups whose every match is decided
     knockouts: dict[int, tuple[str, str]] = field(default_factory=dict)  # match number -> (winner, loser)
     groups: int = 0  # how many groups the competition has
+    league: list[TableRow] | None = None  # a league with play-offs: its final table, once every match is decided
 
 
 def group_table(competition: Competition, group: str, results: Iterable[MatchResult]) -> list[TableRow] | None:
@@ -42,6 +45,23 @@ def group_table(competition: Competition, group: str, results: Iterable[MatchRes
     teams = next((g.teams for g in competition.groups if g.name == group), ())
     played = list(results)
     if not teams or len(played) < len(teams) * (len(teams) - 1) // 2:
+        return None
+    return compute_table(teams, played, competition.tie_breakers)
+
+
+def complete_round_robin(pairs: Iterable[tuple[str, str]], teams: Iterable[str]) -> bool:
+    """Whether ``pairs`` are every team against every other, each pair the same number of times (>= 1)."""
+    ids = sorted(set(teams))
+    met = Counter(tuple(sorted(p)) for p in pairs)
+    wanted = {(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]}
+    return bool(wanted) and set(met) == wanted and len(set(met.values())) == 1
+
+
+def league_table(competition: Competition, results: Iterable[MatchResult]) -> list[TableRow] | None:
+    """The final table of a league (no groups) when ``results`` are a complete round robin, else None."""
+    played = list(results)
+    teams = [t.id for t in competition.teams]
+    if competition.groups or not complete_round_robin(((r.home, r.away) for r in played), teams):
         return None
     return compute_table(teams, played, competition.tie_breakers)
 
@@ -66,6 +86,8 @@ def rule_teams(rule: str, competition: Competition, decided: Decided, match_numb
     if rule[0] in "12":
         rows = decided.tables.get(rule[1:])
         return None if rows is None else _at(rows, int(rule[0]))
+    if rule[0] == "P":
+        return None if decided.league is None else _at(decided.league, int(rule[1:]))
     if rule[0] == "3":
         qualified = qualified_thirds(competition, decided)
         if qualified is None:

@@ -42,8 +42,8 @@ class Stage(Contract):
     order: int = 0
 
 
-# '1E', '2A', '3A/B/C/D/F', 'W74', 'L101'
-SLOT_RULE = re.compile(r"^(?:[12][A-L]|3[A-L](?:/[A-L])*|[WL]\d{1,3})$")
+# '1E', '2A', '3A/B/C/D/F', 'W74', 'L101'; 'P4' (4th of a league table, for leagues with play-offs)
+SLOT_RULE = re.compile(r"^(?:[12][A-L]|3[A-L](?:/[A-L])*|[WL]\d{1,3}|P\d{1,2})$")
 
 
 class KnockoutSlot(Contract):
@@ -57,12 +57,15 @@ class KnockoutSlot(Contract):
         default=None, description="for a source without match numbers: the match's local date in the source")
     source_index: Annotated[int, Field(ge=0)] | None = Field(
         default=None, description="... and its position among the stage's matches of that date (kickoff, then file order)")
+    first_leg: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="a two-legged tie: this slot is the second leg, and this is its first leg's match number "
+                                  "(a W/L rule of this number is the tie's winner/loser on aggregate)")
 
     @field_validator("home_rule", "away_rule")
     @classmethod
     def _rule_shape(cls, value: str) -> str:
         if not SLOT_RULE.match(value):
-            raise ValueError(f"unknown slot rule {value!r}: expected 1A, 2A, 3A/B/C, W74 or L101")
+            raise ValueError(f"unknown slot rule {value!r}: expected 1A, 2A, 3A/B/C, P4, W74 or L101")
         return value
 
 
@@ -128,6 +131,9 @@ class Competition(Revisable):
     promotion_places: Annotated[int, Field(ge=0)] = 0
     relegation_places: Annotated[int, Field(ge=0)] = 0
     stage_opening_by: Literal["stage", "matchday"] = "stage"
+    away_goals: bool = Field(
+        default=False, description="two-legged ties: a level aggregate goes to the team with more away goals "
+                                   "(off by default, as in UEFA's rules since 2021-22)")
     source: str = Field(description="Where the definition came from")
 
     @model_validator(mode="after")
@@ -153,8 +159,35 @@ class Competition(Revisable):
             for rule in (slot.home_rule, slot.away_rule):
                 if rule[0] in "WL" and int(rule[1:]) not in numbers:
                     raise ValueError(f"slot for match {slot.match_number}: rule {rule} names no slot's match")
+                if rule[0] == "P" and (self.groups or not 1 <= int(rule[1:]) <= len(self.teams)):
+                    raise ValueError(f"slot for match {slot.match_number}: rule {rule} reads a league table: "
+                                     f"a competition without groups, positions 1-{len(self.teams)}")
         self._check_third_table()
+        self._check_legs()
         return self
+
+    def _check_legs(self) -> None:
+        """A second leg names a first leg of its stage with the same two rules the other way round, once."""
+        slots = {s.match_number: s for s in self.knockout_slots}
+        firsts = [s.first_leg for s in self.knockout_slots if s.first_leg is not None]
+        for slot in self.knockout_slots:
+            if slot.first_leg is None:
+                continue
+            first = slots.get(slot.first_leg)
+            if first is None or first.stage != slot.stage or first.first_leg is not None or firsts.count(slot.first_leg) > 1 \
+                    or (first.home_rule, first.away_rule) != (slot.away_rule, slot.home_rule):
+                raise ValueError(f"slot for match {slot.match_number}: first_leg {slot.first_leg} must be another "
+                                 f"slot of stage {slot.stage}, first leg of no other tie, with the rules "
+                                 f"{slot.away_rule} v {slot.home_rule}")
+        for slot in self.knockout_slots:
+            for rule in (slot.home_rule, slot.away_rule):
+                if rule[0] in "WL" and int(rule[1:]) in firsts:
+                    raise ValueError(f"slot for match {slot.match_number}: rule {rule} names a first leg, which "
+                                     f"decides nothing (name the second leg: the tie)")
+
+    def first_legs(self) -> dict[int, int]:
+        """Second leg's match number -> its first leg's."""
+        return {s.match_number: s.first_leg for s in self.knockout_slots if s.first_leg is not None}
 
     def _check_third_table(self) -> None:
         third_rules = {s.match_number: r for s in self.knockout_slots for r in (s.home_rule, s.away_rule) if r[0] == "3"}

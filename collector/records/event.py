@@ -28,7 +28,9 @@ class Event(Revisable):
     """A registered match.
 
     ``kickoff_utc`` is ``None`` while the source gives a date but no time (kick-off to be
-    announced); no forecast is requested for such an event until a later revision sets it.
+    announced, or a past tournament's file without times); the scheduler then counts its
+    windows back from 00:00 of ``kickoff_date`` in the competition's time zone, the earliest
+    instant it could be (``collector.competitions.kickoffs``), until a revision sets the time.
     ``kickoff_source`` keeps the source's own string (e.g. ``2026-06-11 13:00 UTC-6``).
     """
 
@@ -49,6 +51,9 @@ class Event(Revisable):
     knockout: bool
     resolution: ResolutionRule
     status: EventStatus = EventStatus.SCHEDULED
+    leg: Literal[1, 2] | None = Field(
+        default=None, description="a leg of a two-legged tie (an ordinary 90-minute match; the tie advances a team)")
+    other_leg: Slug | None = Field(default=None, description="the event id of the tie's other leg")
     source: str
     source_retrieved_at: UtcDatetime
 
@@ -56,6 +61,8 @@ class Event(Revisable):
     def _consistent(self) -> Event:
         if self.home_team == self.away_team:
             raise ValueError(f"home and away team are both {self.home_team!r}")
+        if (self.leg is None) != (self.other_leg is None) or self.leg is not None and self.knockout:
+            raise ValueError("a leg names its other leg, and is forecast as a 90-minute match (knockout false)")
         if self.knockout != (self.resolution is ResolutionRule.EXTRA_TIME_AND_PENALTIES):
             raise ValueError("knockout events resolve after extra time and penalties; others at 90 minutes")
         return self
@@ -92,7 +99,7 @@ class Outcome(Revisable):
     ``score_90`` is regulation plus stoppage time; ``score_extra_time`` the cumulative score
     after 120 minutes (only when extra time was played); ``score_penalties`` the shoot-out
     alone. Only finished or awarded matches carry scores; ``advancing_team`` is set for
-    knockouts that were decided.
+    knockouts that were decided, and on the second leg of a two-legged tie (with ``aggregate``).
     """
 
     kind: Literal["outcome"] = "outcome"
@@ -104,6 +111,9 @@ class Outcome(Revisable):
     score_extra_time: Score | None = None
     score_penalties: Score | None = None
     advancing_team: Slug | None = None
+    aggregate: Score | None = Field(
+        default=None, description="a tie's second leg: both legs' goals (after extra time if played), "
+                                  "this leg's home team first")
     goals: tuple[Goal, ...] | None = Field(default=None, description="None when the source lists no goals")
     source: str
     source_retrieved_at: UtcDatetime

@@ -358,6 +358,9 @@ class Forecast(Record):
     horizon: Horizon
     sample: Annotated[int, Field(ge=0)] = 0
     kickoff_utc: UtcDatetime = Field(description="Kickoff (or question close) as known when due")
+    kickoff_time_known: bool = Field(
+        default=True, description="False: the source gave the kickoff's date only, and kickoff_utc is 00:00 of "
+        "that date in the competition's time zone (the earliest instant it could be)")
     scheduled_at: UtcDatetime
     requested_at: UtcDatetime | None = None
     lead_time_minutes: FiniteFloat | None = Field(default=None, description="kickoff_utc - requested_at")

@@ -8,6 +8,10 @@ kickoff, or the question's close). At ``now`` a slot without a record is
 * missed when ``now >= closes`` and the arena owed it: the target was registered, and the
   forecaster configured (``since``/``collect_from``), before the window closed.
 
+A kickoff known only as a date counts as 00:00 of that date in the competition's time zone,
+the earliest instant it could be (:mod:`collector.competitions.kickoffs`): windows and the
+deadline count back from it, and its forecasts say ``kickoff_time_known = false``.
+
 Stage opening (see :mod:`collector.config`): a stage (for leagues: a matchday) is complete
 when all its pairings are registered: the group stage holds every pairing of each group,
 a knockout stage one event per knockout slot, a matchday half as many events as teams.
@@ -29,6 +33,7 @@ from pathlib import Path
 from collector.archive.layout import event_path, forecast_path, question_path
 from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import Archive
+from collector.competitions.kickoffs import effective_kickoff
 from collector.config import OFFSETS, ArenaConfig
 from collector.forecasters.tasks import FULL_TOURNAMENT
 from collector.records import (
@@ -63,6 +68,7 @@ class Slot:
     owed_from: datetime  # the window is owed only if it closes after this
     revision: int = 0  # a retry of a transport failure: its revision, and the path it supersedes
     supersedes: str | None = None
+    kickoff_time_known: bool = True  # False: the deadline is the start of the kickoff's date (kickoffs.py)
 
     @property
     def path(self) -> str:
@@ -128,7 +134,7 @@ def stage_openings(archive: Archive, competition: Competition, events: Sequence[
         members[stage_key(competition, event)].append(event)
     out = {}
     for key, group in members.items():  # every registered pairing counts; only scheduled ones set the kickoff
-        kickoffs = [e.kickoff_utc for e in group if e.kickoff_utc is not None and e.status is EventStatus.SCHEDULED]
+        kickoffs = [effective_kickoff(e, competition) for e in group if e.status is EventStatus.SCHEDULED]
         if not kickoffs:
             continue
         expected = expected_pairings(competition, key)
@@ -138,8 +144,9 @@ def stage_openings(archive: Archive, competition: Competition, events: Sequence[
     return out
 
 
-def event_windows(arena: ArenaConfig, event: Event, opening: tuple | None) -> list[Window]:
-    kickoff = event.kickoff_utc
+def event_windows(arena: ArenaConfig, event: Event, opening: tuple | None, kickoff: datetime | None = None) -> list[Window]:
+    """The windows of ``event`` before ``kickoff`` (default: its own; a date-only event's earliest instant)."""
+    kickoff = kickoff or event.kickoff_utc
     windows = []
     for horizon in arena.horizons:
         if horizon is Horizon.STAGE_OPENING:
@@ -186,11 +193,15 @@ def slots_for(archive: Archive, arena: ArenaConfig, forecasters: Sequence, since
         registered = archive.events_of(cid)
         openings = stage_openings(archive, competition, registered)
         for event in registered:
-            if event.status is not EventStatus.SCHEDULED or event.kickoff_utc is None:
-                continue  # postponed, cancelled or kickoff time not yet known: nothing to ask
+            if event.status is not EventStatus.SCHEDULED:
+                continue  # postponed or cancelled: nothing to ask
             known = registered_at(archive, event)
-            for w in event_windows(arena, event, openings.get(stage_key(competition, event))):
-                yield from _cells(arena, forecasters, since, cid, "match", event.id, w, event.kickoff_utc, known)
+            kickoff = effective_kickoff(event, competition)  # a date alone: the start of that day
+            windows = event_windows(arena, event, openings.get(stage_key(competition, event)), kickoff)
+            cells = (c for w in windows
+                     for c in _cells(arena, forecasters, since, cid, "match", event.id, w, kickoff, known))
+            yield from (cells if event.kickoff_utc is not None else
+                        (replace(c, kickoff_time_known=False) for c in cells))
         asking = [f for f in forecasters if answers_questions(f)]
         for question in archive.questions_of(cid):
             if Horizon.STAGE_OPENING not in arena.horizons:
@@ -299,7 +310,7 @@ def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Foreca
         target_id=slot.target_id, forecaster=slot.forecaster, forecaster_type=forecaster.type,
         model=getattr(forecaster, "model", None), model_version=forecaster.version, access=slot.access,
         strategy=slot.strategy, horizon=slot.horizon, sample=slot.sample, kickoff_utc=slot.deadline,
-        scheduled_at=slot.opens, status=ForecastStatus.MISSED,
+        kickoff_time_known=slot.kickoff_time_known, scheduled_at=slot.opens, status=ForecastStatus.MISSED,
     )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ from collector.archive.manifest import write_tick_manifest
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
 from collector.audit.tsa_client import StampReport, stamp_manifests
+from collector.competitions.kickoffs import effective_kickoff
 from collector.competitions.loader import use_definitions_dir
 from collector.config import ArenaConfig
 from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
@@ -299,6 +300,8 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
                 report.deferred += 1
                 return
             record = await forecaster.forecast(_task(tick, slot, history))
+        if not slot.kickoff_time_known:  # the deadline is the start of the kickoff's date (competitions.kickoffs)
+            record = record.model_copy(update={"kickoff_time_known": False})
         if slot.revision:  # a retry of a transport failure: the next revision of the key, naming the failed one
             record = record.model_copy(update={"revision": slot.revision, "supersedes": slot.supersedes})
         if path_for(record) != slot.path:
@@ -342,13 +345,16 @@ def _write(tick: TickContext, record) -> bool:
 def _history(archive: Archive, now: datetime) -> dict[str, list[KnownResult]]:
     """Results knowable strictly before ``now``, per competition (baselines fit on them)."""
     out: dict[str, list[KnownResult]] = {}
+    kickoffs: dict[tuple, datetime] = {}
     for key, outcome in archive.outcomes.items():
-        event = archive.events.get(key)
-        if event is None or event.kickoff_utc is None or event.kickoff_utc >= now or outcome.recorded_at >= now:
+        event, competition = archive.events.get(key), archive.competitions.get(key[0])
+        if event is None or competition is None or outcome.recorded_at >= now:
             continue
-        out.setdefault(key[0], []).append(KnownResult(event, outcome))
+        kickoffs[key] = effective_kickoff(event, competition)  # a date alone: the start of that day
+        if kickoffs[key] < now:
+            out.setdefault(key[0], []).append(KnownResult(event, outcome))
     for results in out.values():
-        results.sort(key=lambda r: r.event.kickoff_utc)
+        results.sort(key=lambda r: kickoffs[(r.event.competition_id, r.event.id)])
     return out
 
 

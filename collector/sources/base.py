@@ -61,6 +61,9 @@ class SourceMatch:
     score_extra_time: Score | None = None
     score_penalties: Score | None = None
     goals: tuple[Goal, ...] | None = None
+    leg: int | None = None  # 1 or 2: a leg of a two-legged tie (collector.sources.legs)
+    other_leg: int | None = None  # the match number of the tie's other leg
+    tie: Any = None  # on a second leg whose tie is decided: its collector.competitions.ties.TieResult
 
     @property
     def event_id(self) -> str | None:

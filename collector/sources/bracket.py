@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
+from collector.competitions.slots import league_table
 from collector.competitions.standings import (
     MatchResult,
     TableRow,
@@ -23,9 +24,14 @@ from collector.sources.base import SourceMatch
 
 
 def winner_and_loser(match: SourceMatch) -> tuple[str, str] | None:
-    """(winner, loser) of a decided knockout match: shoot-out, else extra time, else 90 minutes."""
+    """(winner, loser) of a decided knockout match: shoot-out, else extra time, else 90 minutes; of a tie on aggregate."""
     if not match.status.has_result or match.home_team is None or match.away_team is None:
         return None
+    if match.leg is not None:  # a leg decides nothing alone; the second carries its tie once both are final
+        if match.leg == 1 or match.tie is None:
+            return None
+        pair = (match.home_team, match.away_team)
+        return pair if match.tie.home_advances else (pair[1], pair[0])
     for score in (match.score_penalties, match.score_extra_time, match.score_90):
         if score is not None and score.home != score.away:
             pair = (match.home_team, match.away_team)
@@ -56,11 +62,16 @@ class _Rules:
             thirds = rank_third_placed(rows[2] for rows in self.tables.values() if len(rows) > 2)
             self.best_thirds = {r.team for r in thirds[: competition.best_third_placed]}
         self.numbered: dict[int, SourceMatch] = {}
+        self.league = None if competition.groups else league_table(competition, [
+            MatchResult(m.home_team, m.away_team, m.score_90.home, m.score_90.away) for m in matches
+            if not m.knockout and m.status.has_result and m.score_90 is not None and m.home_team and m.away_team])
 
     def candidates(self, rule: str) -> set[str]:
         if rule[0] in "12":
             rows = self.tables.get(rule[1])
             return {rows[int(rule[0]) - 1].team} if rows else set()
+        if rule[0] == "P":
+            return {self.league[int(rule[1:]) - 1].team} if self.league else set()
         if rule[0] == "3":
             return {self.tables[g][2].team for g in rule[1:].split("/") if g in self.tables} & self.best_thirds
         match = self.numbered.get(int(rule[1:]))

@@ -28,7 +28,11 @@ def _pair(score: Score) -> str:
     return f"{score.home}-{score.away}"
 
 
-def score_problems(score_90: Score | None, extra: Score | None, shootout: Score | None) -> list[str]:
+def score_problems(score_90: Score | None, extra: Score | None, shootout: Score | None,
+                   single_match: bool = True) -> list[str]:
+    """``single_match=False``: a stage of two-legged ties, whose legs :mod:`collector.sources.legs` checks."""
+    if not single_match:
+        return []
     problems = []
     if extra is not None and score_90 is not None:
         if score_90.home != score_90.away:

@@ -151,6 +151,16 @@ def _stages(raw_matches: list[dict[str, Any]], where: str) -> list[dict[str, Any
              "source_rounds": seen[sid]} for order, sid in enumerate(ordered)]
 
 
+def _two_legged(raw: list[dict[str, Any]]) -> frozenset[str]:
+    """Knockout stages where the source shows the same two teams twice (legs of a tie)."""
+    seen: dict[tuple[str, frozenset[str]], int] = {}
+    for m in raw:
+        stage, names = _stage_of(str(m.get("round") or "")), frozenset(filter(None, (_name(m.get("team1")), _name(m.get("team2")))))
+        if stage not in (None, "group") and len(names) == 2:
+            seen[(stage, names)] = seen.get((stage, names), 0) + 1
+    return frozenset(stage for (stage, _), count in seen.items() if count == 2)
+
+
 def _span(raw: list[dict[str, Any]]) -> dict[str, str]:
     """First and last match day of the source (a later file's match outside them is refused)."""
     days = sorted(str(m["date"]) for m in raw if isinstance(m.get("date"), str))
@@ -203,7 +213,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     ko_stages = {s["id"] for s in stages if s["knockout"]}
     sizes = {len(g["teams"]) for g in groups}
     guessed = format_id is None
-    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages)
+    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages, _two_legged(raw))
     if format_id is None:
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams and stages "
                           f"{sorted(ko_stages)} fit no format; choose one with --format ({', '.join(list_formats())})")
@@ -234,14 +244,24 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     if problems:
         raise ProblemsFound([Problem(where, p) for p in problems])
     fields["knockout_slots"] = slots
-    if table:
+    if fmt.best_third_placed and not table:
+        todo.append(f"to add: best_third_table: the official allocation of the thirds (format {format_id} has none); "
+                    "without it any qualified third of a slot's groups is accepted, and the simulator uses the "
+                    "first valid assignment and says so in its inputs")
+    if fmt.first_legs:  # written out so that a fork sees the option
+        fields["away_goals"] = False
+        todo.append("note: away_goals = false (two-legged ties level on aggregate go to extra time, as in UEFA's "
+                    "rules since 2021-22); set it to true for a competition that counts away goals")
+    if table and fmt.best_third_allocation:  # the regulations' table, bound to these slots when loaded
+        fields["best_third_allocation"] = fmt.best_third_allocation
+    elif table:
         fields["best_third_table"] = table
-    _check(new_id, fields)
+    _check(new_id, fields, table)
     return Derived(fields, format_id, guessed, todo)
 
 
 def _definition(fields: dict[str, Any], slots: list[dict[str, Any]], table=()) -> Definition:
-    body = {k: v for k, v in fields.items() if k not in ("source", "definition_source")}
+    body = {k: v for k, v in fields.items() if k not in ("source", "definition_source", "best_third_allocation")}
     stages = [{k: v for k, v in s.items() if k != "source_rounds"} for s in fields["stages"]]
     body.update(stages=stages, knockout_slots=slots, best_third_table=list(table), source=fields["definition_source"])
     source = SourceConfig(adapter="openfootball", file=fields["source"]["file"])
@@ -267,7 +287,7 @@ def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str,
     return slots, table, problems + placing
 
 
-def _check(new_id: str, fields: dict[str, Any]) -> None:
+def _check(new_id: str, fields: dict[str, Any], table=()) -> None:
     """The finished definition validates as a Competition (a ConfigError names the key otherwise)."""
-    competition_from_definition(_definition(fields, fields.get("knockout_slots", []),
-                                            fields.get("best_third_table", [])), datetime.now(UTC), Clock.REPLAY)
+    competition_from_definition(_definition(fields, fields.get("knockout_slots", []), table),
+                                datetime.now(UTC), Clock.REPLAY)

@@ -39,6 +39,7 @@ from collector.http import Exchange, RetryPolicy, ServiceClient
 from collector.records import Competition, Goal, Score
 from collector.sources.base import MatchStatus, SourceBatch, SourceMatch
 from collector.sources.bracket import assign_match_numbers
+from collector.sources.legs import pair_legs
 
 BASE_URL = "https://api.football-data.org"
 API_KEY_ENV = "FOOTBALL_DATA_API_KEY"
@@ -155,6 +156,8 @@ def parse_matches(payload: dict[str, Any], competition: Competition, definition:
                 message = describe_validation_error(exc)
             batch.problems.append(Problem(f"{batch.source} matches[{index}] {label}", message))
     batch.matches = assign_match_numbers(batch.matches, competition)
+    batch.matches, legs = pair_legs(batch.matches, competition)  # two-legged ties: marked, checked, decided
+    batch.problems += [Problem(f"{batch.source} {match.label}", message) for match, message in legs]
 
 
 def _label(raw: Any) -> str:

@@ -43,6 +43,7 @@ from collector.sources.checks import (
     late_goal_problems,
     score_problems,
 )
+from collector.sources.legs import pair_legs, two_legged_stages
 from collector.sources.openfootball_rounds import flatten_rounds
 
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
@@ -98,6 +99,8 @@ class OpenfootballSource:
             batch.problems.append(Problem(f"{where} {match.label}" if match else where, message))
             batch.matches = [m for m in batch.matches if m is not match]
         batch.matches = number_by_slot_dates(batch.matches, competition)
+        batch.matches, legs = pair_legs(batch.matches, competition)
+        batch.problems += [Problem(f"{where} {match.label}", message) for match, message in legs]
         return batch
 
     def _parse(self, raw: Any, competition: Competition, tz: ZoneInfo, source: str,
@@ -123,7 +126,8 @@ class OpenfootballSource:
         matchday = _NUMBER.search(round_name)
         goals = _goals(raw, home, away, scores) if scores else None
         inconsistent = score_problems(scores.get("score_90"), scores.get("score_extra_time"),
-                                      scores.get("score_penalties")) if scores else []
+                                      scores.get("score_penalties"), stage not in two_legged_stages(competition)) \
+            if scores else []
         inconsistent += late_goal_problems(goals, scores.get("score_90"), scores.get("score_extra_time"))
         if inconsistent:
             raise ValueError("; ".join(inconsistent) + " (match left out)")

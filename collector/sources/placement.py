@@ -9,6 +9,8 @@ Each knockout match of the source is tied to one slot of the format, stage by st
   number order against the source's matches in number order, else in kickoff order (date,
   time, then the order of the file) — the order and dates of the knockout matches.
 
+A two-legged tie's legs are placed in date order (the first leg is the earlier match of the
+pair), and a ``W`` rule of the tie reads its winner on aggregate from both legs.
 Match numbers are the source's when it has them (rules are rewritten to them), else the
 format's. A match of a source without numbers is tied to its slot at run time by its local
 date and position on that date (``source_date``, ``source_index``). Matches that fit no slot
@@ -18,14 +20,16 @@ are returned by label, and no definition is written from a partial placement.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 from collector.competitions.formats import Format
-from collector.competitions.slots import Decided, group_table, rule_teams
+from collector.competitions.slots import Decided, group_table, league_table, rule_teams
 from collector.competitions.standings import MatchResult
 from collector.records import Competition
 from collector.sources.base import SourceMatch
 from collector.sources.bracket import by_date_order, winner_and_loser
+from collector.sources.legs import pair_legs
 
 
 def decided_from(matches: list[SourceMatch], competition: Competition) -> Decided:
@@ -38,7 +42,10 @@ def decided_from(matches: list[SourceMatch], competition: Competition) -> Decide
         table = group_table(competition, group.name, results)
         if table is not None:
             tables[group.name] = table
-    return Decided(tables, {}, len(competition.groups))
+    league = None if competition.groups else league_table(competition, [
+        MatchResult(m.home_team, m.away_team, m.score_90.home, m.score_90.away) for m in matches
+        if not m.knockout and m.status.has_result and m.score_90 and m.home_team and m.away_team])
+    return Decided(tables, {}, len(competition.groups), league)
 
 
 def _fits(match: SourceMatch, home: set[str], away: set[str]) -> str | None:
@@ -67,7 +74,7 @@ def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: F
     problems: list[str] = []
     for stage in fmt.stages():
         slots = [s for s in fmt.slots if s[1] == stage]
-        left = list(per_stage.get(stage, []))
+        left = _by_order(matches, list(per_stage.get(stage, [])), positions)  # a tie's first leg before its second
         if len(left) != len(slots):
             problems.append(f"stage {stage}: the format {fmt.id} has {len(slots)} matches, the source {len(left)}")
         for number, _, home_rule, away_rule in slots:
@@ -79,7 +86,7 @@ def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: F
             if fit is not None:
                 placed[number] = fit
                 left.remove(fit[0])
-                pair = winner_and_loser(matches[fit[0]])
+                pair = _winner(matches, placed, number, competition, fmt)
                 if pair is not None:
                     decided.knockouts[number] = pair
         free = [s for s in slots if s[0] not in placed]
@@ -92,6 +99,18 @@ def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: F
                      f"{matches[i].away_team} are not what any free slot of {stage} in format {fmt.id} yields "
                      f"({', '.join(f'{h} v {a}' for _, _, h, a in free) or 'none left'})" for i in ordered]
     return _slots(matches, fmt, placed, positions), _table(fmt, placed, matches), problems
+
+
+def _winner(matches: list[SourceMatch], placed, number: int, competition: Competition, fmt: Format):
+    """(winner, loser) of format match ``number``; of a second leg: its tie's, from both placed legs."""
+    first = dict(fmt.first_legs).get(number)
+    if first is None:
+        return winner_and_loser(matches[placed[number][0]])
+    if first not in placed:
+        return None
+    legs = [replace(matches[placed[first][0]], match_number=first), replace(matches[placed[number][0]], match_number=number)]
+    second = next((m for m in pair_legs(legs, competition)[0] if m.leg == 2), None)
+    return None if second is None else winner_and_loser(second)
 
 
 def _number(matches: list[SourceMatch], placed: dict[int, tuple[int, str]], fmt_number: int) -> int:
@@ -116,6 +135,9 @@ def _slots(matches, fmt: Format, placed, positions) -> list[dict[str, Any]]:
             rules.reverse()
         slot: dict[str, Any] = {"match_number": _number(matches, placed, number), "stage": stage,
                                 "home_rule": rules[0], "away_rule": rules[1]}
+        first = dict(fmt.first_legs).get(number)
+        if first is not None and first in placed:
+            slot["first_leg"] = _number(matches, placed, first)
         if matches[i].match_number is None:
             slot["source_date"] = matches[i].kickoff_date.isoformat()
             slot["source_index"] = positions[i]

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from collector.competitions import load_competition, load_definition
+from collector.competitions.kickoffs import day_start_utc
 from collector.datasource import DataSource
 from collector.forecasters.tasks import ForecastTask, KnownResult
 from collector.records import (
@@ -89,7 +90,7 @@ def played_matches(competition_id: str, data_dir) -> tuple[Competition, list[Pla
 
 def _day_start(match: SourceMatch, tz: ZoneInfo) -> datetime:
     """A match with a date but no time (World Cup 1990): forecast as if it kicked off at local midnight."""
-    return datetime.combine(match.kickoff_date, time(0), tzinfo=tz).astimezone(UTC)
+    return day_start_utc(match.kickoff_date, tz)
 
 
 def _stage_key(event: Event) -> tuple:

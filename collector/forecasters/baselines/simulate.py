@@ -4,8 +4,9 @@ Tournaments: unplayed group matches are drawn from the baseline's score grid; ea
 table follows the competition's tie-breakers (``collector.competitions.standings``: points, head to head,
 goal difference, goals scored; remaining ties by team id); the best ``best_third_placed``
 third-placed teams (points, goal difference, goals) fill the ``3A/B/C/...`` slots by the
-definition's official ``best_third_table`` (UEFA's for 24-team Euros), else by the first valid
-assignment in match-number order (an approximation where several exist); knockouts follow ``knockout_slots``
+definition's official ``best_third_table`` (UEFA's for 24-team Euros, FIFA's Annex C for 2026), else by
+the first valid assignment in match-number order (an approximation, and the forecast's inputs say so:
+``best_third_allocation``, :func:`collector.competitions.allocation.allocation_inputs`); knockouts follow ``knockout_slots``
 (``1E``, ``2A``, ``3A/B/C``, ``W74``, ``L101``): a drawn 90 minutes goes to extra time at a
 third of the rates, then penalties at 50/50. Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from collector.competitions.allocation import allocation_inputs
 from collector.forecasters.tasks import ForecastTask
 from collector.records import (
     Choice,
@@ -254,7 +256,8 @@ def _thirds(task: ForecastTask, ranked, rows, n: int) -> list[dict[tuple[int, st
 def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> dict[str, dict[int, np.ndarray]]:
     """Winners, losers and teams per numbered knockout match, for every simulation."""
     comp, known = task.competition, _known(task)
-    registered = {e.match_number: e for e in task.fixtures if e.knockout and e.match_number is not None}
+    registered = {e.match_number: e for e in task.fixtures  # a tie's second leg stands for the tie
+                  if (e.knockout or e.leg == 2) and e.match_number is not None}
     thirds_at = _thirds(task, ranked, rows, n)
     winners: dict[int, np.ndarray] = {}
     losers: dict[int, np.ndarray] = {}
@@ -263,7 +266,8 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
         m = slot.match_number
         event = registered.get(m)
         outcome = known.get(event.id, (None, None))[1] if event else None
-        advancing = advancing_team(event, outcome) if outcome is not None else None
+        advancing = advancing_team(event, outcome) if outcome is not None and (
+            event.leg is None or outcome.advancing_team) else None
         if advancing is not None:
             home = np.full(n, event.home_team, dtype=object)
             away = np.full(n, event.away_team, dtype=object)
@@ -395,7 +399,8 @@ def question_forecast(
         reasoning_summary=f"Monte Carlo: {n} simulations of the remaining matches (seed {seed}); "
                           f"{len(task.history)} results known.",
     )
-    return payload, {"results_known": len(task.history), "fixtures_registered": len(task.fixtures)}
+    return payload, {"results_known": len(task.history), "fixtures_registered": len(task.fixtures),
+                     **allocation_inputs(task.competition)}  # official table, or said not to be
 
 
 __all__ = ["assign_thirds", "question_forecast", "simulate"]

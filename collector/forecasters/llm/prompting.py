@@ -190,9 +190,12 @@ def _group_label(group: str) -> str:
 
 
 def utc_label(event: Event, iso: bool = False) -> str:
-    """Kickoff as ``2026-06-11 19:00 UTC`` (``prematch_v1``) or ``2026-06-11T19:00:00Z`` (ISO 8601, ``lsa_v1``)."""
+    """Kickoff as ``2026-06-11 19:00 UTC`` (``prematch_v1``) or ``2026-06-11T19:00:00Z`` (ISO 8601, ``lsa_v1``).
+
+    A kickoff known only as a date gives the source's local date: ``1990-06-23, time not known``.
+    """
     if event.kickoff_utc is None:
-        return "unknown"
+        return f"{event.kickoff_date.isoformat()}, time not known"
     return event.kickoff_utc.strftime("%Y-%m-%dT%H:%M:%SZ" if iso else "%Y-%m-%d %H:%M UTC")
 
 
