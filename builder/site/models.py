@@ -30,16 +30,14 @@ class Kickoff:
 
 @dataclass(frozen=True)
 class Meta:
-    """What the layout of every page needs: title, relative root, nav, replay banner, commit."""
+    """What the layout of every page needs: title, relative root, nav, replay banner (nothing per-build)."""
 
     title: str
     root: str  # relative prefix to the site root ("", "../", "../../")
     section: str  # which nav entry is active
     replay: bool  # built from replay records: show the banner
-    commit: str
+    commit: str = ""  # not printed: per-build facts (commit, anchor, last update) live on build.html
     charts: bool = False  # load the shared plotly.js
-    anchor: Any = None  # builder.site.anchor.AnchorView: the latest manifest hash and token times (footer)
-    updated: Kickoff | None = None  # the latest tick time ("last updated"), None for an archive without ticks
 
 
 @dataclass(frozen=True)
