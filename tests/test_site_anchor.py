@@ -38,7 +38,7 @@ def test_footer_anchor_and_audit_urls(tmp_path):
         text = page.read_text()
         root = "../" * (len(page.relative_to(site).parts) - 1)
         assert f'<iframe class="build-facts" src="{root}build.html"' in text, page
-        assert digest.hexdigest() not in text and "abc123" not in text, page
+        assert digest.hexdigest() not in text and "Built from archive commit" not in text, page
     assert len(pages) > 10
     audit = (tmp_path / "site/audit/index.html").read_text()
     assert "https://github.com/example-org/arena" in audit and "git clone https://github.com/example-org/arena.git" in audit
