@@ -131,7 +131,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
         progress(f"  {pages.note}")
     files = pages.render(models)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit))
+    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit, archive.sha256))
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
     files.update(pages.render([data]))
     files.update(static_files())

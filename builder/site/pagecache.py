@@ -21,8 +21,8 @@ import datetime as dt
 import enum
 import hashlib
 import sqlite3
-from contextlib import closing
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
