@@ -146,6 +146,8 @@ class MatchListPage:
     competitions: tuple[Link, ...]
     stages: tuple[tuple[str, str], ...]  # (id, label) for the stage filter
     rows: tuple[MatchRow, ...]
+    parts: tuple[Link, ...] = ()  # a long list is split (builder.site.paging): every part, in kickoff order
+    part: int = 1  # which of them this page is
 
 
 @dataclass(frozen=True)
