@@ -87,3 +87,12 @@ def test_a_fingerprint_tells_apart_what_renders_differently():
     assert key("x") == key("x") and model_fingerprint(_Page("p.html", "x"), "other") != key("x")
     with pytest.raises(Unfingerprintable):
         key(object())  # no guessing: such a page is always rendered
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_site_built(replay_repo, tmp_path):
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("a file where the cache folder should be")
+    lines: list[str] = []
+    report = build_site(replay_repo / "archive", tmp_path / "site", progress=lines.append, cache=blocked)
+    assert report.pages > 100 and (tmp_path / "site/index.html").is_file()
+    assert any("not written" in line for line in lines) and blocked.read_text().startswith("a file")

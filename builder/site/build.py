@@ -141,8 +141,8 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
     progress(f"writing {report.files} files")
     write_site(out_dir, files)
-    pages.save()
-    progress(f"  {pages.summary()}")
+    unsaved = pages.save()
+    progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
     report.rendered, report.reused = pages.rendered, pages.reused
     return report
 

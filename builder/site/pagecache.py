@@ -130,18 +130,25 @@ class PageCache:
             pages[model.path] = html
         return pages
 
-    def save(self) -> None:
-        """Replace the cache's contents with this build's pages (written after the site is in place)."""
+    def save(self) -> str:
+        """Replace the cache's contents with this build's pages (written after the site is in place).
+
+        Returns "" or why the cache could not be written (the site is built all the same).
+        """
         if self.folder is None:
-            return
-        self.folder.mkdir(parents=True, exist_ok=True)
+            return ""
         target = self.folder / CACHE_FILE
         staging = target.with_name(f".{CACHE_FILE}.new")
-        staging.unlink(missing_ok=True)
-        with closing(sqlite3.connect(staging)) as db, db:
-            db.execute("CREATE TABLE pages (fingerprint TEXT PRIMARY KEY, html BLOB NOT NULL)")
-            db.executemany("INSERT INTO pages VALUES (?, ?)", sorted(self.current.items()))
-        staging.replace(target)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            staging.unlink(missing_ok=True)
+            with closing(sqlite3.connect(staging)) as db, db:
+                db.execute("CREATE TABLE pages (fingerprint TEXT PRIMARY KEY, html BLOB NOT NULL)")
+                db.executemany("INSERT INTO pages VALUES (?, ?)", sorted(self.current.items()))
+            staging.replace(target)  # a private cache, not an archive file: replacing is fine
+        except (OSError, sqlite3.Error) as exc:
+            return f"page cache {target} not written ({exc}); the next build renders every page"
+        return ""
 
     def summary(self) -> str:
         return f"pages rendered {self.rendered}, reused from the cache {self.reused}"
