@@ -120,3 +120,18 @@ def fresh_mode(tmp_path) -> int:
     probe = tmp_path / "probe"
     probe.write_bytes(b"")
     return probe.stat().st_mode & 0o777
+
+
+def test_a_change_to_a_template_or_the_site_code_changes_every_fingerprint(tmp_path):
+    from builder.site.pagecache import templates_fingerprint
+
+    templates, code = tmp_path / "site_templates", tmp_path / "site"
+    templates.mkdir()
+    code.mkdir()
+    (templates / "base.html").write_text("<footer>")
+    (code / "models.py").write_text("X = 1\n")
+    before = templates_fingerprint((templates, code))
+    (code / "models.py").write_text("X = 2\n")  # e.g. a property of a page model
+    after_code = templates_fingerprint((templates, code))
+    (templates / "base.html").write_text("<footer> ")
+    assert len({before, after_code, templates_fingerprint((templates, code))}) == 3

@@ -1,8 +1,8 @@
 """Incremental rendering: each page's HTML kept under the fingerprint of everything it is made of.
 
 A page is a pure function of its declared page model and the templates, so its fingerprint is
-the SHA-256 of the templates' bytes, the model's type and a canonical walk of the model's
-values (:func:`model_fingerprint`). A build with the previous build's cache renders only the
+the SHA-256 of the templates and the site code (:func:`templates_fingerprint`), the model's
+type and a canonical walk of the model's values (:func:`model_fingerprint`). A build with the previous build's cache renders only the
 pages whose fingerprint is new and takes the others' bytes from the cache; the site is
 byte-identical to a build without a cache. Per-build facts (commit, anchor, last update) are
 kept out of the models (:mod:`builder.site.buildfacts`), so an unchanged page keeps its
@@ -26,12 +26,15 @@ from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
+import jinja2
+import markupsafe
 import numpy as np
 
 from builder.site.render import render_page
 from site_templates import TEMPLATES_DIR
 
 CACHE_FILE = "pages.sqlite"
+SITE_CODE = Path(__file__).resolve().parent  # builder/site
 _ATOMS = (type(None), bool, int, float, str, enum.Enum, dt.datetime, dt.date, dt.time, Decimal, np.generic)
 
 
@@ -39,12 +42,15 @@ class Unfingerprintable(TypeError):
     """A page model holds a value the fingerprint cannot vouch for; the page is always rendered."""
 
 
-def templates_fingerprint(folder: Path = TEMPLATES_DIR) -> str:
-    """SHA-256 over every template file's name and bytes (a change to any template re-renders every page)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".html", ".md")):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+def templates_fingerprint(folders: tuple[Path, ...] = (TEMPLATES_DIR, SITE_CODE)) -> str:
+    """SHA-256 over what turns a page model into HTML: every template, the site's Python code
+    (filters, properties of page models) and the versions of jinja2 and markupsafe. A change to
+    any of them re-renders every page."""
+    digest = hashlib.sha256(f"jinja2 {jinja2.__version__} markupsafe {markupsafe.__version__}".encode())
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".html", ".md", ".py")):
+            digest.update(f"{folder.name}/{path.relative_to(folder).as_posix()}".encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
