@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import shutil
-import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +45,6 @@ from collector.errors import ArchiveError, ConfigError, Problem
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024
 STATIC = ("site.css", "site.js")
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass
@@ -193,75 +191,20 @@ def _umask() -> int:
 
 
 def write_site(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Write every file into a fresh folder beside ``out_dir``, then swap it in.
-
-    A file whose bytes (and mode) equal the previous build's file at the same path is hard-linked
-    from it instead of written again: most of a site does not change from one tick to the next.
-    The previous site's files are never modified (a changed file is a new file in the fresh
-    folder), so a build that fails leaves the previous site as it was.
-    """
+    """Write every file into a fresh folder beside ``out_dir``, then swap it in."""
     out_dir = out_dir.resolve()
     check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    previous = str(out_dir) if (out_dir / MARKER).is_file() else None
-    reusable = _regular_files(previous) if previous else set()  # never through a link planted in the site
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:  # mkdtemp makes the folder 0700; the site gets the modes of any folder (0755 under umask 022)
-        mode = 0o777 & ~_umask()
-        staging.chmod(mode)
-        made: set[str] = set()
+        staging.chmod(0o777 & ~_umask())
         for name in sorted(files):
-            target = os.path.join(staging, name)
-            folder = os.path.dirname(target)
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            old = os.path.join(previous, name) if name in reusable else None
-            if old is None or not _same_file(old, files[name], mode & 0o666) or not _linked(old, target):
-                with open(target, "wb") as handle:
-                    handle.write(files[name])
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files[name])
         if out_dir.exists():
             shutil.rmtree(out_dir)
         staging.rename(out_dir)
     finally:
         if staging.exists():
             shutil.rmtree(staging)
-
-
-def _regular_files(root: str) -> set[str]:
-    """Site-relative paths of the regular files under ``root``, reached without following any link."""
-    found: set[str] = set()
-    pending = [""]
-    while pending:
-        rel = pending.pop()
-        try:
-            entries = list(os.scandir(os.path.join(root, rel) if rel else root))
-        except OSError:
-            continue
-        for entry in entries:
-            name = f"{rel}/{entry.name}" if rel else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(name)
-            elif entry.is_file(follow_symlinks=False):
-                found.add(name)
-    return found
-
-
-def _same_file(path: str, data: bytes, mode: int) -> bool:
-    """Is ``path`` a regular file (not a link) with exactly ``data`` and the mode a new file would get?"""
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data) or stat.S_IMODE(info.st_mode) != mode:
-            return False
-        with open(os.open(path, _READ_FLAGS), "rb") as handle:
-            return handle.read(len(data) + 1) == data
-    except OSError:
-        return False
-
-
-def _linked(old: str, target: str) -> bool:
-    try:
-        os.link(old, target, follow_symlinks=False)
-    except OSError:  # a file system without hard links: the file is written instead
-        return False
-    return True
