@@ -96,31 +96,6 @@ def test_a_cache_that_cannot_be_written_leaves_the_site_built(replay_repo, tmp_p
     report = build_site(replay_repo / "archive", tmp_path / "site", progress=lines.append, cache=blocked)
     assert report.pages > 100 and (tmp_path / "site/index.html").is_file()
     assert any("not written" in line for line in lines) and blocked.read_text().startswith("a file")
-<<<<<<< HEAD
-
-
-def test_a_rebuild_links_unchanged_files_and_rewrites_tampered_ones(replay_repo, tmp_path):
-    site = tmp_path / "site"
-    build_site(replay_repo / "archive", site, progress=lambda _l: None)
-    fresh = _tree(site)
-    match = site / "matches/worldcup-2026/mex-v-rsa.html"
-    same_size = bytearray(match.read_bytes())
-    same_size[100:105] = b"XXXXX"  # edited in place, same size: must not survive a rebuild
-    match.write_bytes(bytes(same_size))
-    (site / "index.html").chmod(0o600)  # a changed mode: the file is written anew
-    (site / "data").rename(site / "data-moved")
-    (site / "data").symlink_to(site / "data-moved")  # a link planted in the site is never followed
-    build_site(replay_repo / "archive", site, progress=lambda _l: None)
-    assert _tree(site) == fresh and not (site / "data").is_symlink() and not (site / "data-moved").exists()
-    assert oct((site / "index.html").stat().st_mode & 0o777) == oct(fresh_mode(tmp_path))
-    build_site(replay_repo / "archive", site, progress=lambda _l: None)
-    assert _tree(site) == fresh
-
-
-def fresh_mode(tmp_path) -> int:
-    probe = tmp_path / "probe"
-    probe.write_bytes(b"")
-    return probe.stat().st_mode & 0o777
 
 
 def test_a_change_to_a_template_or_the_site_code_changes_every_fingerprint(tmp_path):
@@ -136,5 +111,3 @@ def test_a_change_to_a_template_or_the_site_code_changes_every_fingerprint(tmp_p
     after_code = templates_fingerprint((templates, code))
     (templates / "base.html").write_text("<footer> ")
     assert len({before, after_code, templates_fingerprint((templates, code))}) == 3
-=======
->>>>>>> parent of a477a6b (site: a rebuild hard-links every file whose bytes and mode equal the previous build's (never through a link) instead of writing it again)
