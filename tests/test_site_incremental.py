@@ -111,3 +111,18 @@ def test_a_change_to_a_template_or_the_site_code_changes_every_fingerprint(tmp_p
     after_code = templates_fingerprint((templates, code))
     (templates / "base.html").write_text("<footer> ")
     assert len({before, after_code, templates_fingerprint((templates, code))}) == 3
+
+
+def test_a_rebuild_over_a_tampered_site_gives_the_site_again(replay_repo, tmp_path):
+    site = tmp_path / "site"
+    build_site(replay_repo / "archive", site, progress=lambda _l: None, cache=tmp_path / "cache")
+    fresh = _tree(site)
+    match = site / "matches/worldcup-2026/mex-v-rsa.html"
+    same_size = bytearray(match.read_bytes())
+    same_size[100:105] = b"XXXXX"  # edited in place, same size: must not survive a rebuild, cache or not
+    match.write_bytes(bytes(same_size))
+    (site / "data").rename(site / "data-moved")
+    (site / "data").symlink_to(site / "data-moved")
+    report = build_site(replay_repo / "archive", site, progress=lambda _l: None, cache=tmp_path / "cache")
+    assert report.rendered == 0  # every page came from the cache, none from the tampered folder
+    assert _tree(site) == fresh and not (site / "data").is_symlink() and not (site / "data-moved").exists()
