@@ -24,10 +24,9 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from decimal import Decimal
+from importlib.metadata import version
 from pathlib import Path
 
-import jinja2
-import markupsafe
 import numpy as np
 
 from builder.site.render import render_page
@@ -46,7 +45,7 @@ def templates_fingerprint(folders: tuple[Path, ...] = (TEMPLATES_DIR, SITE_CODE)
     """SHA-256 over what turns a page model into HTML: every template, the site's Python code
     (filters, properties of page models) and the versions of jinja2 and markupsafe. A change to
     any of them re-renders every page."""
-    digest = hashlib.sha256(f"jinja2 {jinja2.__version__} markupsafe {markupsafe.__version__}".encode())
+    digest = hashlib.sha256(f"jinja2 {version('jinja2')} markupsafe {version('markupsafe')}".encode())
     for folder in folders:
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".html", ".md", ".py")):
             digest.update(f"{folder.name}/{path.relative_to(folder).as_posix()}".encode() + b"\0")
