@@ -1,4 +1,4 @@
-"""Every page's footer carries the latest manifest's SHA-256 and token times; the Audit page names the arena's URLs."""
+"""Every page's footer frames build.html, which carries the latest manifest's SHA-256 and token times; the Audit page names the arena's URLs."""
 
 from __future__ import annotations
 
@@ -30,9 +30,16 @@ def test_footer_anchor_and_audit_urls(tmp_path):
                                         'site_url = "https://example-org.github.io/arena/"\n')
     build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None,
                urls=arena_urls(root / "prematch.toml"))  # as `builder build --config` does
-    pages = [p.read_text() for p in (tmp_path / "site").rglob("*.html")]
-    assert pages and all(digest.hexdigest() in page for page in pages)  # every page is an anchor
-    assert all("2026-06-10 12:00:07 UTC by alpha" in page for page in pages)
+    site = tmp_path / "site"
+    facts = (site / "build.html").read_text()  # the per-build facts live in one page ...
+    assert digest.hexdigest() in facts and "2026-06-10 12:00:07 UTC by alpha" in facts and "abc123" in facts
+    pages = [p for p in site.rglob("*.html") if p.name != "build.html"]
+    for page in pages:  # ... which every other page's footer frames, so a copy of any page shows the anchor
+        text = page.read_text()
+        root = "../" * (len(page.relative_to(site).parts) - 1)
+        assert f'<iframe class="build-facts" src="{root}build.html"' in text, page
+        assert digest.hexdigest() not in text and "Built from archive commit" not in text, page
+    assert len(pages) > 10
     audit = (tmp_path / "site/audit/index.html").read_text()
     assert "https://github.com/example-org/arena" in audit and "git clone https://github.com/example-org/arena.git" in audit
     assert "https://example-org.github.io/arena/data/manifest.json" in audit and "<REPOSITORY_URL>" not in audit
@@ -45,7 +52,7 @@ def test_without_configuration_the_audit_page_says_so_and_the_footer_waits_for_a
     writer.written = [p.relative_to(archive).as_posix() for p in archive.rglob("*.json")]
     write_tick_manifest(writer, STAMPED)
     build_site(archive, tmp_path / "site", commit="abc123", progress=lambda _: None)
-    index = (tmp_path / "site/index.html").read_text()
-    assert "no time-stamp token yet" in index and "verify --anchor" in index
+    facts = (tmp_path / "site/build.html").read_text()
+    assert "no time-stamp token yet" in facts and "verify --anchor" in facts
     audit = (tmp_path / "site/audit/index.html").read_text()
     assert "not configured: [arena] repository_url in prematch.toml" in audit

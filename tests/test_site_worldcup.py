@@ -66,5 +66,5 @@ def test_short_replay_builds(data_dir, tmp_path):
     assert 'id="board"' in home and "elo" in home  # the opening match was forecast and scored
     opener = _read(out, "matches/worldcup-2026/mex-v-rsa.html")
     assert "Forecasts (0)" not in opener and "measures" in opener
-    assert re.search(r"Built from archive commit <code>[0-9a-f]{40}</code>", home)  # the replay is a git repo
+    assert re.search(r"Built from archive commit <code>[0-9a-f]{40}</code>", _read(out, "build.html"))  # a git repo
     assert all(p.stat().st_size <= PAGE_LIMIT for p in out.rglob("*.html"))

@@ -34,6 +34,7 @@ CURRENT_MAJOR = {
     "actions/attest": 4,
     "actions/upload-pages-artifact": 5,
     "actions/deploy-pages": 5,
+    "actions/cache": 5,
 }
 
 
@@ -246,3 +247,14 @@ def test_the_commit_job_stores_the_bundle_as_verify_reads_it(tmp_path):
         assert done.returncode == 0, done.stderr
         stored = manifest.with_name("20260611T184500000000Z.attestation.jsonl").read_bytes()
         assert stored.count(b"\n") == 1 and subject_digests(stored) == [digest]
+
+
+def test_the_pages_build_renders_from_the_page_cache_the_actions_cache_keeps():
+    build = job("pages.yml", "build")
+    kept = re.search(r"uses: actions/cache@\S+.*\n\s+with:\n\s+path: \$\{\{ runner\.temp \}\}/(\S+)\n\s+key: (.+)\n"
+                     r"\s+restore-keys: (\S+)", build)
+    assert kept, "the pages build keeps no cache"
+    assert kept.group(2).startswith(kept.group(3))  # a new entry per run, restored from the newest earlier one
+    command = re.search(r"run: (python -m builder build .*)", build).group(1)
+    assert f'--cache "$RUNNER_TEMP/{kept.group(1)}"' in command
+    assert build.index("actions/cache@") < build.index("python -m builder build")

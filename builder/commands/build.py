@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from builder.site.build import build_site, check_out_dir
+from collector.archive.cache import default_cache_folder
 from collector.archive.reader import check_archive_dir
 from collector.commandline import finish
 from collector.errors import ConfigError, UsageError
@@ -28,6 +29,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "(default: prematch.toml if present; else $GITHUB_SERVER_URL/$GITHUB_REPOSITORY)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when archive files fail validation (they are reported and left out either way)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="folder of the page cache: only pages whose inputs changed since the build that "
+                             "filled it are rendered, the site is the same bytes (default: .git/prematch of the "
+                             "archive's repository; none outside git)")
+    parser.add_argument("--no-cache", action="store_true", help="render every page and leave any cache alone")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
     return parser
 
@@ -45,5 +51,6 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     progress = (lambda _line: None) if args.quiet else (lambda line: print(line, flush=True))
-    report = build_site(args.archive, args.out, commit=args.commit, progress=progress, urls=urls)
+    cache = None if args.no_cache else (args.cache or default_cache_folder(args.archive))
+    report = build_site(args.archive, args.out, commit=args.commit, progress=progress, urls=urls, cache=cache)
     return finish(report, fail_on_problems=args.strict)

@@ -21,6 +21,7 @@ from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
 from builder.site.bracket import bracket_pages
+from builder.site.buildfacts import build_facts_page
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exports import export_files
@@ -29,9 +30,10 @@ from builder.site.layers import layers_page
 from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
+from builder.site.pagecache import PageCache
 from builder.site.provenance import ArenaUrls, added_commits
 from builder.site.questions import question_pages
-from builder.site.render import TEMPLATES_DIR, render_page
+from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.tables import all_tables
 from builder.site.teams import team_pages
@@ -55,6 +57,8 @@ class BuildReport:
     problems: list[Problem] = field(default_factory=list)
     heavy_pages: list[tuple[str, int]] = field(default_factory=list)
     replay: bool = False
+    rendered: int = 0  # pages rendered by this build (the rest were reused from the page cache)
+    reused: int = 0
 
     def summary_lines(self) -> list[str]:
         """What was built; the files left out are the report's problems (one ``problem:`` line each)."""
@@ -77,11 +81,14 @@ def archive_commit(archive_dir: Path) -> str:
 
 
 def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
-               progress: Callable[[str], None] = print, urls: ArenaUrls | None = None) -> BuildReport:
+               progress: Callable[[str], None] = print, urls: ArenaUrls | None = None,
+               cache: Path | None = None) -> BuildReport:
     """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out.
 
     ``urls`` (:func:`builder.site.provenance.arena_urls`): with a repository, each record is linked
     to its file at the commit that added it there; every record's raw JSON is also copied to ``records/`` beside the site.
+    ``cache``: a folder holding the previous build's pages (:mod:`builder.site.pagecache`); only
+    pages whose inputs changed are rendered, and the site is the same bytes as without it.
     """
     if not Path(archive_dir).is_dir():
         raise ArchiveError(f"{archive_dir}: no such archive folder")
@@ -96,13 +103,13 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     gc.freeze()
     try:
         with paused_garbage_collector():
-            return _build(archive, archive_dir, out_dir, commit, progress, urls)
+            return _build(archive, archive_dir, out_dir, commit, progress, urls, cache)
     finally:
         gc.unfreeze()
 
 
 def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None],
-           urls: ArenaUrls | None = None) -> BuildReport:
+           urls: ArenaUrls | None = None, cache: Path | None = None) -> BuildReport:
     report = BuildReport(out=out_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
     progress(f"  {report.records} valid records, {len(report.problems)} problems")
@@ -120,11 +127,14 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     progress("building page models")
     models = page_models(ctx)
     progress(f"rendering {len(models) + 1} pages")
-    files = {model.path: render_page(model) for model in models}
+    pages = PageCache.open(cache)
+    if pages.note:
+        progress(f"  {pages.note}")
+    files = pages.render(models)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit))
+    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit, archive.sha256))
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
-    files[data.path] = render_page(data)
+    files.update(pages.render([data]))
     files.update(static_files())
     files.update(record_files(archive, archive_dir))
     report.pages = sum(1 for name in files if name.endswith(".html"))
@@ -132,6 +142,9 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
     progress(f"writing {report.files} files")
     write_site(out_dir, files)
+    unsaved = pages.save()
+    progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
+    report.rendered, report.reused = pages.rendered, pages.reused
     return report
 
 
@@ -149,6 +162,7 @@ def page_models(ctx: SiteContext) -> list:
     models.append(charts_page(ctx))
     models.append(analysis_page(ctx))
     models += method_pages(ctx)
+    models.append(build_facts_page(ctx))
     return models
 
 

@@ -12,6 +12,7 @@ import io
 import math
 import os
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -92,8 +93,14 @@ def sqlite_bytes(tables: list[Table]) -> bytes:
         con.close()
 
 
-def archive_manifest(root: Path, commit: str) -> bytes:
-    """SHA-256 of every file under the archive root (hidden files skipped), sorted, plus the commit."""
+def archive_manifest(root: Path, commit: str, hashed: Mapping[str, str] | None = None) -> bytes:
+    """SHA-256 of every file under the archive root (hidden files skipped), sorted, plus the commit.
+
+    ``hashed``: path -> SHA-256 taken when the reader loaded the file (``Archive.sha256``), so
+    the manifest names the bytes the site was built from and record files are not read twice;
+    every other file (tokens, schemas, anything the reader does not load) is read here.
+    """
+    hashed = hashed or {}
     files: dict[str, str] = {}
     root_str = str(root)
     for folder, dirs, names in os.walk(root_str):
@@ -103,14 +110,18 @@ def archive_manifest(root: Path, commit: str) -> bytes:
             if name.startswith(".") or not os.path.isfile(path := os.path.join(folder, name)) or os.path.islink(path):
                 continue  # a link is never followed (the reader reported it)
             relative = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
+            if relative in hashed:
+                files[relative] = hashed[relative]
+                continue
             with open(os.path.join(folder, name), "rb") as handle:
                 files[relative] = hashlib.sha256(handle.read()).hexdigest()
     body = {"commit": commit, "archive_files": len(files), "files": dict(sorted(files.items()))}
     return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
-def export_files(tables: list[Table], archive_root: Path, commit: str) -> dict[str, bytes]:
-    """Site-relative path -> bytes of every download."""
+def export_files(tables: list[Table], archive_root: Path, commit: str,
+                 hashed: Mapping[str, str] | None = None) -> dict[str, bytes]:
+    """Site-relative path -> bytes of every download (``hashed``: see :func:`archive_manifest`)."""
     files: dict[str, bytes] = {}
     tables = [cleaned(table) for table in tables]
     for table in tables:
@@ -119,5 +130,5 @@ def export_files(tables: list[Table], archive_root: Path, commit: str) -> dict[s
     files[f"{DATA_DIR}/prematch.sqlite"] = sqlite_bytes(tables)
     for name, data in schema_documents().items():
         files[f"{DATA_DIR}/schema/{name}"] = data
-    files[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit)
+    files[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit, hashed)
     return files

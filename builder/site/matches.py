@@ -21,6 +21,7 @@ from builder.site.models import (
     MatchRow,
     OutcomeView,
 )
+from builder.site.paging import part_links, part_path, split_rows
 from builder.site.provenance import record_link
 from builder.site.rationale import clean_text, rationale_budget
 from builder.site.sitectx import SiteContext
@@ -292,6 +293,19 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
                 forecasts=sum(r.forecasts for r in page.rows),
             )
         )
+    pages = [part for page in pages for part in (split_match_list(ctx, page) if isinstance(page, MatchListPage) else [page])]
     index = "matches/index.html"
     pages.append(MatchesIndexPage(index, ctx.meta("Matches", index, "matches"), tuple(summaries)))
     return pages
+
+
+def split_match_list(ctx: SiteContext, page: MatchListPage) -> list[MatchListPage]:
+    """A competition's match list in parts of at most ``paging.ROWS_PER_PAGE`` rows, each linking every part."""
+    parts = split_rows(page.rows)
+    if len(parts) == 1:
+        return [page]
+    links = part_links(page.path, parts, lambda rows: f"{rows[0].kickoff.utc_label[:10]} to {rows[-1].kickoff.utc_label[:10]}")
+    title = f"Matches · {page.heading}"
+    return [replace(page, path=part_path(page.path, k), rows=rows, parts=links, part=k,
+                    meta=ctx.meta(f"{title} ({k} of {len(parts)})", part_path(page.path, k), "matches"))
+            for k, rows in enumerate(parts, 1)]

@@ -8,7 +8,7 @@ already-sanitised HTML); templates do no computing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from markupsafe import Markup
 
@@ -30,16 +30,14 @@ class Kickoff:
 
 @dataclass(frozen=True)
 class Meta:
-    """What the layout of every page needs: title, relative root, nav, replay banner, commit."""
+    """What the layout of every page needs: title, relative root, nav, replay banner (nothing per-build)."""
 
     title: str
     root: str  # relative prefix to the site root ("", "../", "../../")
     section: str  # which nav entry is active
     replay: bool  # built from replay records: show the banner
-    commit: str
+    commit: str = ""  # not printed: per-build facts (commit, anchor, last update) live on build.html
     charts: bool = False  # load the shared plotly.js
-    anchor: Any = None  # builder.site.anchor.AnchorView: the latest manifest hash and token times (footer)
-    updated: Kickoff | None = None  # the latest tick time ("last updated"), None for an archive without ticks
 
 
 @dataclass(frozen=True)
@@ -152,6 +150,8 @@ class MatchListPage:
     competitions: tuple[Link, ...]
     stages: tuple[tuple[str, str], ...]  # (id, label) for the stage filter
     rows: tuple[MatchRow, ...]
+    parts: tuple[Link, ...] = ()  # a long list is split (builder.site.paging): every part, in kickoff order
+    part: int = 1  # which of them this page is
 
 
 @dataclass(frozen=True)

@@ -58,11 +58,8 @@ class SiteContext:
             root=root_for(path),
             section=section,
             replay=self.replay,
-            commit=self.commit,
             charts=charts,
-            anchor=self.anchor,
-            updated=self.updated(),
-        )
+        )  # the commit, anchor and last update are per-build facts: builder.site.buildfacts
 
 
 def has_replay_records(archive: Archive) -> bool:

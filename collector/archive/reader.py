@@ -7,6 +7,7 @@ path and left out; the rest of the archive still loads.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import defaultdict
 from collections.abc import Iterator
@@ -60,6 +61,7 @@ class Archive:
     attempt_statistics: dict[str, list[AttemptStatistics]] = field(default_factory=dict)  # by forecast path
     effective_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    sha256: dict[str, str] = field(default_factory=dict)  # path -> SHA-256 of the bytes read, valid or not
 
     def effective_path(self, record: Record) -> str | None:
         return self.effective_paths.get(identity(record))
@@ -215,6 +217,7 @@ def _load_files(archive: Archive) -> None:
         if isinstance(data, OSError):
             archive.problems.append(Problem(relative, f"cannot read: {data}"))
             continue
+        archive.sha256[relative] = hashlib.sha256(data).hexdigest()  # the manifest export's hashes, without a re-read
         record, problem = parse_record(relative, data)
         if problem is not None:
             archive.problems.append(problem)
