@@ -9,6 +9,7 @@
     {competition}/questions/{question}/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
     {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
+    {competition}/events/{event}/odds/{source}/{horizon}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
 
 ``rNNN`` is the revision: a correction at the source is a new file with the next revision
@@ -23,6 +24,7 @@ from collector.records import (
     Event,
     Forecast,
     Manifest,
+    OddsSnapshot,
     Outcome,
     Question,
     QuestionResolution,
@@ -95,6 +97,11 @@ def statistics_path(record: AttemptStatistics) -> str:
     return f"{head}/statistics/{tail[: -len('.json')]}.a{record.attempt_index}.{record.generation_id}.json"
 
 
+def odds_path(competition_id: str, event_id: str, source: str, horizon: str) -> str:
+    """An odds snapshot: one per event x source x horizon, written once."""
+    return f"{competition_id}/events/{event_id}/odds/{source}/{horizon}.json"
+
+
 def manifest_path(manifest: Manifest) -> str:
     stamp = manifest.tick_at.strftime("%Y%m%dT%H%M%S%fZ")
     return f"{MANIFEST_DIR}/{manifest.tick_at:%Y}/{stamp}.json"
@@ -129,6 +136,8 @@ def path_for(record: Record) -> str:
             return manifest_path(record)
         case AttemptStatistics():
             return statistics_path(record)
+        case OddsSnapshot():
+            return odds_path(record.competition_id, record.event_id, record.source, record.horizon.value)
     raise TypeError(f"no archive path for {type(record).__name__}")
 
 

@@ -135,7 +135,7 @@ def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
     timeline = build_timeline(files)
     findings: list[Finding] = []
     for entry in files.values():
-        if entry.kind == "forecast" and entry.added is not None:
+        if entry.kind in ("forecast", "odds_snapshot") and entry.added is not None:
             findings += _forecast_findings(entry, entry.facts, timeline)
     for key, (commit, path) in timeline.settled.items():
         kickoff, source = timeline.kickoff(key, commit.index)

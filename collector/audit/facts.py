@@ -24,6 +24,7 @@ from collector.records import (
     Event,
     Forecast,
     Manifest,
+    OddsSnapshot,
     Outcome,
     Question,
     QuestionResolution,
@@ -70,6 +71,9 @@ def facts_of(record: Record) -> Facts:
                          settles=record.status.has_result)
         case QuestionResolution():
             return Facts(**base, target=(record.competition_id, "question", record.question_id), settles=True)
+        case OddsSnapshot():  # checked like a forecast: retrieved and committed before kickoff
+            return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.kickoff_utc,
+                         requested_at=record.retrieved_at, status="odds")
         case Manifest():
             return Facts(**base, manifest=(record.tick_at, dict(record.files), record.previous, record.previous_sha256))
     return Facts(**base)

@@ -67,11 +67,13 @@ from .forecast import (
     Validation,
 )
 from .manifest import Manifest
+from .odds import BookQuote, Credits, OddsSnapshot, OutcomePrice
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
-    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics,
+    Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
+    | OddsSnapshot,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -85,6 +87,7 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "forecast": Forecast,
     "manifest": Manifest,
     "attempt_statistics": AttemptStatistics,
+    "odds_snapshot": OddsSnapshot,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]
