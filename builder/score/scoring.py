@@ -48,6 +48,7 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
+from builder.score.returns import quoted_odds
 from builder.score.types import MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
@@ -199,6 +200,7 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 path=path_for(forecast),
                 lead_time_minutes=forecast.lead_time_minutes,
                 search_observed=_searched(forecast),
+                buy_odds=quoted_odds(forecast.inputs) if forecast.forecaster_type.value == "market" else None,
             )
         )
     return rows

@@ -128,6 +128,8 @@ class ScoredForecast:
     """Realised lead time: kickoff - the first request (LLM-SoccerArena §3.1.3), None when unknown."""
     search_observed: bool | None = None
     """Open book: whether any call of the record searched (None when no trace tells)."""
+    buy_odds: tuple[float, float, float] | None = None
+    """Market records: the quoted decimal odds one could back home, draw, away at (returns.quoted_odds)."""
 
     def cell(self) -> Cell:
         return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)

@@ -26,6 +26,7 @@ from collector.records import (
     Event,
     ForecasterType,
     Horizon,
+    OddsSnapshot,
     Outcome,
     Question,
     Strategy,
@@ -57,6 +58,7 @@ class ForecastTask:
     question: Question | None = None
     fixtures: Sequence[Event] = ()  # every registered event of the competition (for questions)
     history: Sequence[KnownResult] = field(default=())  # results of this competition before `now`
+    odds: Sequence[OddsSnapshot] = field(default=())  # the event's odds snapshots of this horizon (market)
 
     @property
     def target_kind(self) -> str:
