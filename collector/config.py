@@ -147,6 +147,24 @@ class TimestampAuthority(_Model):
     url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 
 
+class OddsSettings(_Model):
+    """``[odds]``: the odds sources a tick reads at each horizon and at kickoff (``odds_snapshot`` records).
+
+    Keys come only from the environment (``ODDS_API_KEY``); base URLs may be overridden by
+    ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL`` and ``POLYMARKET_CLOB_URL``.
+    """
+
+    sources: tuple[Literal["the-odds-api", "polymarket"], ...] = Field(
+        default=(), description="odds sources asked at each horizon (none: no odds snapshots)")
+    sport_keys: dict[str, str] = Field(
+        default_factory=dict, description="The Odds API sport key per competition id, e.g. soccer_epl")
+    regions: str = Field(default="eu", pattern=r"^[a-z]{2}(,[a-z]{2})*$", description="The Odds API regions")
+    polymarket_slugs: dict[str, str] = Field(
+        default_factory=dict, description="Polymarket event slug per event id (else Gamma's search finds it)")
+    closing_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
+        default=10.0, description="closing odds are read in the last this many minutes before kickoff")
+
+
 class TimestampSettings(_Model):
     """``[timestamps]``: which authorities stamp each live tick manifest, and how long the tick waits.
 
@@ -228,6 +246,7 @@ class ArenaConfig(_Model):
     site_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]*)*$")] | None = Field(
         default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
+    odds: OddsSettings = OddsSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
@@ -268,10 +287,10 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps"})
+    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "odds"})
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps"):
+    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps", "odds"):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

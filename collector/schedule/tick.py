@@ -36,6 +36,7 @@ from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.cron import last_fire
+from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 from collector.schedule.statistics import fetch_statistics
@@ -60,6 +61,7 @@ class TickReport:
     llm_records: int = 0  # LLM forecast records written after at least one call
     llm_failed: int = 0  # of which every call failed (api_error, timeout)
     temp_removed: int = 0  # temporary files of dead writers removed
+    odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -85,6 +87,8 @@ class TickReport:
         ]
         if self.statistics:
             lines.append(f"  attempt statistics written: {self.statistics}")
+        if self.odds:
+            lines.append(f"  odds snapshots and closing market forecasts written: {self.odds}")
         if self.temp_removed:
             lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
         if self.manifest:
@@ -171,6 +175,8 @@ async def run_tick_async(
     else:
         roster = Roster(forecasters=list(forecasters))
     try:
+        with report.phase("odds"):  # before the forecasts: the market of a horizon reads its snapshot
+            report.odds = await collect_odds(tick, roster.forecasters)
         with report.phase("forecasts"):
             await _forecasts(tick, roster.forecasters)
         if roster.client is not None:
@@ -356,7 +362,7 @@ def _task(tick: TickContext, slot: Slot, history: dict[str, list[KnownResult]]) 
         competition=archive.competitions[cid], access=slot.access, strategy=slot.strategy, horizon=slot.horizon,
         sample=slot.sample, scheduled_at=slot.opens, now=now, deadline=slot.deadline, clock=clock,
         event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
-        window_closes=slot.closes,
+        window_closes=slot.closes, odds=snapshots_for(archive, cid, slot.target_id, slot.horizon) if event else (),
     )  # fmt: skip
 
 

@@ -56,12 +56,13 @@ class SnapshotMarketForecaster:
         return self.forecast_now(task)
 
     def usable(self, task: ForecastTask) -> list[tuple[OddsSnapshot, BookQuote, tuple[float, float, float]]]:
-        """Every complete 1X2 quote of this horizon's snapshots retrieved before kickoff and at or before now."""
+        """Every complete 1X2 quote of this horizon's snapshots retrieved before kickoff (fail closed).
+
+        The tick retrieves a horizon's snapshots just before its forecasts, so ``retrieved_at``
+        may be a few seconds after the tick's ``now``; never after kickoff."""
         out = []
         for snapshot in task.odds:
             if snapshot.horizon is not task.horizon or snapshot.retrieved_at >= task.deadline:
-                continue
-            if snapshot.retrieved_at > task.now:
                 continue
             for quote in snapshot.quotes:
                 odds = h2h_odds(quote)
