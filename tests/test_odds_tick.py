@@ -15,8 +15,8 @@ from collector.archive.reader import load_archive
 from collector.audit.verify import verify_repository
 from collector.commandline import parse_utc_instant
 from collector.config import load_config
-from collector.schedule.tick import run_tick
 from collector.records import Clock, ForecastStatus, Horizon, OddsSnapshot
+from collector.schedule.tick import run_tick
 from tests.fake_markets import ODDS_KEY, FakeMarkets, gamma_event, odds_event
 from tests.gitrepo import KICKOFF, GitRepo, at, event, outcome
 

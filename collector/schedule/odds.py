@@ -24,7 +24,14 @@ from collector.archive.reader import Archive
 from collector.config import ArenaConfig
 from collector.errors import ArchiveError, ConfigError, Problem, RecordExistsError
 from collector.forecasters.tasks import ScheduledTask
-from collector.records import Clock, Event, EventStatus, ForecasterType, Horizon, OddsSnapshot
+from collector.records import (
+    Clock,
+    Event,
+    EventStatus,
+    ForecasterType,
+    Horizon,
+    OddsSnapshot,
+)
 from collector.schedule.scheduler import event_windows
 from collector.sources.odds_base import OddsBatch, OddsSource
 
