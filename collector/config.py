@@ -154,8 +154,9 @@ class OddsSettings(_Model):
     ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL`` and ``POLYMARKET_CLOB_URL``.
     """
 
-    sources: tuple[Literal["the-odds-api", "polymarket"], ...] = Field(
+    sources: tuple[Literal["the-odds-api", "polymarket", "football-data-co-uk"], ...] = Field(
         default=(), description="odds sources asked at each horizon (none: no odds snapshots)")
+    files: tuple[str, ...] = Field(default=(), description="football-data.co.uk season CSV files (replays)")
     sport_keys: dict[str, str] = Field(
         default_factory=dict, description="The Odds API sport key per competition id, e.g. soccer_epl")
     regions: str = Field(default="eu", pattern=r"^[a-z]{2}(,[a-z]{2})*$", description="The Odds API regions")

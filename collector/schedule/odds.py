@@ -35,6 +35,8 @@ from collector.records import (
 from collector.schedule.scheduler import event_windows
 from collector.sources.odds_base import OddsBatch, OddsSource
 
+CLOSING_TICK_LEAD = timedelta(minutes=1)
+
 
 @dataclass(frozen=True)
 class OddsDue:
@@ -73,6 +75,7 @@ def snapshots_for(archive: Archive, cid: str, event_id: str, horizon: Horizon) -
 
 def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource], list[Problem]]:
     """The configured odds sources for one competition (a missing key or sport key is a problem)."""
+    from collector.sources.football_data_couk import FootballDataCsvSource
     from collector.sources.odds_api import OddsApiSource
     from collector.sources.polymarket import PolymarketSource
 
@@ -87,9 +90,21 @@ def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource
                 sources.append(OddsApiSource.from_env(sport, regions=settings.regions, clock=clock))
             elif name == "polymarket":
                 sources.append(PolymarketSource.from_env(slugs=settings.polymarket_slugs, clock=clock))
+            elif name == "football-data-co-uk":
+                sources.append(FootballDataCsvSource(settings.files, clock=clock))
         except ConfigError as exc:
             problems.append(Problem(config.source_path, f"odds source {name}: {exc}"))
     return sources, problems
+
+
+def next_closing_tick(config: ArenaConfig, archive: Archive, after: datetime) -> datetime | None:
+    """A replay's next tick inside a closing window: one minute before the next kickoff after ``after``."""
+    if not config.odds.sources:
+        return None
+    times = [e.kickoff_utc - CLOSING_TICK_LEAD for cid in config.competitions for e in archive.events_of(cid)
+             if e.status is EventStatus.SCHEDULED and e.kickoff_utc is not None
+             and e.kickoff_utc - CLOSING_TICK_LEAD > after]
+    return min(times, default=None)
 
 
 def snapshot_record(batch: OddsBatch, due: OddsDue, cid: str, clock: Clock, recorded_at: datetime) -> OddsSnapshot | None:
