@@ -42,7 +42,7 @@ each measure follows is in :data:`builder.score.definitions.MEASURE_DEFINITIONS`
 
 ADVANCEMENT_MEASURES = ("advancement_brier", "advancement_log_loss", "advancement_accuracy")
 
-MARKET_FIELDS = ("n", "return", "sharpe", "brier_difference")
+MARKET_FIELDS = ("n", "n_return", "return", "sharpe", "brier_difference")
 """Keys of ``LeaderboardRow.market`` (flattened as ``market_<key>``, null without market prices)."""
 
 INTERVAL_MEASURES = ("brier", "log_loss", "rps", "accuracy", "exact", "points", "scoreline")
