@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
+from builder.site.market_chart import event_snapshots, market_vs_model
 from builder.site.models import (
     CompetitionSummary,
     Consensus,
@@ -171,9 +172,11 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     views = tuple(_with_provenance(ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())),
                                    root)
                   for f in _sort_forecasts(forecasts))
+    chart = market_vs_model(event, event_snapshots(ctx.archive.records, event), forecasts,
+                            names.get(event.home_team, event.home_team))
     return MatchPage(
         path=path,
-        meta=ctx.meta(title, path, "matches"),
+        meta=ctx.meta(title, path, "matches", charts=chart is not None),
         competition=Link(root + match_list_path(competition.id), competition.name),
         stage=stage,
         group=event.group,
@@ -194,6 +197,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
         away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
         decided=decided_text(event, outcome),
+        market_chart=chart,
     )
 
 

@@ -193,6 +193,7 @@ class MatchPage:
     home_href: str = ""  # the team pages
     away_href: str = ""
     decided: str = ""  # how a knockout was (or will be) decided, in words
+    market_chart: Any = None  # builder.site.models_board.Chart: market price path and forecasts over time
 
 
 @dataclass(frozen=True)
