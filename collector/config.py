@@ -151,10 +151,10 @@ class OddsSettings(_Model):
     """``[odds]``: the odds sources a tick reads at each horizon and at kickoff (``odds_snapshot`` records).
 
     Keys come only from the environment (``ODDS_API_KEY``); base URLs may be overridden by
-    ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL`` and ``POLYMARKET_CLOB_URL``.
+    ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL``, ``POLYMARKET_CLOB_URL`` and ``KALSHI_BASE_URL``.
     """
 
-    sources: tuple[Literal["the-odds-api", "polymarket", "football-data-co-uk"], ...] = Field(
+    sources: tuple[Literal["the-odds-api", "polymarket", "kalshi", "football-data-co-uk"], ...] = Field(
         default=(), description="odds sources asked at each horizon (none: no odds snapshots)")
     files: tuple[str, ...] = Field(default=(), description="football-data.co.uk season CSV files (replays)")
     sport_keys: dict[str, str] = Field(
@@ -162,6 +162,7 @@ class OddsSettings(_Model):
     regions: str = Field(default="eu", pattern=r"^[a-z]{2}(,[a-z]{2})*$", description="The Odds API regions")
     polymarket_slugs: dict[str, str] = Field(
         default_factory=dict, description="Polymarket event slug per event id (else Gamma's search finds it)")
+    kalshi_events: dict[str, str] = Field(default_factory=dict, description="Kalshi event ticker per event id")
     closing_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
         default=10.0, description="closing odds are read in the last this many minutes before kickoff")
 

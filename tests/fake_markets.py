@@ -10,7 +10,9 @@ next answers fail: ``status:422`` (``INVALID_REGION``), ``status:429`` (``EXCEED
 with ``Retry-After: 0``, once), ``malformed``.
 
 Polymarket Gamma: ``GET /public-search?q=`` answers ``{events: server.pm_events}`` filtered by
-the words of ``q``; ``GET /events?slug=`` the list with that slug. CLOB ``GET /prices-history``
+the words of ``q``; ``GET /events?slug=`` the list with that slug. Kalshi:
+``GET /trade-api/v2/markets?event_ticker=`` answers ``server.kalshi_markets[ticker]`` (see
+:func:`kalshi_markets`), ``.../series/{s}/markets/{t}/candlesticks`` ``server.kalshi_candles[t]``. CLOB ``GET /prices-history``
 answers ``{history: server.pm_history[token]}`` between ``startTs`` and ``endTs``. Every request
 is kept in ``server.seen`` as (path, query parameters).
 """
@@ -55,6 +57,16 @@ def gamma_event(slug: str, home: str, away: str, asks: tuple[float, float, float
     return {"id": slug, "slug": slug, "title": f"{home} vs. {away}", "markets": markets}
 
 
+def kalshi_markets(event_ticker: str, home: str, away: str, asks_cents: tuple[int, int, int]) -> list[dict]:
+    """A Kalshi match event's three markets in the Trade API v2 shape (prices in cents)."""
+    out = []
+    for side, title, ask in zip(("H", "TIE", "A"), (home, "Tie", away), asks_cents, strict=True):
+        out.append({"ticker": f"{event_ticker}-{side}", "event_ticker": event_ticker, "yes_sub_title": title,
+                    "yes_ask": ask, "yes_bid": ask - 2, "no_ask": 102 - ask, "no_bid": 100 - ask,
+                    "last_price": ask - 1, "status": "active", "close_time": "2026-06-11T21:00:00Z"})
+    return out
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: FakeMarkets
 
@@ -69,6 +81,13 @@ class _Handler(BaseHTTPRequestHandler):
             fake.seen.append((url.path, query))
         if url.path.startswith("/v4/"):
             return self._odds_api(url.path, query)
+        if url.path == "/trade-api/v2/markets":
+            return self._send(200, {"markets": fake.kalshi_markets.get(query.get("event_ticker"), []), "cursor": ""})
+        if url.path.startswith("/trade-api/v2/series/") and url.path.endswith("/candlesticks"):
+            ticker = url.path.split("/")[-2]
+            start, end = int(query.get("start_ts", 0)), int(query.get("end_ts", 2**40))
+            candles = [c for c in fake.kalshi_candles.get(ticker, []) if start <= c["end_period_ts"] <= end]
+            return self._send(200, {"ticker": ticker, "candlesticks": candles})
         if url.path == "/public-search":
             words = [w.lower() for w in query.get("q", "").split()]
             found = [e for e in fake.pm_events if all(w in e["title"].lower() for w in words)]
@@ -135,6 +154,8 @@ class FakeMarkets(ThreadingHTTPServer):
         self.odds_events: list[dict] = []
         self.pm_events: list[dict] = []
         self.pm_history: dict[str, list[dict]] = {}
+        self.kalshi_markets: dict[str, list[dict]] = {}
+        self.kalshi_candles: dict[str, list[dict]] = {}
         self.seen: list[tuple[str, dict]] = []
 
     @property

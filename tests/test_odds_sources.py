@@ -9,10 +9,17 @@ import pytest
 
 from collector.errors import ConfigError
 from collector.http import RetryPolicy
+from collector.sources.kalshi import KalshiSource, with_fee
 from collector.sources.odds_api import OddsApiSource
 from collector.sources.polymarket import PolymarketSource
 from tests.collection_helpers import KICKOFF, make_event, world_cup
-from tests.fake_markets import ODDS_KEY, FakeMarkets, gamma_event, odds_event
+from tests.fake_markets import (
+    ODDS_KEY,
+    FakeMarkets,
+    gamma_event,
+    kalshi_markets,
+    odds_event,
+)
 
 BOOKS = {"pinnacle": (2.10, 3.40, 3.90), "bet365": (2.05, 3.30, 3.75), "williamhill": (2.00, 3.25, 4.00)}
 FAST = RetryPolicy(max_attempts=2, base_delay=0.0)
@@ -143,3 +150,49 @@ def test_polymarket_bad_prices_are_problems(markets):
     (odds,) = batch.events
     assert odds.quotes == []
     assert "a share price must be strictly between 0 and 1, got 1.5" in odds.problems[0]
+
+
+def kalshi(fake: FakeMarkets) -> KalshiSource:
+    return KalshiSource(base_url=fake.base_url + "/trade-api/v2", events={"mex-v-rsa": "KXWCGAME-26JUN11MEXRSA"},
+                        retry=FAST)
+
+
+def test_kalshi_live_buys_at_the_ask_plus_the_fee(markets):
+    markets.kalshi_markets["KXWCGAME-26JUN11MEXRSA"] = kalshi_markets(
+        "KXWCGAME-26JUN11MEXRSA", "Mexico", "South Africa", (48, 28, 27))
+    batch = fetch(kalshi(markets))
+    assert batch.problems == []
+    (quote,) = batch.events[0].quotes
+    assert quote.bookmaker == "kalshi" and quote.fee_rate == 0.07
+    home = quote.prices[0]
+    # 0.48 + 0.07 x 0.48 x 0.52 = 0.497472: the price paid for a home-win share, fee included
+    assert (home.ask, home.bid) == (0.48, 0.46) and 1 / home.odds == pytest.approx(0.497472)
+    assert with_fee(0.5) == pytest.approx(0.5175)
+    assert [p.outcome for p in quote.prices] == ["home", "draw", "away"]
+
+
+def test_kalshi_history_uses_the_last_candle_before_the_snapshot(markets):
+    ticker = "KXWCGAME-26JUN11MEXRSA"
+    markets.kalshi_markets[ticker] = kalshi_markets(ticker, "Mexico", "South Africa", (48, 28, 27))
+    at = datetime(2026, 6, 10, 19, tzinfo=UTC)
+    t = int(at.timestamp())
+    for side, ask in (("H", 50), ("TIE", 30), ("A", 25)):
+        markets.kalshi_candles[f"{ticker}-{side}"] = [
+            {"end_period_ts": t - 3600, "yes_ask": {"close": ask - 3}, "yes_bid": {"close": ask - 5}},
+            {"end_period_ts": t, "yes_ask": {"close": ask}, "yes_bid": {"close": ask - 2}},
+            {"end_period_ts": t + 3600, "yes_ask": {"close": 99}, "yes_bid": {"close": 97}}]
+    batch = fetch(kalshi(markets), at)
+    assert batch.problems == []
+    assert [p.ask for p in batch.events[0].quotes[0].prices] == [0.5, 0.3, 0.25]
+    assert any(path == f"/trade-api/v2/series/KXWCGAME/markets/{ticker}-H/candlesticks" for path, _ in markets.seen)
+
+
+def test_kalshi_missing_side_and_bad_price_are_named(markets):
+    ticker = "KXWCGAME-26JUN11MEXRSA"
+    markets.kalshi_markets[ticker] = kalshi_markets(ticker, "Mexico", "South Africa", (48, 28, 27))[:2]
+    (odds,) = fetch(kalshi(markets)).events
+    assert odds.quotes == [] and odds.problems == [f"event {ticker}: no market for ['away']"]
+    markets.kalshi_markets[ticker] = kalshi_markets(ticker, "Mexico", "South Africa", (48, 28, 27))
+    markets.kalshi_markets[ticker][0]["yes_ask"] = "lots"
+    (odds,) = fetch(kalshi(markets)).events
+    assert odds.quotes == [] and "field yes_ask: expected a price in cents, got 'lots'" in odds.problems[0]

@@ -76,6 +76,7 @@ def snapshots_for(archive: Archive, cid: str, event_id: str, horizon: Horizon) -
 def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource], list[Problem]]:
     """The configured odds sources for one competition (a missing key or sport key is a problem)."""
     from collector.sources.football_data_couk import FootballDataCsvSource
+    from collector.sources.kalshi import KalshiSource
     from collector.sources.odds_api import OddsApiSource
     from collector.sources.polymarket import PolymarketSource
 
@@ -90,6 +91,8 @@ def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource
                 sources.append(OddsApiSource.from_env(sport, regions=settings.regions, clock=clock))
             elif name == "polymarket":
                 sources.append(PolymarketSource.from_env(slugs=settings.polymarket_slugs, clock=clock))
+            elif name == "kalshi":
+                sources.append(KalshiSource.from_env(events=settings.kalshi_events, clock=clock))
             elif name == "football-data-co-uk":
                 sources.append(FootballDataCsvSource(settings.files, clock=clock))
         except ConfigError as exc:
