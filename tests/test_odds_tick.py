@@ -155,3 +155,23 @@ def test_verify_checks_odds_records_like_forecasts(tmp_path):
     modified = [f for f in report.findings if f.code == "modified"]
     assert [f.path for f in modified] == [f"{OPENER}/odds/the-odds-api/t_minus_2h.json"]
     assert orjson.loads(path.read_bytes())["quotes"][0]["prices"][0]["odds"] == 2.3
+
+
+def test_a_hand_edited_odds_record_is_reported_and_never_used(tmp_path):
+    from collector.archive.writer import ArchiveWriter
+    from collector.errors import RecordExistsError
+
+    root = tmp_path / "archive"
+    root.mkdir()
+    writer = ArchiveWriter(root)
+    writer.write(_snapshot())
+    path = root / OPENER / "odds/the-odds-api/t_minus_2h.json"
+    with pytest.raises(RecordExistsError):  # append-only: a second snapshot of the key is refused
+        writer.write(_snapshot(retrieved_at=KICKOFF - timedelta(hours=1)))
+    edited = path.read_bytes().replace(b'"odds": 2.1', b'"odds": 0.5')
+    assert edited != path.read_bytes()
+    path.write_bytes(edited)
+    archive = load_archive(root)
+    (problem,) = archive.problems
+    assert problem.path.endswith("odds/the-odds-api/t_minus_2h.json") and "odds" in problem.message
+    assert not any(isinstance(r, OddsSnapshot) for r in archive.records.values())
