@@ -164,7 +164,8 @@ class OddsSettings(_Model):
         default_factory=dict, description="Polymarket event slug per event id (else Gamma's search finds it)")
     kalshi_events: dict[str, str] = Field(default_factory=dict, description="Kalshi event ticker per event id")
     closing_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
-        default=10.0, description="closing odds are read in the last this many minutes before kickoff")
+        default=20.0, description="closing odds are read in the last this many minutes before kickoff "
+                                  "(more than the cron's step, 15 minutes, so one tick always falls in it)")
 
 
 class TimestampSettings(_Model):
