@@ -168,6 +168,36 @@ class OddsSettings(_Model):
                                   "(more than the cron's step, 15 minutes, so one tick always falls in it)")
 
 
+class BinaryMarketConfig(_Model):
+    """One ``[[markets.binary]]`` entry: a market's binary contract asked as a question (Prophet Arena).
+
+    ``rule`` is ``champion`` (``team``), ``reaches`` (``team``, ``stage``), ``match_result``
+    (``event``, ``result`` home/draw/away) or ``total_goals_over`` (``event``, ``line`` a half
+    line); see :class:`collector.records.BinaryRule`. Match rules close at the match's kickoff;
+    the others need ``closes_at``.
+    """
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=120)] = Field(description="the event id")
+    competition: str = Field(description="competition id the rule reads outcomes of")
+    label: str = Field(min_length=1, max_length=300, description="the contract's question as asked")
+    source: Literal["polymarket"] = Field(default="polymarket", description="where its price is read (Polymarket)")
+    market: str = Field(min_length=1, max_length=200, description="Polymarket market slug or Kalshi ticker")
+    contract: str = Field(default="Yes", description="the side priced")
+    rule: Literal["champion", "reaches", "match_result", "total_goals_over"]
+    team: str | None = Field(default=None, description="team id (champion, reaches)")
+    stage: str | None = Field(default=None, description="stage name (reaches), e.g. semi-final")
+    event: str | None = Field(default=None, description="event id (match_result, total_goals_over)")
+    result: Literal["home", "draw", "away"] | None = Field(default=None, description="match_result's side")
+    line: float | None = Field(default=None, description="total_goals_over's half line, e.g. 2.5")
+    closes_at: UtcDatetime | None = Field(default=None, description="UTC; required for champion and reaches")
+
+
+class MarketsSettings(_Model):
+    """``[markets]``: the binary contracts asked to the LLMs with and without their price."""
+
+    binary: tuple[BinaryMarketConfig, ...] = Field(default=(), description="the configured market list")
+
+
 class TimestampSettings(_Model):
     """``[timestamps]``: which authorities stamp each live tick manifest, and how long the tick waits.
 
@@ -250,6 +280,7 @@ class ArenaConfig(_Model):
         default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
     odds: OddsSettings = OddsSettings()
+    markets: MarketsSettings = MarketsSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
@@ -290,10 +321,10 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "odds"})
+    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "odds", "markets"})
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps", "odds"):
+    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps", "odds", "markets"):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

@@ -10,7 +10,8 @@ next answers fail: ``status:422`` (``INVALID_REGION``), ``status:429`` (``EXCEED
 with ``Retry-After: 0``, once), ``malformed``.
 
 Polymarket Gamma: ``GET /public-search?q=`` answers ``{events: server.pm_events}`` filtered by
-the words of ``q``; ``GET /events?slug=`` the list with that slug. Kalshi:
+the words of ``q``; ``GET /events?slug=`` the list with that slug; ``GET /markets?slug=`` the
+markets of ``server.pm_markets`` with that slug. Kalshi:
 ``GET /trade-api/v2/markets?event_ticker=`` answers ``server.kalshi_markets[ticker]`` (see
 :func:`kalshi_markets`), ``.../series/{s}/markets/{t}/candlesticks`` ``server.kalshi_candles[t]``. CLOB ``GET /prices-history``
 answers ``{history: server.pm_history[token]}`` between ``startTs`` and ``endTs``. Every request
@@ -92,6 +93,8 @@ class _Handler(BaseHTTPRequestHandler):
             words = [w.lower() for w in query.get("q", "").split()]
             found = [e for e in fake.pm_events if all(w in e["title"].lower() for w in words)]
             return self._send(200, {"events": found})
+        if url.path == "/markets":
+            return self._send(200, [m for m in fake.pm_markets if m["slug"] == query.get("slug")])
         if url.path == "/events":
             return self._send(200, [e for e in fake.pm_events if e["slug"] == query.get("slug")])
         if url.path == "/prices-history":
@@ -154,6 +157,7 @@ class FakeMarkets(ThreadingHTTPServer):
         self.odds_events: list[dict] = []
         self.pm_events: list[dict] = []
         self.pm_history: dict[str, list[dict]] = {}
+        self.pm_markets: list[dict] = []  # Gamma /markets?slug= (binary contracts)
         self.kalshi_markets: dict[str, list[dict]] = {}
         self.kalshi_candles: dict[str, list[dict]] = {}
         self.seen: list[tuple[str, dict]] = []

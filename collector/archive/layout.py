@@ -10,6 +10,7 @@
     {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/events/{event}/odds/{source}/{horizon}.json
+    {competition}/markets/{event}/event.json, resolution.json, forecasts/{forecaster}/{condition}.{horizon}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
 
 ``rNNN`` is the revision: a correction at the source is a new file with the next revision
@@ -20,6 +21,9 @@ from __future__ import annotations
 
 from collector.records import (
     AttemptStatistics,
+    BinaryEvent,
+    BinaryForecast,
+    BinaryResolution,
     Competition,
     Event,
     Forecast,
@@ -138,6 +142,13 @@ def path_for(record: Record) -> str:
             return statistics_path(record)
         case OddsSnapshot():
             return odds_path(record.competition_id, record.event_id, record.source, record.horizon.value)
+        case BinaryEvent():
+            return f"{record.competition_id}/markets/{record.id}/event.json"
+        case BinaryResolution():
+            return f"{record.competition_id}/markets/{record.event_id}/resolution.json"
+        case BinaryForecast():
+            return (f"{record.competition_id}/markets/{record.event_id}/forecasts/{record.forecaster}/"
+                    f"{record.condition}.{record.horizon.value}.json")
     raise TypeError(f"no archive path for {type(record).__name__}")
 
 

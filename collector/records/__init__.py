@@ -67,13 +67,20 @@ from .forecast import (
     Validation,
 )
 from .manifest import Manifest
+from .market_event import (
+    BinaryEvent,
+    BinaryForecast,
+    BinaryQuote,
+    BinaryResolution,
+    BinaryRule,
+)
 from .odds import BookQuote, Credits, OddsSnapshot, OutcomePrice
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 
 AnyRecord = Annotated[
     Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
-    | OddsSnapshot,
+    | OddsSnapshot | BinaryEvent | BinaryForecast | BinaryResolution,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -88,6 +95,9 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "manifest": Manifest,
     "attempt_statistics": AttemptStatistics,
     "odds_snapshot": OddsSnapshot,
+    "binary_event": BinaryEvent,
+    "binary_forecast": BinaryForecast,
+    "binary_resolution": BinaryResolution,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -35,6 +35,7 @@ from collector.forecasters.llm.protocol import arena_protocol_sha256
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
+from collector.schedule.binary_events import collect_binary, resolve_binary
 from collector.schedule.cron import last_fire
 from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
@@ -62,6 +63,7 @@ class TickReport:
     llm_failed: int = 0  # of which every call failed (api_error, timeout)
     temp_removed: int = 0  # temporary files of dead writers removed
     odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
+    binary: int = 0  # binary market events, their forecasts and resolutions (collector/schedule/binary_events.py)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -89,6 +91,8 @@ class TickReport:
             lines.append(f"  attempt statistics written: {self.statistics}")
         if self.odds:
             lines.append(f"  odds snapshots and closing market forecasts written: {self.odds}")
+        if self.binary:
+            lines.append(f"  binary market events, forecasts and resolutions written: {self.binary}")
         if self.temp_removed:
             lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
         if self.manifest:
@@ -179,6 +183,8 @@ async def run_tick_async(
             report.odds = await collect_odds(tick, roster.forecasters)
         with report.phase("forecasts"):
             await _forecasts(tick, roster.forecasters)
+        with report.phase("binary_markets"):
+            report.binary = await collect_binary(tick, roster.forecasters)
         if roster.client is not None:
             with report.phase("statistics"):
                 report.statistics = await fetch_statistics(tick, roster.client)
@@ -189,6 +195,7 @@ async def run_tick_async(
     with report.phase("sync_outcomes"):
         if sync:
             _sync(tick, sync_outcomes)
+        report.binary += resolve_binary(tick)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
         report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
                                               arena_protocol_sha256(config), lock_path=tick.locks.folder / "manifest.lock")

@@ -192,3 +192,19 @@ def _live_price(market: dict) -> OutcomePrice:
 
 def _with_outcome(price: OutcomePrice, side: str, market: dict) -> OutcomePrice:
     return price.model_copy(update={"outcome": side, "name": str(market.get("groupItemTitle") or price.name)})
+
+
+async def contract_quote(source: PolymarketSource, slug: str, at: datetime | None = None) -> tuple[OutcomePrice, str, Any]:
+    """One binary market's Yes price (Gamma ``GET /markets?slug=``; CLOB history for a past ``at``).
+
+    Returns (price, endpoint, the market's payload); ValueError naming the field otherwise.
+    """
+    response, _ = await source.gamma.request("GET", "/markets", params={"slug": slug})
+    found = _json(response.content, "/markets")
+    market = found[0] if isinstance(found, list) and found and isinstance(found[0], dict) else None
+    if market is None:
+        raise ValueError(f"/markets?slug={slug}: no such market")
+    if at is not None:
+        price, _ = await source._history_price(market, at)
+        return price, f"/markets?slug={slug}, /prices-history", market
+    return _live_price(market), f"/markets?slug={slug}", market
