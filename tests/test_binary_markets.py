@@ -289,3 +289,30 @@ def test_a_live_tick_asks_each_contract_with_and_without_its_price_then_resolves
     assert priced_row.brier == pytest.approx((0.65 - o) ** 2)
     assert priced_row.return_risk_neutral == pytest.approx(o / 0.55)  # 0.65 > the ask: bought Yes at 0.55
     assert np.isfinite(priced_row.no_price)
+
+
+# --- verify checks binary forecasts like forecasts ------------------------------------------------
+
+def test_verify_flags_a_binary_forecast_committed_after_its_close_and_an_edited_one(tmp_path):
+    from datetime import timedelta
+
+    from collector.audit.verify import verify_repository
+    from tests.gitrepo import GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    contract = _binary(kind="match_result", event_id="mex-v-rsa", result="home")
+    repo.tick(at(1), event(), contract.model_copy(update={"id": "mex-win-opener"}))
+    on_time = _forecast("mex-win-opener", "with_price", 0.6, 0.55, 0.53, requested_at=KICKOFF - timedelta(hours=2))
+    repo.tick(KICKOFF - timedelta(hours=2), on_time)
+    late = _forecast("mex-win-opener", "no_price", 0.5, 0.55, 0.53, requested_at=KICKOFF - timedelta(minutes=5))
+    repo.tick(KICKOFF + timedelta(minutes=1), late)
+    report = verify_repository(repo.root)
+    found = {(f.path.rsplit("/", 1)[-1], f.code) for f in report.findings if f.violation}
+    assert found == {("no_price.t_minus_24h.json", "committed_after_kickoff")}
+    path = repo.archive / "worldcup-2026/markets/mex-win-opener/forecasts/llm/with_price.t_minus_24h.json"
+    before = path.read_bytes()
+    path.write_bytes(before.replace(b'"probability": 0.6', b'"probability": 0.9'))
+    assert path.read_bytes() != before
+    repo.commit(at(12), "edit")
+    modified = [f.path for f in verify_repository(repo.root).findings if f.code == "modified"]
+    assert modified == ["worldcup-2026/markets/mex-win-opener/forecasts/llm/with_price.t_minus_24h.json"]
