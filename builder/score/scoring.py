@@ -12,6 +12,7 @@ import numpy as np
 
 from builder.score import (
     aggregate,
+    binary_events,
     calibration,
     difficulty,
     diversity,
@@ -81,6 +82,9 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
+    binary_records = [r for r in archive.records.values() if competition_id in (None, getattr(r, "competition_id", None))]
+    scores.binary, asked = binary_events.score_binary_events(binary_records)
+    scores.binary_summary = binary_events.summarise_binary(scores.binary, asked)
     # operational rates count every attempt made, the transport failures a retry replaced included
     retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
     scores.operations = operations.operational_rows(sorted(forecasts + retried, key=Forecast.key))

@@ -337,6 +337,10 @@ class Scores:
     """LLM-SoccerArena C.3 robustness analyses (``builder.score.robustness.Robustness`` per clock)."""
     pooled_calibration: list[Any] = field(default_factory=list)
     """LLM-SoccerArena C.5 reliability (``builder.score.reliability.PooledReliability`` rows)."""
+    binary: list[Any] = field(default_factory=list)
+    """Scored binary market forecasts (``builder.score.binary_events.BinaryRow``), resolved events only."""
+    binary_summary: list[Any] = field(default_factory=list)
+    """Per forecaster x condition x horizon (``builder.score.binary_events.BinarySummary``)."""
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 

@@ -29,6 +29,7 @@ from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.provenance import ArenaUrls, added_commits
+from builder.site.binary_events import binary_event_pages
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
@@ -141,6 +142,7 @@ def page_models(ctx: SiteContext) -> list:
     models += leaderboard_pages(ctx)
     models += match_pages(ctx, measures)
     models += question_pages(ctx, measures)
+    models += binary_event_pages(ctx)
     models += bracket_pages(ctx)
     models += team_pages(ctx)
     models += forecaster_pages(ctx)

@@ -248,6 +248,7 @@ class QuestionsPage:
     questions: tuple[QuestionSummary, ...]
     score_headers: tuple[str, ...]  # mean scores per forecaster x condition x question type
     score_rows: tuple[tuple[str, ...], ...]
+    binary_events: int = 0  # binary market events: a link to their page (builder/site/binary_events.py)
 
 
 @declare
