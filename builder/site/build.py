@@ -20,6 +20,7 @@ from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
+from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -29,7 +30,6 @@ from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.provenance import ArenaUrls, added_commits
-from builder.site.binary_events import binary_event_pages
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR, render_page
 from builder.site.sitectx import SiteContext, has_replay_records
