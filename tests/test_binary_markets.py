@@ -316,3 +316,28 @@ def test_verify_flags_a_binary_forecast_committed_after_its_close_and_an_edited_
     repo.commit(at(12), "edit")
     modified = [f.path for f in verify_repository(repo.root).findings if f.code == "modified"]
     assert modified == ["worldcup-2026/markets/mex-win-opener/forecasts/llm/with_price.t_minus_24h.json"]
+
+
+@pytest.mark.parametrize("content, error", [
+    ("not json", "not JSON"), ("[0.5]", "expected a JSON object, got list"),
+    ('{"probability": true}', "field probability: expected a number, got True"),
+    ('{"probability": "0.6"}', "field probability: expected a number, got '0.6'"),
+    ('{"probability": 1.2, "reason": "sure"}', "field probability: 1.2 is not between 0 and 1"),
+    ('{"probability": -0.1}', "is not between 0 and 1"), (None, "not JSON"),
+])
+def test_a_bad_binary_answer_is_an_error_naming_the_field_and_never_a_probability(content, error):
+    from collector.forecasters.llm.binary import parse_binary
+
+    p, _, errors = parse_binary(content)
+    assert p is None and len(errors) == 1 and error in errors[0]
+    assert parse_binary('{"probability": 0, "reason": "<b>no</b>"}') == (0.0, "<b>no</b>", [])
+
+
+def test_an_llm_that_answers_garbage_gets_an_invalid_record_and_no_score(tmp_path, data_dir, server, polymarket):
+    server.mode = "malformed"
+    _tick(tmp_path, data_dir, "2026-06-10T19:05:00Z")
+    archive = load_archive(tmp_path / "archive")
+    records = [r for r in archive.records.values() if isinstance(r, BinaryForecast)]
+    assert len(records) == 6 and all(r.probability is None for r in records)
+    assert {r.status for r in records} <= {ForecastStatus.INVALID_JSON, ForecastStatus.API_ERROR}
+    assert all(r.errors and r.quote is not None for r in records)
