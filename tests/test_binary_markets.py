@@ -262,6 +262,8 @@ def test_a_live_tick_asks_each_contract_with_and_without_its_price_then_resolves
                                        for c in ("no_price", "with_price"))
     priced, blind = forecasts[("mex-win-opener", "with_price")], forecasts[("mex-win-opener", "no_price")]
     assert "Market price: a Yes share costs 0.550" in priced.prompt and "Market price" not in blind.prompt
+    assert ("Resolves Yes if Mexico v South Africa (kickoff 2026-06-11T19:00:00+00:00) ends in a Mexico win after 90"
+            in blind.prompt)
     assert (priced.probability, blind.probability) == (pytest.approx(0.65), 0.5)  # the local LLM's rule
     assert priced.quote == blind.quote and priced.quote.ask == 0.55 and priced.quote.bid == 0.53
     assert all(f.status is ForecastStatus.VALID and f.horizon is Horizon.T_MINUS_24H for f in forecasts.values())

@@ -81,7 +81,7 @@ def resolve_binary(tick) -> int:
 
 
 async def _ask_window(tick, event: BinaryEvent, horizon: Horizon, llms) -> int:
-    from collector.forecasters.llm.binary import ask_binary
+    from collector.forecasters.llm.binary import ask_binary, rule_text
 
     due = [(f, c) for f in llms for c in CONDITIONS
            if forecast_path(event, f.id, c, horizon) not in tick.archive.records]
@@ -93,11 +93,15 @@ async def _ask_window(tick, event: BinaryEvent, horizon: Horizon, llms) -> int:
     except (ServiceCallFailed, ValueError) as exc:
         tick.report.problems.append(Problem(f"{event.competition_id}/markets/{event.id}", f"price: {exc}"))
         return 0
+    match = next((e for e in tick.archive.events_of(event.competition_id) if e.id == event.rule.event_id), None)
+    competition = tick.archive.competitions.get(event.competition_id)
+    names = {t.id: t.name for t in competition.teams} if competition else {}
+    rule = rule_text(event, names, match)
     written = 0
     for forecaster, condition in due:
         if forecaster.client.stopped or not forecaster.budget.allows() or tick.timer() >= event.closes_at:
             continue  # not attempted: no record, asked again while the window is open
-        record = await ask_binary(forecaster, event, condition, horizon, quote, tick.timer(), tick.clock)
+        record = await ask_binary(forecaster, event, condition, horizon, quote, tick.timer(), tick.clock, rule)
         try:
             tick.writer.write(record)
             written += 1

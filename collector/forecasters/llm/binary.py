@@ -22,6 +22,7 @@ from collector.records import (
     BinaryForecast,
     BinaryQuote,
     Clock,
+    Event,
     ForecastStatus,
     Horizon,
 )
@@ -35,22 +36,30 @@ SCHEMA = {
 }  # fmt: skip
 
 
-def rule_text(event: BinaryEvent) -> str:
-    r = event.rule
+def rule_text(event: BinaryEvent, names: dict[str, str] | None = None, match: Event | None = None) -> str:
+    """The resolution rule in words, with team names (``names``: id -> name) and the match's teams."""
+    r, names = event.rule, names or {}
+    if match is not None:
+        home, away = names.get(match.home_team, match.home_team), names.get(match.away_team, match.away_team)
+        game = f"{home} v {away} (kickoff {match.kickoff_utc.isoformat() if match.kickoff_utc else 'to be announced'})"
+        side = {"home": f"a {home} win", "draw": "a draw", "away": f"an {away} win"}.get(r.result or "", "")
+    else:
+        game, side = f"match {r.event_id}", r.result
+    team = names.get(r.team, r.team)
     return {
-        "champion": f"Resolves Yes if {r.team} wins the final of the competition.",
-        "reaches": f"Resolves Yes if {r.team} plays a match of the {r.stage}.",
-        "match_result": f"Resolves Yes if match {r.event_id} ends {r.result} after 90 minutes plus stoppage time.",
-        "total_goals_over": f"Resolves Yes if match {r.event_id} has more than {r.line} goals after 90 minutes.",
+        "champion": f"Resolves Yes if {team} wins the final of the competition.",
+        "reaches": f"Resolves Yes if {team} plays a match of the {r.stage}.",
+        "match_result": f"Resolves Yes if {game} ends in {side} after 90 minutes plus stoppage time.",
+        "total_goals_over": f"Resolves Yes if {game} has more than {r.line} goals after 90 minutes.",
     }[r.kind]
 
 
-def binary_prompt(event: BinaryEvent, quote: BinaryQuote | None) -> str:
-    """The prompt; ``quote`` is given only under the ``with_price`` condition."""
+def binary_prompt(event: BinaryEvent, quote: BinaryQuote | None, rule: str | None = None) -> str:
+    """The prompt; ``quote`` is given only under the ``with_price`` condition; ``rule`` from :func:`rule_text`."""
     lines = [
         "You are forecasting a binary prediction-market contract.",
         f"Binary contract: {event.label}",
-        f"Resolution rule: {rule_text(event)}",
+        f"Resolution rule: {rule or rule_text(event)}",
         f"Trading closes: {event.closes_at.isoformat()}",
     ]
     if quote is not None:
@@ -79,10 +88,10 @@ def parse_binary(content: str | None) -> tuple[float | None, str | None, list[st
 
 
 async def ask_binary(forecaster: Any, event: BinaryEvent, condition: str, horizon: Horizon,
-                     quote: BinaryQuote | None, now: datetime, clock: Clock) -> BinaryForecast:
+                     quote: BinaryQuote | None, now: datetime, clock: Clock, rule: str | None = None) -> BinaryForecast:
     """One LLM forecaster's record for ``event`` (``forecaster``: an :class:`LLMForecaster`)."""
     shown = quote if condition == "with_price" else None
-    text = binary_prompt(event, shown)
+    text = binary_prompt(event, shown, rule)
     body = build_body(forecaster.model, [{"role": "user", "content": text}], forecaster.settings[Access.CLOSED_BOOK],
                       schema=SCHEMA, schema_name="binary_forecast", max_tokens=forecaster.max_tokens)
     result = await forecaster.client.chat(body, role=AttemptRole.FIRST, deadline=event.closes_at)
