@@ -20,6 +20,7 @@ def test_binary_events_on_the_questions_pages(tmp_path, data_dir, server, polyma
     index = (out / "questions/index.html").read_text()
     assert 'href="markets.html">Binary market events</a> (3 contracts' in index
     markets = (out / "questions/markets.html").read_text()
+    assert "Mexico v South Africa: home win after 90" in markets and "Spain wins the final" in markets
     assert "Will Spain win the 2026 World Cup?" in markets and "<em>open</em>" in markets  # not resolved
     assert ">0.550<" in markets and ">0.120<" in markets  # the latest Yes ask of each contract
     for label in ("Return (risk-neutral)", "Return (CRRA γ 0.5)", "a Yes share bought at the ask"):

@@ -29,7 +29,8 @@ PRICE_USED = ("Return per unit staked at the quoted price: a Yes share bought at
               "1 is break-even.")
 CONDITIONS = {"with_price": "with price", "no_price": "without price", "price": "market price"}
 RULES = {"champion": "wins the final", "reaches": "plays the {stage}", "match_result": "{event}: {result} after 90'",
-         "total_goals_over": "{event}: more than {line} goals"}
+         "total_goals_over": "{event}: more than {line} goals after 90'"}
+RESULTS = {"home": "home win", "draw": "draw", "away": "away win"}
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,12 @@ def event_path(event: BinaryEvent) -> str:
     return f"questions/markets/{event.competition_id}/{event.id}.html"
 
 
-def rule_label(event: BinaryEvent, names: dict[str, str]) -> str:
+def rule_label(event: BinaryEvent, names: dict[str, str], matches: dict[str, object]) -> str:
     r = event.rule
-    text = RULES[r.kind].format(stage=r.stage, event=r.event_id, result=r.result, line=r.line)
+    match = matches.get(r.event_id) if r.event_id else None
+    game = (f"{names.get(match.home_team, match.home_team)} v {names.get(match.away_team, match.away_team)}"
+            if match is not None else r.event_id)
+    text = RULES[r.kind].format(stage=r.stage, event=game, result=RESULTS.get(r.result or "", r.result), line=r.line)
     return f"{names.get(r.team, r.team)} {text}" if r.team else text
 
 
@@ -146,7 +150,7 @@ def binary_event_pages(ctx: SiteContext) -> list:
         elif isinstance(r, BinaryResolution):
             resolutions[(r.competition_id, r.event_id)] = r
     scored = {(b.event_id, b.forecaster, b.condition, b.horizon): b for b in ctx.scores.binary}
-    pages, rows = [], []
+    pages, rows, matches_of = [], [], {}
     for event in events:
         key = (event.competition_id, event.id)
         competition = ctx.archive.competitions.get(event.competition_id)
@@ -154,7 +158,10 @@ def binary_event_pages(ctx: SiteContext) -> list:
         mine = sorted(forecasts.get(key, []), key=lambda f: (f.requested_at or f.recorded_at, f.forecaster, f.condition))
         path = event_path(event)
         meta = ctx.meta(event.label, path, "questions")
-        rule, value = rule_label(event, names), _yes_no(resolutions.get(key))
+        if event.competition_id not in matches_of:
+            matches_of[event.competition_id] = {e.id: e for e in ctx.archive.events_of(event.competition_id)}
+        matches = matches_of[event.competition_id]
+        rule, value = rule_label(event, names, matches), _yes_no(resolutions.get(key))
         pages.append(BinaryEventPage(
             path=path, meta=meta, competition=competition.name if competition else event.competition_id,
             label=event.label, rule=rule, market=f"{event.source}: {event.market}", closes=_closes(event), value=value,
