@@ -113,13 +113,16 @@ def test_the_market_list_registers_one_event_per_contract_with_its_rule_and_clos
     ({"line": 2.0}, "a total must be a half line"),
     ({"event": "no-such-match"}, "event 'no-such-match' is not registered"),
     ({"rule": "reaches", "team": "esp", "stage": "final"}, "rule reaches needs closes_at"),
+    ({"rule": "champion", "team": "atlantis", "closes_at": "2026-06-11T19:00:00Z"}, "team 'atlantis' is not a team"),
+    ({"rule": "reaches", "team": "esp", "stage": "semis", "closes_at": "2026-06-11T19:00:00Z"},
+     "stage 'semis' is not a knockout stage of worldcup-2026"),
 ])
-def test_a_bad_contract_is_refused_naming_the_entry_and_the_field(change, message):
+def test_a_bad_contract_is_refused_naming_the_entry_and_the_field(change, message, wc_competition):
     entry = {"id": "bad", "competition": "worldcup-2026", "label": "x", "market": "m", "rule": "total_goals_over",
              "event": "mex-v-rsa", "line": 2.5, **change}
     config = parse_config({"arena": ARENA, "markets": {"binary": [entry]}}, "arena.toml")
     with pytest.raises(ConfigError, match=message) as err:
-        binary_event_from_config(config.markets.binary[0], [event()], at(1), Clock.LIVE)
+        binary_event_from_config(config.markets.binary[0], [event()], at(1), Clock.LIVE, wc_competition)
     assert "[[markets.binary]] bad" in str(err.value)
 
 
