@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import get_args
 
 from collector.archive.layout import odds_path, path_for
 from collector.archive.reader import Archive
-from collector.config import ArenaConfig
+from collector.config import ArenaConfig, OddsSettings
 from collector.errors import ArchiveError, ConfigError, Problem, RecordExistsError
 from collector.forecasters.tasks import ScheduledTask
 from collector.records import (
@@ -66,11 +67,17 @@ def due_snapshots(archive: Archive, config: ArenaConfig, cid: str, source: str, 
     return due
 
 
+ODDS_SOURCES = get_args(get_args(OddsSettings.model_fields["sources"].annotation)[0])
+
+
 def snapshots_for(archive: Archive, cid: str, event_id: str, horizon: Horizon) -> tuple[OddsSnapshot, ...]:
-    """The event's odds snapshots of one horizon, every source (what the market forecaster reads)."""
-    prefix = f"{cid}/events/{event_id}/odds/"
-    return tuple(r for p, r in archive.records.items()
-                 if p.startswith(prefix) and isinstance(r, OddsSnapshot) and r.horizon is horizon)
+    """The event's odds snapshots of one horizon, every source (what the market forecaster reads).
+
+    Looked up by path, never by iterating ``archive.records``: the tick builds tasks while its
+    writes (in threads) add records to that dict, and a scan would be O(records) per task.
+    """
+    found = (archive.records.get(odds_path(cid, event_id, source, horizon.value)) for source in ODDS_SOURCES)
+    return tuple(r for r in found if isinstance(r, OddsSnapshot))
 
 
 def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource], list[Problem]]:
