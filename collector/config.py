@@ -147,6 +147,57 @@ class TimestampAuthority(_Model):
     url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 
 
+class OddsSettings(_Model):
+    """``[odds]``: the odds sources a tick reads at each horizon and at kickoff (``odds_snapshot`` records).
+
+    Keys come only from the environment (``ODDS_API_KEY``); base URLs may be overridden by
+    ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL``, ``POLYMARKET_CLOB_URL`` and ``KALSHI_BASE_URL``.
+    """
+
+    sources: tuple[Literal["the-odds-api", "polymarket", "kalshi", "football-data-co-uk"], ...] = Field(
+        default=(), description="odds sources asked at each horizon (none: no odds snapshots)")
+    files: tuple[str, ...] = Field(default=(), description="football-data.co.uk season CSV files (replays)")
+    sport_keys: dict[str, str] = Field(
+        default_factory=dict, description="The Odds API sport key per competition id, e.g. soccer_epl")
+    regions: str = Field(default="eu", pattern=r"^[a-z]{2}(,[a-z]{2})*$", description="The Odds API regions")
+    polymarket_slugs: dict[str, str] = Field(
+        default_factory=dict, description="Polymarket event slug per event id (else Gamma's search finds it)")
+    kalshi_events: dict[str, str] = Field(default_factory=dict, description="Kalshi event ticker per event id")
+    closing_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
+        default=20.0, description="closing odds are read in the last this many minutes before kickoff "
+                                  "(more than the cron's step, 15 minutes, so one tick always falls in it)")
+
+
+class BinaryMarketConfig(_Model):
+    """One ``[[markets.binary]]`` entry: a market's binary contract asked as a question (Prophet Arena).
+
+    ``rule`` is ``champion`` (``team``), ``reaches`` (``team``, ``stage``), ``match_result``
+    (``event``, ``result`` home/draw/away) or ``total_goals_over`` (``event``, ``line`` a half
+    line); see :class:`collector.records.BinaryRule`. Match rules close at the match's kickoff;
+    the others need ``closes_at``.
+    """
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=120)] = Field(description="the event id")
+    competition: str = Field(description="competition id the rule reads outcomes of")
+    label: str = Field(min_length=1, max_length=300, description="the contract's question as asked")
+    source: Literal["polymarket"] = Field(default="polymarket", description="where its price is read (Polymarket)")
+    market: str = Field(min_length=1, max_length=200, description="Polymarket market slug or Kalshi ticker")
+    contract: str = Field(default="Yes", description="the side priced")
+    rule: Literal["champion", "reaches", "match_result", "total_goals_over"]
+    team: str | None = Field(default=None, description="team id (champion, reaches)")
+    stage: str | None = Field(default=None, description="stage name (reaches), e.g. semi-final")
+    event: str | None = Field(default=None, description="event id (match_result, total_goals_over)")
+    result: Literal["home", "draw", "away"] | None = Field(default=None, description="match_result's side")
+    line: float | None = Field(default=None, description="total_goals_over's half line, e.g. 2.5")
+    closes_at: UtcDatetime | None = Field(default=None, description="UTC; required for champion and reaches")
+
+
+class MarketsSettings(_Model):
+    """``[markets]``: the binary contracts asked to the LLMs with and without their price."""
+
+    binary: tuple[BinaryMarketConfig, ...] = Field(default=(), description="the configured market list")
+
+
 class TimestampSettings(_Model):
     """``[timestamps]``: which authorities stamp each live tick manifest, and how long the tick waits.
 
@@ -251,6 +302,8 @@ class ArenaConfig(_Model):
         default=None, description="where the arena's site is published")
     timestamps: TimestampSettings = TimestampSettings()
     evidence: EvidenceSettings = EvidenceSettings()
+    odds: OddsSettings = OddsSettings()
+    markets: MarketsSettings = MarketsSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
@@ -291,10 +344,11 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    unknown = sorted(set(data) - {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence"})
+    known = {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence", "odds", "markets"}
+    unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
-    for section in ("windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence"):
+    for section in sorted(known - {"arena"}):
         if section in data:
             arena[section] = data[section]
     arena["source_path"] = source

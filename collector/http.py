@@ -295,7 +295,8 @@ def _secrets(service: str, headers: dict[str, str]) -> list[str]:
 
 
 _KEPT_HEADERS = frozenset(
-    {"retry-after", "content-type", "x-requests-available-minute", "x-requestcounter-reset", "x-generation-id"}
+    {"retry-after", "content-type", "x-requests-available-minute", "x-requestcounter-reset", "x-generation-id",
+     "x-requests-remaining", "x-requests-used", "x-requests-last"}  # the last three: The Odds API's credits
 )
 
 

@@ -71,6 +71,16 @@ def question_answer(prompt: str) -> dict:
     return body
 
 
+_PRICE = re.compile(r"^Market price: a Yes share costs ([0-9.]+)", re.MULTILINE)
+
+
+def binary_answer(prompt: str) -> dict:
+    """A binary contract: 0.5 without a price; with one, the price + 0.1 (so the two conditions differ)."""
+    price = _PRICE.search(prompt)
+    p = 0.5 if price is None else round(min(1.0, float(price.group(1)) + 0.1), 4)
+    return {"probability": p, "reason": "Market price nudged up." if price else "No price: even."}
+
+
 def completion(
     content: str, *, open_book: bool = False, finish_reason: str = "stop", model: str = "x/y",
     metadata: bool = False, gen_id: str = "gen-1234567890",
@@ -230,7 +240,9 @@ def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890
         return completion(json.dumps(news_answer(prompt)), open_book="tools" in body, model=body["model"],
                           metadata=metadata, gen_id=gen_id)
     tournament = tournament_answer(prompt, wrong_pairing and REPAIR_MARK not in prompt)
-    if tournament is not None:
+    if "Binary contract:" in prompt:
+        answer = binary_answer(prompt)
+    elif tournament is not None:
         answer = tournament
     elif "Valid candidates:" in prompt:
         answer = question_answer(prompt)

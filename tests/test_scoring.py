@@ -45,7 +45,8 @@ def small_records():
     for event, (h, a) in zip(events, results, strict=True):
         records += [event, make_outcome(event, h, a)]
         records.append(make_forecast(event, "uniform", make_payload(UNIFORM, (1, 1))))
-        records.append(make_forecast(event, "market", make_payload((0.5, 0.3, 0.2), (1, 0)), horizon=Horizon.CLOSING))
+        records.append(make_forecast(event, "market", make_payload((0.5, 0.3, 0.2), (1, 0)), horizon=Horizon.CLOSING,
+                                     inputs={"buy_odds": [1.9, 3.2, 4.5]}))  # quoted: 6.1% margin
     records.append(make_forecast(events[0], "openai.gpt-5.5", make_payload((0.6, 0.3, 0.1), (2, 0))))
     records.append(make_forecast(events[1], "openai.gpt-5.5", make_payload((0.6, 0.3, 0.1), (2, 1))))
     records.append(make_forecast(events[2], "openai.gpt-5.5", None, status=ForecastStatus.API_ERROR))
@@ -99,10 +100,12 @@ def test_market_comparison_appears_on_rows_with_market_prices():
     scores = score_archive(archive_from_records(small_records()))
     row = find(scores.leaderboard, "uniform").market
     assert row["n"] == 4
-    # uniform vs market (0.5, 0.3, 0.2): buys no on home (1/0.5 if not home), yes on draw (1/0.3),
-    # yes on away (1/0.2). Results: home, draw, away, home.
-    per_event = [(0 + 0 + 0) / 3, (2 + 1 / 0.3 + 0) / 3, (2 + 0 + 5) / 3, (0 + 0 + 0) / 3]
-    assert row["return"] == pytest.approx(sum(per_event) / 4)
+    # uniform (1/3 each) vs the quoted odds 1.9, 3.2, 4.5 (prices 0.526, 0.3125, 0.222, margin
+    # included): home is dearer than 1/3 and a bookmaker sells no "not home", so the stake is
+    # kept (1); draw and away are backed at 3.2 and 4.5. Results: home, draw, away, home.
+    per_event = [(1 + 0 + 0) / 3, (1 + 3.2 + 0) / 3, (1 + 0 + 4.5) / 3, (1 + 0 + 0) / 3]
+    assert row["return"] == pytest.approx(sum(per_event) / 4) == pytest.approx(0.975)
+    assert row["n_return"] == 4
     market_brier = [0.38, 0.25 + 0.49 + 0.04, 0.25 + 0.09 + 0.64, 0.38]
     assert row["brier_difference"] == pytest.approx(2 / 3 - sum(market_brier) / 4)
     test = next(t for t in scores.tests if t.a == "uniform" and t.family.startswith("market/"))
@@ -243,13 +246,15 @@ def test_score_command_all_prints_the_whole_analysis(archive_dir, capsys):
 def test_market_price_at_the_same_horizon_is_preferred_to_closing():
     records = small_records()
     event = records[1]
-    records.append(make_forecast(event, "market", make_payload(UNIFORM, (1, 1)), horizon=Horizon.T_MINUS_24H))
+    records.append(make_forecast(event, "market", make_payload(UNIFORM, (1, 1)), horizon=Horizon.T_MINUS_24H,
+                                 inputs={"buy_odds": [2.85, 2.85, 2.85]}))
     scores = score_archive(archive_from_records(records))
     uniform = find(scores.leaderboard, "uniform").market
-    # on the first event the uniform forecast now meets a uniform t-24h price: no edge, every market
-    # abstains (return 1); against the closing price it lost its whole stake on this home win (0)
+    # on the first event the uniform forecast now meets a t-24h price of 1/2.85 > 1/3 on every
+    # outcome: no edge over the quoted price, every market abstains (1); against the closing
+    # price it backed draw and away and lost both (1/3)
     assert uniform["n"] == 4
-    assert uniform["return"] == pytest.approx((1.0 + (2 + 1 / 0.3) / 3 + 7 / 3 + 0) / 4)
+    assert uniform["return"] == pytest.approx((1.0 + 4.2 / 3 + 5.5 / 3 + 1 / 3) / 4)
 
 
 def test_score_command_names_an_unknown_competition(archive_dir, capsys):

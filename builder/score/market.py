@@ -9,6 +9,11 @@ Choices:
   With no edge a risk-neutral bettor is indifferent; we *abstain* and keep the stake (return 1).
 - A degenerate price (q = 0 or q = 1) cannot be bought on one side; such a market is skipped
   the same way (return 1).
+- The return buys at the *quoted* price (the market record's ``buy_odds``: decimal odds with the
+  bookmaker's margin, or a prediction market's ask), never at the margin-free probability q
+  (:mod:`builder.score.returns`); a market record without quoted odds gives no return (NaN,
+  left out of the mean and the Sharpe ratio; ``n_return`` counts the events with one).
+  :func:`market_return_binary` (fair-price rule) is kept for the paper-reproduction tables.
 - The market forecast used for a forecast is the ``market`` record of the same event and clock
   at the same horizon if there is one, else the one at ``closing``.
 - Return per event = mean over its three markets (each with a unit stake); Sharpe =
@@ -22,6 +27,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from builder.score.returns import return_hda, sharpe_ratio
 from builder.score.types import Cell, ScoredForecast
 
 MARKET_ID = "market"
@@ -47,15 +53,6 @@ def market_return_hda(p: np.ndarray, q: np.ndarray, y: np.ndarray) -> np.ndarray
     return market_return_binary(p, q, o).mean(axis=1)
 
 
-def sharpe_ratio(returns: np.ndarray, reference: float = 1.0) -> float:
-    """(mean(R) - R_b) / sd(R), sample sd, R_b = 1 (seeds/002 App. C.2). NaN with < 2 returns or sd 0."""
-    returns = np.asarray(returns, dtype=float)
-    if len(returns) < 2:
-        return float("nan")
-    sd = returns.std(ddof=1)
-    return float((returns.mean() - reference) / sd) if sd > 0 else float("nan")
-
-
 def _market_lookup(rows: list[ScoredForecast]) -> dict[tuple, ScoredForecast]:
     """Market rows by (competition, event, clock, horizon); samples: the first one wins."""
     lookup: dict[tuple, ScoredForecast] = {}
@@ -77,9 +74,10 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     if not paired:
         return {}
     p = np.array([[r.p_home, r.p_draw, r.p_away] for r, _ in paired])
-    q = np.array([[m.p_home, m.p_draw, m.p_away] for _, m in paired])
     y = np.array([("home", "draw", "away").index(r.result) for r, _ in paired])
-    returns = market_return_hda(p, q, y)
+    odds = np.array([m.buy_odds if m.buy_odds is not None else (np.nan,) * 3 for _, m in paired], dtype=float)
+    returns = return_hda(p, odds, y)
+    returns[~np.isfinite(odds).all(axis=1)] = np.nan  # no quoted price: no return
     brier_diff = np.array([r.measures["brier"] - m.measures["brier"] for r, m in paired])
     per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
@@ -89,14 +87,16 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
 
 
 def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:
-    """n, mean return, Sharpe ratio and mean Brier difference over the given events (None if none)."""
+    """n, n_return (events with a quoted price), mean return, Sharpe ratio and mean Brier difference over the given events (None if none)."""
     if not events:
         return None
     per_event = np.array(list(events.values()), dtype=float)
+    priced = per_event[np.isfinite(per_event[:, 0]), 0]
     return {
         "n": len(per_event),
-        "return": float(per_event[:, 0].mean()),
-        "sharpe": _finite(sharpe_ratio(per_event[:, 0])),
+        "n_return": len(priced),
+        "return": float(priced.mean()) if len(priced) else None,
+        "sharpe": _finite(sharpe_ratio(priced)),
         "brier_difference": float(per_event[:, 1].mean()),
     }
 

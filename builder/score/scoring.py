@@ -12,6 +12,7 @@ import numpy as np
 
 from builder.score import (
     aggregate,
+    binary_events,
     calibration,
     difficulty,
     diversity,
@@ -50,6 +51,7 @@ from builder.score.metrics import (
     tendency_scoreline,
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
+from builder.score.returns import quoted_odds
 from builder.score.types import MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
@@ -86,6 +88,9 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
+    binary_records = [r for r in archive.records.values() if competition_id in (None, getattr(r, "competition_id", None))]
+    scores.binary, asked = binary_events.score_binary_events(binary_records)
+    scores.binary_summary = binary_events.summarise_binary(scores.binary, asked)
     # operational rates count every attempt made, the transport failures a retry replaced included
     retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
     scores.operations = leakage.with_leak_counts(
@@ -208,6 +213,7 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 path=path_for(forecast),
                 lead_time_minutes=forecast.lead_time_minutes,
                 search_observed=_searched(forecast),
+                buy_odds=quoted_odds(forecast.inputs) if forecast.forecaster_type.value == "market" else None,
             )
         )
     return rows

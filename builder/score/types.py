@@ -42,7 +42,7 @@ each measure follows is in :data:`builder.score.definitions.MEASURE_DEFINITIONS`
 
 ADVANCEMENT_MEASURES = ("advancement_brier", "advancement_log_loss", "advancement_accuracy")
 
-MARKET_FIELDS = ("n", "return", "sharpe", "brier_difference")
+MARKET_FIELDS = ("n", "n_return", "return", "sharpe", "brier_difference")
 """Keys of ``LeaderboardRow.market`` (flattened as ``market_<key>``, null without market prices)."""
 
 INTERVAL_MEASURES = ("brier", "log_loss", "rps", "accuracy", "exact", "points", "scoreline")
@@ -132,6 +132,8 @@ class ScoredForecast:
     """WorldCupArena layers T1-T4 of this forecast, 0-100, NaN = unavailable (builder.score.fine_grained_board)."""
     fine_tasks: dict[str, float] | None = field(default=None, compare=False)
     """The T2-T4 task scores behind ``layers`` (empty without a fine-grained part or a match report)."""
+    buy_odds: tuple[float, float, float] | None = None
+    """Market records: the quoted decimal odds one could back home, draw, away at (returns.quoted_odds)."""
 
     def cell(self) -> Cell:
         return Cell(self.forecaster, self.access, self.strategy, self.horizon, self.clock)
@@ -344,6 +346,10 @@ class Scores:
     """LLM-SoccerArena C.3 robustness analyses (``builder.score.robustness.Robustness`` per clock)."""
     pooled_calibration: list[Any] = field(default_factory=list)
     """LLM-SoccerArena C.5 reliability (``builder.score.reliability.PooledReliability`` rows)."""
+    binary: list[Any] = field(default_factory=list)
+    """Scored binary market forecasts (``builder.score.binary_events.BinaryRow``), resolved events only."""
+    binary_summary: list[Any] = field(default_factory=list)
+    """Per forecaster x condition x horizon (``builder.score.binary_events.BinarySummary``)."""
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     leakage: dict[str, list[tuple[str, str]]] = field(default_factory=dict)

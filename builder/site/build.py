@@ -20,6 +20,7 @@ from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
+from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages
 from builder.site.buildfacts import build_facts_page
 from builder.site.chart_page import charts_page
@@ -156,6 +157,7 @@ def page_models(ctx: SiteContext) -> list:
     models += match_pages(ctx, measures)
     models.append(layers_page(ctx))  # WorldCupArena composite, layers and the T1-T5 radar
     models += question_pages(ctx, measures)
+    models += binary_event_pages(ctx)
     models += bracket_pages(ctx)
     models += team_pages(ctx)
     models += forecaster_pages(ctx)

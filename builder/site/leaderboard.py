@@ -66,7 +66,12 @@ COLUMNS = (
     BoardColumn("ece", "ECE", "Expected calibration error over 10 equal-width bins: how far stated "
                 "probabilities are from observed frequencies. Lower is better.", True),
     BoardColumn("market_return", "Return", "Mean return per unit staked by a risk-neutral bettor following "
-                "this forecaster against the market's odds.", True),
+                "this forecaster, buying at the market's quoted odds (its margin included: the median bookmaker "
+                "price, or a prediction market's ask); 1 is break-even, a stake is kept where there is no edge.", True),
+    BoardColumn("market_sharpe", "Sharpe", "Sharpe ratio of the per-match returns against keeping the stake: "
+                "(mean return - 1) / standard deviation (Prophet Arena App. C.2).", True),
+    BoardColumn("market_n", "N market", "Number of matches with a quoted market price behind Return and Sharpe.",
+                True),
 )
 
 
@@ -120,7 +125,8 @@ def _warning(row) -> str:
 def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
     m = row.measures
     low_high = row.intervals.get("brier")
-    market = (row.market or {}).get("return")
+    market_row = row.market or {}
+    market = market_row.get("return")
     interval = f"{low_high[0]:.3f} – {low_high[1]:.3f}" if low_high else "–"
     brier = _num(m.get("brier"))
     cells = (
@@ -137,6 +143,9 @@ def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
         _composite(getattr(row, "composite", None)),
         _num(row.ece),
         _num(market),
+        _num(market_row.get("sharpe"), 2),
+        Cell(str(market_row["n_return"]), f"{market_row['n_return']}") if market_row.get("n_return") is not None
+        else Cell("–", ""),
     )
     return BoardRow(
         forecaster=row.forecaster,

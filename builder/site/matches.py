@@ -9,6 +9,7 @@ from dataclasses import replace
 from builder.site.fine_grained_view import fine_grained_section
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
+from builder.site.market_chart import market_vs_model
 from builder.site.models import (
     CompetitionSummary,
     Consensus,
@@ -183,9 +184,11 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root), root)
         for f in ordered)
     anchors = {path_for(f): f"f{i}" for i, f in enumerate(ordered, 1)}
+    chart = market_vs_model(event, ctx.odds_snapshots(event.competition_id, event.id), forecasts,
+                            names.get(event.home_team, event.home_team))
     return MatchPage(
         path=path,
-        meta=ctx.meta(title, path, "matches"),
+        meta=ctx.meta(title, path, "matches", charts=chart is not None),
         competition=Link(root + match_list_path(competition.id), competition.name),
         stage=stage,
         group=event.group,
@@ -207,6 +210,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
         decided=decided_text(event, outcome),
         fine_grained=fine_grained_section(ctx, event, ordered, names, anchors),
+        market_chart=chart,
     )
 
 

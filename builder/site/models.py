@@ -198,6 +198,7 @@ class MatchPage:
     away_href: str = ""
     decided: str = ""  # how a knockout was (or will be) decided, in words
     fine_grained: Any = None  # builder.site.models_fine_grained.FineGrainedSection: players, events, statistics
+    market_chart: Any = None  # builder.site.models_board.Chart: market price path and forecasts over time
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,7 @@ class QuestionsPage:
     questions: tuple[QuestionSummary, ...]
     score_headers: tuple[str, ...]  # mean scores per forecaster x condition x question type
     score_rows: tuple[tuple[str, ...], ...]
+    binary_events: int = 0  # binary market events: a link to their page (builder/site/binary_events.py)
 
 
 @declare

@@ -74,7 +74,8 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
         )
     headers, rows = score_summary(ctx.scores)
     pages.append(QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"),
-                               questions=tuple(summaries), score_headers=headers, score_rows=rows))
+                               questions=tuple(summaries), score_headers=headers, score_rows=rows,
+                               binary_events=sum(r.kind == "binary_event" for r in ctx.archive.records.values())))
     return pages
 
 

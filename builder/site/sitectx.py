@@ -8,6 +8,7 @@ from typing import Any
 
 from builder.score.types import Scores, Slice
 from builder.site.links import kickoff, root_for
+from builder.site.market_chart import snapshots_by_event
 from builder.site.models import Kickoff, Meta
 from builder.site.provenance import ArenaUrls
 from collector.archive.reader import Archive
@@ -30,6 +31,7 @@ class SiteContext:
     added: Mapping[str, str] = field(default_factory=dict)
     """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _odds: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def repository_url(self) -> str | None:
@@ -44,6 +46,12 @@ class SiteContext:
             teams = self.archive.competitions[competition_id].teams
             found = self._team_names[competition_id] = {team.id: team.name for team in teams}
         return found
+
+    def odds_snapshots(self, competition_id: str, event_id: str) -> list:
+        """Every odds snapshot of one event (all sources and horizons), grouped once per context."""
+        if "by_event" not in self._odds:
+            self._odds["by_event"] = snapshots_by_event(self.archive.records)
+        return self._odds["by_event"].get((competition_id, event_id), [])
 
     def updated(self) -> Kickoff | None:
         """The latest tick time of the archive (its newest manifest), shown as "last updated" on every page."""

@@ -12,6 +12,8 @@
     {competition}/tournament/full-tournament/forecasts/{forecaster}/{access}.{strategy}.{horizon}.s0.json
     {competition}/events/{event}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
     {competition}/questions/{question}/statistics/{forecaster}/{access}.{strategy}.{horizon}.s0.a{attempt}.{generation}.json
+    {competition}/events/{event}/odds/{source}/{horizon}.json
+    {competition}/markets/{event}/event.json, resolution.json, forecasts/{forecaster}/{condition}.{horizon}.json
     manifests/{YYYY}/{YYYYMMDDTHHMMSSffffffZ}.json
 
 ``rNNN`` is the revision: a correction at the source is a new file with the next revision
@@ -22,12 +24,16 @@ from __future__ import annotations
 
 from collector.records import (
     AttemptStatistics,
+    BinaryEvent,
+    BinaryForecast,
+    BinaryResolution,
     Competition,
     Event,
     Evidence,
     Forecast,
     Manifest,
     MatchReport,
+    OddsSnapshot,
     Outcome,
     Question,
     QuestionResolution,
@@ -109,6 +115,11 @@ def statistics_path(record: AttemptStatistics) -> str:
     return f"{head}/statistics/{tail[: -len('.json')]}.a{record.attempt_index}.{record.generation_id}.json"
 
 
+def odds_path(competition_id: str, event_id: str, source: str, horizon: str) -> str:
+    """An odds snapshot: one per event x source x horizon, written once."""
+    return f"{competition_id}/events/{event_id}/odds/{source}/{horizon}.json"
+
+
 def manifest_path(manifest: Manifest) -> str:
     stamp = manifest.tick_at.strftime("%Y%m%dT%H%M%S%fZ")
     return f"{MANIFEST_DIR}/{manifest.tick_at:%Y}/{stamp}.json"
@@ -147,6 +158,15 @@ def path_for(record: Record) -> str:
             return statistics_path(record)
         case Evidence():
             return evidence_path(record.competition_id, record.event_id, record.horizon.value)
+        case OddsSnapshot():
+            return odds_path(record.competition_id, record.event_id, record.source, record.horizon.value)
+        case BinaryEvent():
+            return f"{record.competition_id}/markets/{record.id}/event.json"
+        case BinaryResolution():
+            return f"{record.competition_id}/markets/{record.event_id}/resolution.json"
+        case BinaryForecast():
+            return (f"{record.competition_id}/markets/{record.event_id}/forecasts/{record.forecaster}/"
+                    f"{record.condition}.{record.horizon.value}.json")
     raise TypeError(f"no archive path for {type(record).__name__}")
 
 

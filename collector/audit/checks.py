@@ -114,7 +114,7 @@ def build_timeline(files: dict[str, FileHistory]) -> Timeline:
         if entry.added is None or facts is None or facts.target is None:
             continue
         commit = entry.added.commit
-        if facts.kind in ("event", "question"):
+        if facts.kind in ("event", "question", "binary_event"):
             timeline.kickoffs[facts.target].append((commit.index, facts.revision or 0, facts.moment))
         elif facts.settles:
             _settle(timeline, facts.target, commit, entry.path)
@@ -135,7 +135,7 @@ def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
     timeline = build_timeline(files)
     findings: list[Finding] = []
     for entry in files.values():
-        if entry.kind == "forecast" and entry.added is not None:
+        if entry.kind in ("forecast", "odds_snapshot", "binary_forecast") and entry.added is not None:
             findings += _forecast_findings(entry, entry.facts, timeline)
     for key, (commit, path) in timeline.settled.items():
         kickoff, source = timeline.kickoff(key, commit.index)

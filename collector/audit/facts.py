@@ -21,10 +21,14 @@ import pydantic_core
 
 from collector.archive.layout import identity
 from collector.records import (
+    BinaryEvent,
+    BinaryForecast,
+    BinaryResolution,
     Event,
     Evidence,
     Forecast,
     Manifest,
+    OddsSnapshot,
     Outcome,
     Question,
     QuestionResolution,
@@ -76,6 +80,16 @@ def facts_of(record: Record) -> Facts:
         case Evidence():  # moment: the package's lock
             return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.locks_at,
                          evidence=tuple(record.late_items()))
+        case OddsSnapshot():  # checked like a forecast: retrieved and committed before kickoff
+            return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.kickoff_utc,
+                         requested_at=record.retrieved_at, status="odds")
+        case BinaryEvent():  # its close is the deadline of its forecasts, like a question's
+            return Facts(**base, target=(record.competition_id, "binary", record.id), moment=record.closes_at)
+        case BinaryForecast():
+            return Facts(**base, target=(record.competition_id, "binary", record.event_id), moment=record.closes_at,
+                         requested_at=record.requested_at, status=record.status.value)
+        case BinaryResolution():
+            return Facts(**base, target=(record.competition_id, "binary", record.event_id), settles=True)
         case Manifest():
             return Facts(**base, manifest=(record.tick_at, dict(record.files), record.previous, record.previous_sha256))
     return Facts(**base)

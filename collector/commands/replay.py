@@ -39,10 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help=f"comma-separated baselines when no --config is given (default: {','.join(BASELINES)}; "
                              f"also: {','.join(OPT_IN_BASELINES)})")
     parser.add_argument("--odds", type=Path, action="append", default=[],
-                        help="odds file for the market forecaster (football-data.co.uk .csv or "
-                             "The Odds API .json); repeatable")
-    parser.add_argument("--margin", choices=("proportional", "power", "shin"), default="shin",
-                        help="margin-removal method for --odds (default: shin)")
+                        help="odds file for the market forecaster (football-data.co.uk .csv: odds snapshots at "
+                             "each horizon and closing, every bookmaker; or The Odds API .json); repeatable")
+    parser.add_argument("--margin", choices=("proportional", "power", "shin"), default="proportional",
+                        help="margin-removal method for --odds, per bookmaker before the median across bookmakers "
+                             "(default: proportional, LLM-SoccerArena App. E)")
     return parser
 
 
@@ -57,9 +58,20 @@ def run(args: argparse.Namespace) -> int:
                          f"(known: {', '.join(BASELINES + OPT_IN_BASELINES)})")
     with new_folder(args.out):  # removed again when the replay fails (unreadable data, a bad --config, Ctrl-C)
         try:
-            market = market_forecaster(args.competition, args.odds, args.margin) if args.odds else None
+            csv_files = [p for p in args.odds if p.suffix.lower() == ".csv"]
+            json_files = [p for p in args.odds if p.suffix.lower() != ".csv"]
+            if csv_files and json_files:
+                raise UsageError("--odds: football-data.co.uk .csv files or The Odds API .json files, not both")
+            if csv_files:
+                from collector.forecasters.baselines.market_snapshot import (
+                    SnapshotMarketForecaster,
+                )
+
+                market = SnapshotMarketForecaster(method=args.margin)
+            else:
+                market = market_forecaster(args.competition, json_files, args.margin) if json_files else None
             report = replay(args.competition, args.out, args.data_dir, config_path=args.config, until=args.until,
-                            baselines=baselines, market=market)
+                            baselines=baselines, market=market, odds_files=csv_files)
         except ConfigError as exc:  # --config, or a competition definition
             raise UsageError(str(exc)) from None
     return finish(report)

@@ -28,6 +28,7 @@ from collector.records import (
     EvidenceRef,
     ForecasterType,
     Horizon,
+    OddsSnapshot,
     Outcome,
     Question,
     Strategy,
@@ -65,6 +66,7 @@ class ForecastTask:
     evidence: Evidence | None = None  # evidence_package: the frozen package of (event, horizon), as written
     evidence_ref: EvidenceRef | None = None  # its archive path and the SHA-256 of its file's bytes
     full_tournament: bool = False  # the whole competition (collector.records.tournament), no event or question
+    odds: Sequence[OddsSnapshot] = field(default=())  # the event's odds snapshots of this horizon (market)
 
     @property
     def target_kind(self) -> str:

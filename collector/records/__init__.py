@@ -84,6 +84,14 @@ from .forecast import (
 from .manifest import Manifest
 from .fine_grained import FineGrainedForecast
 from .match_report import MatchReport
+from .market_event import (
+    BinaryEvent,
+    BinaryForecast,
+    BinaryQuote,
+    BinaryResolution,
+    BinaryRule,
+)
+from .odds import BookQuote, Credits, OddsSnapshot, OutcomePrice
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
 from .tournament import (
@@ -98,7 +106,8 @@ from .tournament import (
 AnyRecord = Annotated[
     Competition | Event | Outcome | Question | QuestionResolution | Forecast | Manifest | AttemptStatistics
     | Evidence
-    | MatchReport,
+    | MatchReport
+    | OddsSnapshot | BinaryEvent | BinaryForecast | BinaryResolution,
     Field(discriminator="kind"),
 ]
 RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -114,6 +123,10 @@ RECORD_MODELS: dict[str, type[Record]] = {
     "attempt_statistics": AttemptStatistics,
     "evidence": Evidence,
     "match_report": MatchReport,
+    "odds_snapshot": OddsSnapshot,
+    "binary_event": BinaryEvent,
+    "binary_forecast": BinaryForecast,
+    "binary_resolution": BinaryResolution,
 }
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -28,6 +28,7 @@ from collector.fixtures.knowable import finished_at
 from collector.forecasters import roster
 from collector.forecasters.roster import BASELINES
 from collector.records import Clock
+from collector.schedule.odds import next_closing_tick
 from collector.schedule.tick import TickReport, next_due_after, run_tick
 from collector.sources import source_for
 
@@ -177,6 +178,9 @@ def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes
     collector ticking every 15 minutes is no faster), else one minute after it became knowable.
     """
     due = next_due_after(config, root, now, forecasters)
+    if isinstance(root, Archive):  # closing odds are read one minute before each kickoff
+        closing = next_closing_tick(config, root, now)
+        due = min((t for t in (due, closing) if t is not None), default=None)
     result = next((t + STEP for t in finishes if t + STEP > now), None)
     if due is not None and (result is None or due <= result + RESULT_LAG):
         return due
@@ -186,13 +190,17 @@ def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes
 def replay(
     competition_id: str, out: Path, data_dir=None, *, config_path: Path | None = None, until: datetime | None = None,
     baselines: Sequence[str] = BASELINES, market=None, progress: Callable[[str], None] = print,
-    progress_every_s: float = 2.0,
+    progress_every_s: float = 2.0, odds_files: Sequence[Path] = (),
 ) -> ReplaySummary:
     """Run the whole replay; returns the summary (problems collected, never raised per tick).
 
     Raises :class:`SourceError` before anything is created when the data cannot be read.
     """
     config = replay_config(competition_id, config_path, baselines)
+    if odds_files:  # football-data.co.uk CSVs: snapshots at each horizon and closing, the market from them
+        odds = config.odds.model_copy(update={"sources": ("football-data-co-uk",),
+                                              "files": tuple(str(p) for p in odds_files)})
+        config = config.model_copy(update={"odds": odds})
     finishes, matches = knowable_times(competition_id, data_dir)  # the data first: a failed read leaves nothing
     root = init_repo(out)
     summary = ReplaySummary(competition_id, out, matches=matches)

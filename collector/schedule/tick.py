@@ -36,8 +36,10 @@ from collector.forecasters.llm.protocol import arena_protocol_sha256
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
+from collector.schedule.binary_events import collect_binary, resolve_binary
 from collector.schedule.cron import last_fire
 from collector.schedule.evidence_step import prepare_evidence
+from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 from collector.schedule.statistics import fetch_statistics
@@ -63,6 +65,8 @@ class TickReport:
     llm_failed: int = 0  # of which every call failed (api_error, timeout)
     temp_removed: int = 0  # temporary files of dead writers removed
     evidence: int = 0  # evidence packages written (issue 17: before the forecasts that use them)
+    odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
+    binary: int = 0  # binary market events, their forecasts and resolutions (collector/schedule/binary_events.py)
 
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
@@ -90,6 +94,10 @@ class TickReport:
             lines.append(f"  evidence packages written: {self.evidence}")
         if self.statistics:
             lines.append(f"  attempt statistics written: {self.statistics}")
+        if self.odds:
+            lines.append(f"  odds snapshots and closing market forecasts written: {self.odds}")
+        if self.binary:
+            lines.append(f"  binary market events, forecasts and resolutions written: {self.binary}")
         if self.temp_removed:
             lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
         if self.manifest:
@@ -177,8 +185,12 @@ async def run_tick_async(
     else:
         roster = Roster(forecasters=list(forecasters))
     try:
+        with report.phase("odds"):  # before the forecasts: the market of a horizon reads its snapshot
+            report.odds = await collect_odds(tick, roster.forecasters)
         with report.phase("forecasts"):
             await _forecasts(tick, roster.forecasters, roster.client)
+        with report.phase("binary_markets"):
+            report.binary = await collect_binary(tick, roster.forecasters)
         if roster.client is not None:
             with report.phase("statistics"):
                 report.statistics = await fetch_statistics(tick, roster.client)
@@ -189,6 +201,7 @@ async def run_tick_async(
     with report.phase("sync_outcomes"):
         if sync:
             _sync(tick, sync_outcomes)
+        report.binary += resolve_binary(tick)
     try:  # stamped when the tick ends, so two ticks at one `now` never collide
         report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
                                               arena_protocol_sha256(config), lock_path=tick.locks.folder / "manifest.lock")
@@ -372,6 +385,7 @@ def _task(tick: TickContext, slot: Slot, history: dict[str, list[KnownResult]]) 
         event=event, question=question, fixtures=fixtures, history=tuple(history.get(cid, ())),
         window_closes=slot.closes, evidence=package.record if package else None,
         evidence_ref=package.ref if package else None, full_tournament=full_tournament,
+        odds=snapshots_for(archive, cid, slot.target_id, slot.horizon) if event else (),
     )  # fmt: skip
 
 

@@ -22,6 +22,14 @@ def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any
 
     ``market`` takes ``quotes`` (from :func:`collector.forecasters.baselines.market.load_quotes`) and ``method``.
     """
+    if name.startswith("market_snapshot"):  # "market_snapshot" or "market_snapshot/<margin method>"
+        from .market_snapshot import SnapshotMarketForecaster
+
+        method = name.partition("/")[2] or "proportional"
+        try:
+            return SnapshotMarketForecaster(method=method, id=options.get("id", "market"))
+        except ValueError as exc:
+            raise ConfigError(f"baseline {name!r}: {exc}") from None
     if name == "market":
         from .market import MarketForecaster
 

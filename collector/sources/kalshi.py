@@ -1,0 +1,156 @@
+"""Kalshi: a match event's Yes/No markets (home, tie, away) as one 1X2 quote, the trading fee included.
+
+Endpoints (public market data, no key; all through :mod:`collector.http`), under
+``/trade-api/v2``:
+
+- ``GET /markets?event_ticker=<ticker>`` answers ``{markets: [{ticker, event_ticker,
+  yes_sub_title, yes_bid, yes_ask, no_bid, no_ask, last_price, status, close_time}], cursor}``;
+  prices are in cents (1-99), newer answers add ``yes_ask_dollars`` (``"0.5600"``), used first.
+  ``yes_sub_title`` names the team, or ``Tie``/``Draw``.
+- ``GET /series/{series}/markets/{ticker}/candlesticks?start_ts=&end_ts=&period_interval=60``
+  answers ``{candlesticks: [{end_period_ts, yes_ask: {close, ...}, yes_bid: {close, ...},
+  price: {close, ...}}]}`` (cents); a past snapshot takes the last candle ending at or before it.
+
+Price used: a Yes share bought at the ask *plus* Kalshi's taker fee, 0.07 x P x (1 - P) per
+contract at price P (its fee schedule; the per-order rounding up to the cent is not applied),
+recorded as decimal odds 1 / (ask + fee), with the ask and bid beside it and ``fee_rate`` 0.07.
+The event ticker of each match comes from the configuration (``[odds] kalshi_events``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import orjson
+
+from collector.errors import Problem
+from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
+from collector.records import BookQuote, Competition, Event, OutcomePrice
+from collector.sources.odds_base import EventOdds, OddsBatch, share_price, team_id
+
+BASE_URL = "https://api.elections.kalshi.com/trade-api/v2"
+FEE_RATE = 0.07
+HISTORY_LOOKBACK = timedelta(hours=12)
+
+
+def with_fee(price: float, rate: float = FEE_RATE) -> float:
+    """What one Yes contract costs at ``price``, Kalshi's taker fee rate x P x (1 - P) included."""
+    return price + rate * price * (1.0 - price)
+
+
+def _cents(market: dict, field: str) -> float | None:
+    dollars = market.get(f"{field}_dollars")
+    if dollars not in (None, ""):
+        return float(dollars)
+    raw = market.get(field)
+    if raw in (None, "", 0):
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise ValueError(f"field {field}: expected a price in cents, got {raw!r}")
+    return float(raw) / 100.0
+
+
+class KalshiSource:
+    """Kalshi match markets; ``events`` maps an event id to its Kalshi event ticker."""
+
+    name = "kalshi"
+
+    def __init__(self, *, base_url: str = BASE_URL, events: dict[str, str] | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None, retry: RetryPolicy | None = None,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)):
+        self.events = dict(events or {})
+        self._clock = clock
+        self.client = ServiceClient(self.name, base_url.rstrip("/"), transport=transport, clock=clock,
+                                    retry=retry or RetryPolicy(max_attempts=3, base_delay=1.0))
+
+    @classmethod
+    def from_env(cls, **options: Any) -> KalshiSource:
+        return cls(base_url=os.environ.get("KALSHI_BASE_URL") or BASE_URL, **options)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def fetch_odds(self, competition: Competition, events: list[Event], at: datetime | None = None) -> OddsBatch:
+        batch = OddsBatch(self.name, "/markets" + (", /candlesticks" if at else ""), self._clock())
+        for event in events:
+            ticker = self.events.get(event.id)
+            if not ticker:
+                continue
+            try:
+                batch.events.append(await self._event_odds(competition, event, ticker, at))
+            except (ServiceCallFailed, ValueError) as exc:
+                batch.problems.append(Problem(f"{self.name} {event.id} ({ticker})", str(exc)))
+        batch.retrieved_at = self._clock()
+        return batch
+
+    async def _event_odds(self, competition: Competition, event: Event, ticker: str, at: datetime | None) -> EventOdds:
+        response, _ = await self.client.request("GET", "/markets", params={"event_ticker": ticker})
+        body = _json(response.content, "/markets")
+        markets = body.get("markets") if isinstance(body, dict) else None
+        if not isinstance(markets, list):
+            raise ValueError("/markets: expected {markets: [...]}")
+        odds = EventOdds(event.home_team, event.away_team, event.kickoff_utc, payload=body)
+        sides = _sides(markets, competition, event)
+        if set(sides) != {"home", "draw", "away"}:
+            odds.problems.append(f"event {ticker}: no market for {sorted({'home', 'draw', 'away'} - set(sides))}")
+            return odds
+        prices = []
+        for side in ("home", "draw", "away"):
+            market = sides[side]
+            try:
+                ask, bid = await self._history(market, at) if at else (_cents(market, "yes_ask"), _cents(market, "yes_bid"))
+                ask = share_price(ask, "yes_ask")
+            except ValueError as exc:
+                odds.problems.append(f"market {market.get('ticker')!r}: {exc}")
+                return odds
+            prices.append(OutcomePrice(outcome=side, odds=1.0 / with_fee(ask), ask=ask, bid=bid,
+                                       name=str(market.get("yes_sub_title") or market.get("ticker"))))
+        odds.quotes.append(BookQuote(bookmaker="kalshi", market=ticker, prices=tuple(prices), fee_rate=FEE_RATE))
+        return odds
+
+    async def _history(self, market: dict, at: datetime) -> tuple[float | None, float | None]:
+        ticker = str(market.get("ticker"))
+        series = ticker.split("-", 1)[0]
+        params = {"start_ts": int((at - HISTORY_LOOKBACK).timestamp()), "end_ts": int(at.timestamp()),
+                  "period_interval": 60}
+        response, _ = await self.client.request("GET", f"/series/{series}/markets/{ticker}/candlesticks", params=params)
+        body = _json(response.content, "candlesticks")
+        candles = [c for c in (body.get("candlesticks") or []) if isinstance(c, dict)
+                   and isinstance(c.get("end_period_ts"), int) and c["end_period_ts"] <= at.timestamp()]
+        if not candles:
+            raise ValueError(f"candlesticks: no candle ending at or before {at.isoformat()}")
+        last = max(candles, key=lambda c: c["end_period_ts"])
+        ask = (last.get("yes_ask") or {}).get("close")
+        bid = (last.get("yes_bid") or {}).get("close")
+        return (ask / 100.0 if isinstance(ask, int | float) else None), (bid / 100.0 if isinstance(bid, int | float) else None)
+
+
+def _json(data: bytes, where: str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON: {exc}") from None
+
+
+def _sides(markets: list, competition: Competition, event: Event) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for market in markets:
+        if not isinstance(market, dict):
+            continue
+        title = str(market.get("yes_sub_title") or "").strip()
+        if title.lower() in ("tie", "draw"):
+            out["draw"] = market
+            continue
+        try:
+            team = team_id(competition, title, "yes_sub_title")
+        except ValueError:
+            continue
+        if team == event.home_team:
+            out["home"] = market
+        elif team == event.away_team:
+            out["away"] = market
+    return out

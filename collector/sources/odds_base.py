@@ -1,0 +1,110 @@
+"""The one interface of every odds source: quotes per match, what the call cost, problems collected.
+
+An odds source (The Odds API, Polymarket, Kalshi, a football-data.co.uk CSV) answers
+:meth:`OddsSource.fetch_odds` with an :class:`OddsBatch`: one :class:`EventOdds` per match
+it priced, with team ids resolved through the competition's aliases, the quotes as
+:class:`~collector.records.BookQuote` values and the provider's payload for that match
+verbatim. A quote it cannot use (a price <= 1, an unknown outcome name, a missing field)
+becomes a problem naming the source, the match and the value; the other quotes stay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from collector.competitions import find_team
+from collector.errors import Problem
+from collector.records import BookQuote, Competition, Credits, Event
+
+
+@dataclass
+class EventOdds:
+    """One match's quotes from one read of a source."""
+
+    home_team: str  # team ids
+    away_team: str
+    kickoff_utc: datetime | None
+    quotes: list[BookQuote] = field(default_factory=list)
+    payload: Any = None  # the source's JSON (or CSV row) for this match, verbatim
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class OddsBatch:
+    """What one read of an odds source produced."""
+
+    source: str  # a slug: the-odds-api, polymarket, kalshi, football-data-co-uk
+    endpoint: str  # what was asked, never a key
+    retrieved_at: datetime
+    snapshot_at: datetime | None = None
+    events: list[EventOdds] = field(default_factory=list)
+    credits: Credits | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def for_event(self, event: Event) -> EventOdds | None:
+        """The quotes of ``event``: same teams, and the same kickoff day when the source gives one."""
+        for odds in self.events:
+            if (odds.home_team, odds.away_team) != (event.home_team, event.away_team):
+                continue
+            if odds.kickoff_utc is None or event.kickoff_utc is None or odds.kickoff_utc.date() == event.kickoff_utc.date():
+                return odds
+        return None
+
+
+class OddsSource(Protocol):
+    """An odds source for one competition; ``at`` asks for a past snapshot (historical endpoints)."""
+
+    name: str
+
+    async def fetch_odds(self, competition: Competition, events: list[Event], at: datetime | None = None) -> OddsBatch: ...
+
+    async def aclose(self) -> None: ...
+
+
+def team_id(competition: Competition, name: Any, field_name: str) -> str:
+    """The team id for a source's name; ValueError naming the field and the value otherwise."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"field {field_name}: missing team name (got {name!r})")
+    found = find_team(competition, name)
+    if found is None:
+        raise ValueError(f"field {field_name}: unknown team {name!r} in {competition.id} (add it as an alias)")
+    return found
+
+
+def utc_time(raw: Any, field_name: str) -> datetime:
+    """An ISO 8601 timestamp with a zone (``Z`` accepted) as UTC; ValueError naming the field otherwise."""
+    if not isinstance(raw, str):
+        raise ValueError(f"field {field_name}: expected an ISO timestamp, got {raw!r}")
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"field {field_name}: unparseable timestamp {raw!r}") from None
+    if value.tzinfo is None:
+        raise ValueError(f"field {field_name}: timestamp {raw!r} has no time zone")
+    return value.astimezone(UTC)
+
+
+def decimal_odds(raw: Any, field_name: str) -> float:
+    """A decimal price > 1 (finite); ValueError naming the field and the value otherwise."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError(f"field {field_name}: expected decimal odds, got {raw!r}")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"field {field_name}: expected decimal odds, got {raw!r}") from None
+    if not (1.0 < value <= 10_000.0):
+        raise ValueError(f"field {field_name}: decimal odds must be > 1 and finite, got {raw!r}")
+    return value
+
+
+def share_price(raw: Any, field_name: str) -> float:
+    """A prediction market's share price in (0, 1); ValueError naming the field and the value otherwise."""
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"field {field_name}: expected a price between 0 and 1, got {raw!r}") from None
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"field {field_name}: a share price must be strictly between 0 and 1, got {raw!r}")
+    return value
