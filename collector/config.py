@@ -21,7 +21,7 @@ from __future__ import annotations
 import tomllib
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -147,6 +147,10 @@ class TimestampAuthority(_Model):
     url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
 
 
+OddsSourceName = Literal["the-odds-api", "polymarket", "kalshi", "football-data-co-uk"]
+ODDS_SOURCES: tuple[str, ...] = get_args(OddsSourceName)  # every odds source, in the order odds paths are looked up
+
+
 class OddsSettings(_Model):
     """``[odds]``: the odds sources a tick reads at each horizon and at kickoff (``odds_snapshot`` records).
 
@@ -154,7 +158,7 @@ class OddsSettings(_Model):
     ``ODDS_API_BASE_URL``, ``POLYMARKET_GAMMA_URL``, ``POLYMARKET_CLOB_URL`` and ``KALSHI_BASE_URL``.
     """
 
-    sources: tuple[Literal["the-odds-api", "polymarket", "kalshi", "football-data-co-uk"], ...] = Field(
+    sources: tuple[OddsSourceName, ...] = Field(
         default=(), description="odds sources asked at each horizon (none: no odds snapshots)")
     files: tuple[str, ...] = Field(default=(), description="football-data.co.uk season CSV files (replays)")
     sport_keys: dict[str, str] = Field(

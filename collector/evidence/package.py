@@ -1,8 +1,8 @@
 """Build, write and find the evidence package of one (event, horizon).
 
 :func:`structured_package` assembles the parts knowable at the lock (form, head-to-head,
-table, rest and travel, squads in live ticks; odds is an empty slot until a market source is
-configured; every empty part has a note saying why);
+table, rest and travel, squads in live ticks, the latest odds snapshot retrieved before the lock;
+every empty part has a note saying why);
 :func:`ensure_packages` writes one record per (event, horizon) that a due ``evidence_package``
 forecast needs, gathering the news digest first when a gatherer is configured, and returns
 each package with its reference (path + SHA-256 of the file's bytes). A package already in the
@@ -24,6 +24,7 @@ from collector.archive.reader import Archive
 from collector.archive.writer import ArchiveWriter, read_no_follow
 from collector.config import EvidenceSettings
 from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
+from collector.evidence.odds import odds_part
 from collector.evidence.structured import (
     league_parts,
     national_parts,
@@ -42,7 +43,6 @@ from collector.records import (
     NewsDigest,
 )
 
-ODDS_NOTE = "odds: no market source is configured (odds_snapshot records are not in this archive yet)"
 NO_GATHERER = "news: no gatherer is configured ([evidence.gatherer]); the package holds the structured parts only"
 
 
@@ -70,12 +70,13 @@ def structured_package(
         forms, h2h, rest = league_parts(archive, event, lock, settings.recent_matches, settings.head_to_head,
                                         recorded_at)  # fmt: skip
     squad_parts, squad_note = squads(competition, event, data_dir, clock, recorded_at)
-    notes = [n for n in (squad_note, ODDS_NOTE) if n] + ([NO_GATHERER] if news is None else [])
+    odds, odds_note = odds_part(archive, event, lock)
+    notes = [n for n in (squad_note, odds_note) if n] + ([NO_GATHERER] if news is None else [])
     return Evidence(
         recorded_at=recorded_at, clock=clock, competition_id=competition.id, event_id=event.id, horizon=horizon,
         kickoff_utc=event.kickoff_utc, locks_at=lock, home_team=event.home_team, away_team=event.away_team,
         form=tuple(forms), head_to_head=h2h, standings=standings(archive, competition, event, lock, recorded_at),
-        rest=tuple(rest), squads=tuple(squad_parts), news=news, notes=tuple(notes),
+        rest=tuple(rest), squads=tuple(squad_parts), odds=odds, news=news, notes=tuple(notes),
     )  # fmt: skip
 
 

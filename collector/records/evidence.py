@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from .base import Contract, Record, Slug, UtcDatetime
-from .forecast import Attempt, Horizon
+from .forecast import Attempt, FiniteFloat, Horizon
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
@@ -107,10 +107,16 @@ class Squad(Contract):
 
 
 class OddsPart(Contract):
-    """The latest odds snapshot known at the lock (a market source); empty while none is configured."""
+    """The latest odds snapshot of the match retrieved before the lock (``odds_snapshot`` records of
+    the configured market sources); empty, with a note, when there is none."""
 
     snapshot_path: str | None = Field(default=None, description="archive path of the odds_snapshot record")
-    snapshot_sha256: Sha256 | None = None
+    snapshot_sha256: Sha256 | None = Field(default=None, description="SHA-256 of that record file's bytes")
+    source: str | None = Field(default=None, description="the market source of the snapshot")
+    retrieved_at: UtcDatetime | None = Field(default=None, description="when the source answered")
+    books: Annotated[int, Field(ge=0)] = Field(default=0, description="bookmakers with a complete 1X2 quote")
+    probabilities: tuple[FiniteFloat, FiniteFloat, FiniteFloat] | None = Field(
+        default=None, description="home, draw, away: per-book margin removed, median across books, renormalised")
     note: str = ""
 
 
@@ -174,6 +180,8 @@ class Evidence(Record):
         if self.head_to_head is not None:
             out += [(f"head-to-head v {m.opponent}", m.date) for m in self.head_to_head.matches]
         out += [(f"rest {r.team_id}", r.last_match) for r in self.rest if r.last_match is not None]
+        if self.odds.retrieved_at is not None:
+            out.append((f"odds {self.odds.snapshot_path}", self.odds.retrieved_at))
         if self.news is not None:
             out += [(f"news {i.url}", i.published_at) for i in self.news.items if i.published_at is not None]
         return out

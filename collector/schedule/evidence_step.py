@@ -1,8 +1,9 @@
 """The tick's evidence step: write every package a due ``evidence_package`` forecast needs, first.
 
 Called by :func:`collector.schedule.tick._forecasts` after planning and before any forecast is
-requested. The package of (event, horizon) locks at the tick's ``now`` (no request of the
-horizon can start before it), gathers its news digest with the configured gatherer through the
+requested. The package of (event, horizon) locks when this step starts, after the tick's sync
+and odds step and before any request of the tick (so it can hold the odds snapshot of its own
+horizon, and no request of the horizon can start before the lock), gathers its news digest with the configured gatherer through the
 tick's OpenRouter client (the spending cap counts its cost), and is written to the archive; a
 package that cannot be built is a problem, and its forecasts are not requested (fail closed).
 """
@@ -32,7 +33,7 @@ async def prepare_evidence(tick, due, client) -> int:
             return await gather_news(tick.config, client, tick.budget, competition, event, lock, deadline, tick.timer)
     before = len(tick.writer.written)
     packages, problems = await ensure_packages(
-        tick.writer, tick.archive, closes, lock=tick.now, settings=tick.config.evidence, data_dir=tick.data_dir,
+        tick.writer, tick.archive, closes, lock=tick.timer(), settings=tick.config.evidence, data_dir=tick.data_dir,
         clock=tick.clock, timer=tick.timer, news=news, gate=tick.gate,
     )  # fmt: skip
     tick.evidence.update(packages)

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import get_args
 
 from collector.archive.layout import odds_path, path_for
 from collector.archive.reader import Archive
-from collector.config import ArenaConfig, OddsSettings
+from collector.config import ODDS_SOURCES, ArenaConfig
 from collector.errors import ArchiveError, ConfigError, Problem, RecordExistsError
 from collector.forecasters.tasks import ScheduledTask
 from collector.records import (
@@ -65,9 +64,6 @@ def due_snapshots(archive: Archive, config: ArenaConfig, cid: str, source: str, 
             if opens <= now < closes and odds_path(cid, event.id, source, horizon.value) not in archive.records:
                 due.append(OddsDue(event, horizon, closes))
     return due
-
-
-ODDS_SOURCES = get_args(get_args(OddsSettings.model_fields["sources"].annotation)[0])
 
 
 def snapshots_for(archive: Archive, cid: str, event_id: str, horizon: Horizon) -> tuple[OddsSnapshot, ...]:

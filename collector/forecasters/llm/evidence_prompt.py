@@ -61,6 +61,12 @@ def package_lines(evidence: Evidence, competition: Competition) -> list[str]:
         lines.append(f"Squad of {names.get(squad.team_id, squad.team_id)} ({len(squad.players)} players; source "
                      f"{squad.provenance.source}, read {_stamp(squad.provenance.retrieved_at)}): "
                      + ", ".join(squad.players))
+    if evidence.odds.probabilities is not None:
+        o = evidence.odds
+        home, draw, away = (f"{p:.1%}" for p in o.probabilities)
+        lines.append(f"Market odds ({o.source}, {o.books} book(s), read {_stamp(o.retrieved_at)}; margin removed per "
+                     f"book, median across books): {names.get(evidence.home_team)} win {home}, draw {draw}, "
+                     f"{names.get(evidence.away_team)} win {away}.")
     if evidence.news is not None:
         lines.append(f"News digest ({len(evidence.news.items)} item(s), gathered by {evidence.news.gatherer}):")
         for item in evidence.news.items:
