@@ -25,12 +25,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-import orjson
 
 from collector.errors import Problem
 from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import BookQuote, Competition, Event, OutcomePrice
-from collector.sources.odds_base import EventOdds, OddsBatch, share_price, team_id
+from collector.sources.odds_base import (
+    EventOdds,
+    OddsBatch,
+    json_payload,
+    share_price,
+    team_id,
+)
 
 BASE_URL = "https://api.elections.kalshi.com/trade-api/v2"
 FEE_RATE = 0.07
@@ -89,7 +94,7 @@ class KalshiSource:
 
     async def _event_odds(self, competition: Competition, event: Event, ticker: str, at: datetime | None) -> EventOdds:
         response, _ = await self.client.request("GET", "/markets", params={"event_ticker": ticker})
-        body = _json(response.content, "/markets")
+        body = json_payload(response.content, "/markets")
         markets = body.get("markets") if isinstance(body, dict) else None
         if not isinstance(markets, list):
             raise ValueError("/markets: expected {markets: [...]}")
@@ -118,7 +123,7 @@ class KalshiSource:
         params = {"start_ts": int((at - HISTORY_LOOKBACK).timestamp()), "end_ts": int(at.timestamp()),
                   "period_interval": 60}
         response, _ = await self.client.request("GET", f"/series/{series}/markets/{ticker}/candlesticks", params=params)
-        body = _json(response.content, "candlesticks")
+        body = json_payload(response.content, "candlesticks")
         candles = [c for c in (body.get("candlesticks") or []) if isinstance(c, dict)
                    and isinstance(c.get("end_period_ts"), int) and c["end_period_ts"] <= at.timestamp()]
         if not candles:
@@ -127,13 +132,6 @@ class KalshiSource:
         ask = (last.get("yes_ask") or {}).get("close")
         bid = (last.get("yes_bid") or {}).get("close")
         return (ask / 100.0 if isinstance(ask, int | float) else None), (bid / 100.0 if isinstance(bid, int | float) else None)
-
-
-def _json(data: bytes, where: str) -> Any:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"{where}: not valid JSON: {exc}") from None
 
 
 def _sides(markets: list, competition: Competition, event: Event) -> dict[str, dict]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import orjson
+
 from collector.competitions import find_team
 from collector.errors import Problem
 from collector.records import BookQuote, Competition, Credits, Event
@@ -108,3 +110,11 @@ def share_price(raw: Any, field_name: str) -> float:
     if not (0.0 < value < 1.0):
         raise ValueError(f"field {field_name}: a share price must be strictly between 0 and 1, got {raw!r}")
     return value
+
+
+def json_payload(data: bytes, where: str) -> Any:
+    """A source's body parsed as JSON (ValueError naming ``where`` when it is not JSON)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON: {exc}") from None

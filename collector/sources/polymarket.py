@@ -30,7 +30,13 @@ import orjson
 from collector.errors import Problem
 from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import BookQuote, Competition, Event, OutcomePrice
-from collector.sources.odds_base import EventOdds, OddsBatch, share_price, team_id
+from collector.sources.odds_base import (
+    EventOdds,
+    OddsBatch,
+    json_payload,
+    share_price,
+    team_id,
+)
 
 GAMMA_URL = "https://gamma-api.polymarket.com"
 CLOB_URL = "https://clob.polymarket.com"
@@ -103,12 +109,12 @@ class PolymarketSource:
         slug = self.slugs.get(event.id)
         if slug:
             response, _ = await self.gamma.request("GET", "/events", params={"slug": slug})
-            found = _json(response.content, "/events")
+            found = json_payload(response.content, "/events")
             return found[0] if isinstance(found, list) and found else None
         home = next((t.name for t in competition.teams if t.id == event.home_team), event.home_team)
         away = next((t.name for t in competition.teams if t.id == event.away_team), event.away_team)
         response, _ = await self.gamma.request("GET", "/public-search", params={"q": f"{home} {away}"})
-        body = _json(response.content, "/public-search")
+        body = json_payload(response.content, "/public-search")
         for candidate in (body.get("events") or []) if isinstance(body, dict) else []:
             if isinstance(candidate, dict) and len(_sides(candidate.get("markets") or [], competition, event)) == 3:
                 return candidate
@@ -119,7 +125,7 @@ class PolymarketSource:
         params = {"market": token, "startTs": int((at - HISTORY_LOOKBACK).timestamp()), "endTs": int(at.timestamp()),
                   "fidelity": 60}
         response, _ = await self.clob.request("GET", "/prices-history", params=params)
-        body = _json(response.content, "/prices-history")
+        body = json_payload(response.content, "/prices-history")
         history = body.get("history") if isinstance(body, dict) else None
         if not isinstance(history, list):
             raise ValueError("prices-history: expected {history: [{t, p}]}")
@@ -130,13 +136,6 @@ class PolymarketSource:
         t, p = max(points)
         price = share_price(p, "history.p")
         return OutcomePrice(outcome="yes", odds=1.0 / price, ask=price, name=token), datetime.fromtimestamp(t, UTC)
-
-
-def _json(data: bytes, where: str) -> Any:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"{where}: not valid JSON: {exc}") from None
 
 
 def _sides(markets: list, competition: Competition, event: Event) -> dict[str, dict]:
@@ -200,7 +199,7 @@ async def contract_quote(source: PolymarketSource, slug: str, at: datetime | Non
     Returns (price, endpoint, the market's payload); ValueError naming the field otherwise.
     """
     response, _ = await source.gamma.request("GET", "/markets", params={"slug": slug})
-    found = _json(response.content, "/markets")
+    found = json_payload(response.content, "/markets")
     market = found[0] if isinstance(found, list) and found and isinstance(found[0], dict) else None
     if market is None:
         raise ValueError(f"/markets?slug={slug}: no such market")

@@ -335,23 +335,29 @@ def tournament_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str
     return answers
 
 
+def league_scores(task: ForecastTask, sampler: Sampler, n: int):
+    """Each league fixture between the competition's teams (by id) with its ``n`` simulated 90-minute
+    scores (home, away arrays): a recorded result repeated, otherwise drawn from ``sampler``."""
+    teams, known = {t.id for t in task.competition.teams}, _known(task)
+    for event in sorted(task.fixtures, key=lambda e: e.id):
+        if event.home_team not in teams or event.away_team not in teams:
+            continue
+        found = known.get(event.id)
+        if found is not None:
+            yield event, np.full(n, found[1].score_90.home), np.full(n, found[1].score_90.away)
+        else:
+            yield event, *sampler.scores(event.home_team, event.away_team, 1, n)
+
+
 def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, list[tuple[str, ...]]]:
     """Final-table questions of a league: champion, top four, relegation."""
-    comp, known = task.competition, _known(task)
+    comp = task.competition
     ids = [t.id for t in comp.teams]
     index = {t: i for i, t in enumerate(ids)}
     pts = np.zeros((n, len(ids)), dtype=int)
     gd, gf = np.zeros_like(pts), np.zeros_like(pts)
-    for event in sorted(task.fixtures, key=lambda e: e.id):
-        if event.home_team not in index or event.away_team not in index:
-            continue
-        found = known.get(event.id)
-        if found is not None:
-            hg, ag = np.full(n, found[1].score_90.home), np.full(n, found[1].score_90.away)
-        else:
-            hg, ag = sampler.scores(event.home_team, event.away_team, 1, n)
-        h, a = index[event.home_team], index[event.away_team]
-        _add_result(pts, gd, gf, h, a, hg, ag)
+    for event, hg, ag in league_scores(task, sampler, n):
+        _add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag)
     key = pts * 1_000_000 + (gd + 1000) * 1000 + gf
     order = np.argsort(-key, axis=1, kind="stable")
     bottom = comp.relegation_places or 3

@@ -43,7 +43,13 @@ from collector.records import (
 
 from .common import MatchView, venue_edge
 from .scoregrid import knockout_odds
-from .simulate import PairView, Sampler, _known, simulate_groups, simulate_knockouts
+from .simulate import (
+    PairView,
+    Sampler,
+    league_scores,
+    simulate_groups,
+    simulate_knockouts,
+)
 
 PROBABILITY_DIGITS = 6
 
@@ -127,17 +133,9 @@ def reach_probabilities(task: ForecastTask, view: PairView, seed: int, n: int) -
 
 def league_table(task: ForecastTask, view: PairView, seed: int, n: int) -> TournamentForecast:
     """The final table by mean simulated points (known results kept; ties: team id), whole points."""
-    comp, known = task.competition, _known(task)
     sampler = Sampler(view, np.random.default_rng(seed))
-    points = {t.id: np.zeros(n) for t in comp.teams}
-    for event in sorted(task.fixtures, key=lambda e: e.id):
-        if event.home_team not in points or event.away_team not in points:
-            continue
-        found = known.get(event.id)
-        if found is not None:
-            hg, ag = np.full(n, found[1].score_90.home), np.full(n, found[1].score_90.away)
-        else:
-            hg, ag = sampler.scores(event.home_team, event.away_team, 1, n)
+    points = {t.id: np.zeros(n) for t in task.competition.teams}
+    for event, hg, ag in league_scores(task, sampler, n):
         points[event.home_team] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
         points[event.away_team] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
     mean = {t: float(p.mean()) for t, p in points.items()}
