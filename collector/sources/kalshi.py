@@ -33,8 +33,8 @@ from collector.sources.odds_base import (
     EventOdds,
     OddsBatch,
     json_payload,
+    match_sides,
     share_price,
-    team_id,
 )
 
 BASE_URL = "https://api.elections.kalshi.com/trade-api/v2"
@@ -57,6 +57,9 @@ def _cents(market: dict, field: str) -> float | None:
     if isinstance(raw, bool) or not isinstance(raw, int | float):
         raise ValueError(f"field {field}: expected a price in cents, got {raw!r}")
     return float(raw) / 100.0
+
+
+KALSHI_DRAW = ("tie", "draw")  # the titles of a Kalshi match's draw contract
 
 
 class KalshiSource:
@@ -99,7 +102,7 @@ class KalshiSource:
         if not isinstance(markets, list):
             raise ValueError("/markets: expected {markets: [...]}")
         odds = EventOdds(event.home_team, event.away_team, event.kickoff_utc, payload=body)
-        sides = _sides(markets, competition, event)
+        sides = match_sides(markets, competition, event, "yes_sub_title", KALSHI_DRAW)
         if set(sides) != {"home", "draw", "away"}:
             odds.problems.append(f"event {ticker}: no market for {sorted({'home', 'draw', 'away'} - set(sides))}")
             return odds
@@ -133,22 +136,3 @@ class KalshiSource:
         bid = (last.get("yes_bid") or {}).get("close")
         return (ask / 100.0 if isinstance(ask, int | float) else None), (bid / 100.0 if isinstance(bid, int | float) else None)
 
-
-def _sides(markets: list, competition: Competition, event: Event) -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for market in markets:
-        if not isinstance(market, dict):
-            continue
-        title = str(market.get("yes_sub_title") or "").strip()
-        if title.lower() in ("tie", "draw"):
-            out["draw"] = market
-            continue
-        try:
-            team = team_id(competition, title, "yes_sub_title")
-        except ValueError:
-            continue
-        if team == event.home_team:
-            out["home"] = market
-        elif team == event.away_team:
-            out["away"] = market
-    return out

@@ -118,3 +118,26 @@ def json_payload(data: bytes, where: str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"{where}: not valid JSON: {exc}") from None
+
+
+def match_sides(markets: list, competition: Competition, event: Event, title_field: str,
+                draw_prefixes: tuple[str, ...]) -> dict[str, dict]:
+    """home/draw/away -> the prediction market of one match whose ``title_field`` names that team, or a
+    draw (a title starting with one of ``draw_prefixes``, case-insensitive); markets of other teams are left out."""
+    out: dict[str, dict] = {}
+    for market in markets:
+        if not isinstance(market, dict):
+            continue
+        title = str(market.get(title_field) or "").strip()
+        if title.lower().startswith(draw_prefixes):
+            out["draw"] = market
+            continue
+        try:
+            team = team_id(competition, title, title_field)
+        except ValueError:
+            continue
+        if team == event.home_team:
+            out["home"] = market
+        elif team == event.away_team:
+            out["away"] = market
+    return out

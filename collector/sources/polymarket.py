@@ -34,13 +34,16 @@ from collector.sources.odds_base import (
     EventOdds,
     OddsBatch,
     json_payload,
+    match_sides,
     share_price,
-    team_id,
 )
 
 GAMMA_URL = "https://gamma-api.polymarket.com"
 CLOB_URL = "https://clob.polymarket.com"
 HISTORY_LOOKBACK = timedelta(hours=12)
+
+
+POLYMARKET_DRAW = ("draw",)  # a Polymarket draw market's title starts with "Draw"
 
 
 class PolymarketSource:
@@ -87,7 +90,7 @@ class PolymarketSource:
         if gamma_event is None:
             return None
         odds = EventOdds(event.home_team, event.away_team, event.kickoff_utc, payload=gamma_event)
-        sides = _sides(gamma_event.get("markets") or [], competition, event)
+        sides = match_sides(gamma_event.get("markets") or [], competition, event, "groupItemTitle", POLYMARKET_DRAW)
         missing = {"home", "draw", "away"} - set(sides)
         if missing:
             odds.problems.append(f"event {gamma_event.get('slug')!r}: no market for {sorted(missing)}")
@@ -116,7 +119,8 @@ class PolymarketSource:
         response, _ = await self.gamma.request("GET", "/public-search", params={"q": f"{home} {away}"})
         body = json_payload(response.content, "/public-search")
         for candidate in (body.get("events") or []) if isinstance(body, dict) else []:
-            if isinstance(candidate, dict) and len(_sides(candidate.get("markets") or [], competition, event)) == 3:
+            markets = candidate.get("markets") or [] if isinstance(candidate, dict) else []
+            if len(match_sides(markets, competition, event, "groupItemTitle", POLYMARKET_DRAW)) == 3:
                 return candidate
         return None
 
@@ -136,27 +140,6 @@ class PolymarketSource:
         t, p = max(points)
         price = share_price(p, "history.p")
         return OutcomePrice(outcome="yes", odds=1.0 / price, ask=price, name=token), datetime.fromtimestamp(t, UTC)
-
-
-def _sides(markets: list, competition: Competition, event: Event) -> dict[str, dict]:
-    """home/draw/away -> the market whose ``groupItemTitle`` names that team or a draw."""
-    out: dict[str, dict] = {}
-    for market in markets:
-        if not isinstance(market, dict):
-            continue
-        title = str(market.get("groupItemTitle") or "").strip()
-        if title.lower().startswith("draw"):
-            out["draw"] = market
-            continue
-        try:
-            team = team_id(competition, title, "groupItemTitle")
-        except ValueError:
-            continue
-        if team == event.home_team:
-            out["home"] = market
-        elif team == event.away_team:
-            out["away"] = market
-    return out
 
 
 def _listed(market: dict, field_name: str) -> list:

@@ -24,13 +24,11 @@ import csv
 import io
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 import orjson
 
-from collector.competitions import find_team
 from collector.errors import Problem
 from collector.forecasters.tasks import ForecastTask
 from collector.records import (
@@ -41,6 +39,8 @@ from collector.records import (
     Horizon,
     Validation,
 )
+from collector.sources.football_data_couk import parse_date
+from collector.sources.odds_base import team_id, utc_time
 
 from .common import CONDITIONS, MatchView, forecast_record, match_payload
 from .margin import remove_margin
@@ -90,9 +90,9 @@ def parse_football_data_csv(text: str, competition: Competition, source: str) ->
     for line, row in enumerate(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))), start=2):
         where = f"{source} line {line}"
         try:
-            home = _team(competition, row.get("HomeTeam"), "HomeTeam")
-            away = _team(competition, row.get("AwayTeam"), "AwayTeam")
-            day = _date(row.get("Date", ""))
+            home = team_id(competition, row.get("HomeTeam"), "HomeTeam")
+            away = team_id(competition, row.get("AwayTeam"), "AwayTeam")
+            day = parse_date(row.get("Date", ""))
             clock = time.fromisoformat(row["Time"].strip()) if row.get("Time", "").strip() else time(15)
             kickoff = datetime.combine(day, clock, tzinfo=UK).astimezone(UTC)
             for closing in (False, True):
@@ -105,33 +105,6 @@ def parse_football_data_csv(text: str, competition: Competition, source: str) ->
         except (ValueError, KeyError) as exc:
             problems.append(Problem(where, str(exc)))
     return quotes, problems
-
-
-def _date(raw: str) -> Any:
-    for fmt in ("%d/%m/%Y", "%d/%m/%y"):
-        try:
-            return datetime.strptime(raw.strip(), fmt).date()
-        except ValueError:
-            continue
-    raise ValueError(f"field Date: unparseable date {raw!r} (expected dd/mm/yyyy)")
-
-
-def _team(competition: Competition, name: Any, field: str) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"field {field}: missing team name")
-    found = find_team(competition, name)
-    if found is None:
-        raise ValueError(f"field {field}: unknown team {name!r} in {competition.id} (add it as an alias)")
-    return found
-
-
-def _utc(raw: Any, field: str) -> datetime:
-    if not isinstance(raw, str):
-        raise ValueError(f"field {field}: expected an ISO timestamp, got {raw!r}")
-    value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        raise ValueError(f"field {field}: timestamp {raw!r} has no time zone")
-    return value.astimezone(UTC)
 
 
 def parse_odds_api_json(data: bytes | str, competition: Competition, source: str) -> tuple[list[Quote], list[Problem]]:
@@ -147,10 +120,10 @@ def parse_odds_api_json(data: bytes | str, competition: Competition, source: str
     for i, event in enumerate(events):
         where = f"{source} [{i}]"
         try:
-            home = _team(competition, event.get("home_team"), "home_team")
-            away = _team(competition, event.get("away_team"), "away_team")
+            home = team_id(competition, event.get("home_team"), "home_team")
+            away = team_id(competition, event.get("away_team"), "away_team")
             names = {event["home_team"]: 0, "Draw": 1, event["away_team"]: 2}
-            kickoff = _utc(event.get("commence_time"), "commence_time")
+            kickoff = utc_time(event.get("commence_time"), "commence_time")
             for book in event.get("bookmakers") or []:
                 for market in book.get("markets") or []:
                     if market.get("key") != "h2h":
@@ -160,7 +133,7 @@ def parse_odds_api_json(data: bytes | str, competition: Competition, source: str
                         prices[names[outcome["name"]]] = float(outcome["price"])
                     if min(prices) <= 1.0:
                         raise ValueError(f"bookmaker {book.get('key')}: h2h prices must be > 1, got {prices}")
-                    stamp = _utc(market.get("last_update") or book.get("last_update"), "last_update")
+                    stamp = utc_time(market.get("last_update") or book.get("last_update"), "last_update")
                     quotes.append(Quote(home, away, kickoff, stamp, tuple(prices), str(book.get("key")), False, where))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             problems.append(Problem(where, f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc)))
