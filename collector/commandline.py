@@ -2,7 +2,9 @@
 
 Each command lives in ``<package>/commands/<module>.py`` and exposes ``add_parser(subparsers)``
 (which registers the command, with help text on every option) and ``run(args) -> int``.
-Only the module of the command being run is imported; ``--help`` imports them all.
+Only the module of the command being run is imported; the program's own ``--help`` (or an
+unknown command) imports none: each command's name and one-line help are read from its
+module's source (:func:`command_summaries`).
 
 Conventions every command follows:
 
@@ -19,7 +21,9 @@ Conventions every command follows:
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import os
 import shutil
 import sys
@@ -57,6 +61,43 @@ def build_parser(prog: str, description: str, package: str, modules: list[str]) 
     return parser
 
 
+def summary_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
+    """The program's parser with each command's name and help only (for ``--help`` and errors).
+
+    A command whose name or help cannot be read from its source is imported and registered whole.
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module, summary in zip(modules, command_summaries(package, modules), strict=True):
+        if summary is None:
+            loaded = importlib.import_module(f"{package}.commands.{module}")
+            loaded.add_parser(sub).set_defaults(_run=loaded.run)
+        else:
+            sub.add_parser(summary[0], help=summary[1])
+    return parser
+
+
+def command_summaries(package: str, modules: list[str]) -> list[tuple[str, str] | None]:
+    """``(name, help)`` of each command, from the ``sub.add_parser(NAME, help=...)`` call in its
+    module's source (parsed, not imported); None where that call has no literal name and help."""
+    spec = importlib.util.find_spec(f"{package}.commands")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found: list[tuple[str, str] | None] = []
+    for module in modules:
+        found.append(_add_parser_call(ast.parse((folder / f"{module}.py").read_bytes())))
+    return found
+
+
+def _add_parser_call(tree: ast.Module) -> tuple[str, str] | None:
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_parser"
+                and node.args and isinstance(node.args[0], ast.Constant)):
+            helps = [k.value for k in node.keywords if k.arg == "help"]
+            if len(helps) == 1 and isinstance(helps[0], ast.Constant) and isinstance(helps[0].value, str):
+                return node.args[0].value, helps[0].value
+    return None
+
+
 def run_program(prog: str, description: str, package: str, modules: list[str], argv: list[str]) -> int:
     """Parse ``argv`` and run the chosen command; returns its exit code.
 
@@ -64,8 +105,10 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     raises on purpose stops the run with exit 1, its problems behind the one prefix.
     """
     chosen = argv[0].replace("-", "_") if argv else ""
-    needed = [chosen] if chosen in modules else modules  # unknown or help: let argparse list them all
-    parser = build_parser(prog, description, package, needed)
+    if chosen in modules:
+        parser = build_parser(prog, description, package, [chosen])
+    else:  # help, nothing or an unknown command: argparse lists them all, none imported
+        parser = summary_parser(prog, description, package, modules)
     args = parser.parse_args(argv)  # a bad option exits 2 here (argparse)
     try:
         return args._run(args)

@@ -1,0 +1,72 @@
+"""Start-up of ``python -m collector`` / ``python -m builder``: the program's help imports no command,
+a chosen command imports only itself, and every command's ``--help`` still works."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+
+import pytest
+
+import builder.cli
+import collector.cli
+from collector.commandline import build_parser, command_summaries, summary_parser
+
+PROGRAMS = [
+    ("python -m collector", collector.cli.DESCRIPTION, "collector", collector.cli.COMMANDS, collector.cli.main),
+    ("python -m builder", builder.cli.DESCRIPTION, "builder", builder.cli.COMMANDS, builder.cli.main),
+]
+EVERY_COMMAND = [(program, name) for program in PROGRAMS for name in program[3]]
+
+
+def _run(main, argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as stopped:
+        main(argv)
+    return stopped.value.code, out.getvalue()
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p[2])
+def test_the_programs_help_read_from_source_equals_the_help_of_every_imported_command(program):
+    prog, description, package, modules, main = program
+    assert None not in command_summaries(package, modules)  # every command takes the fast path
+    eager = build_parser(prog, description, package, modules).format_help()
+    assert summary_parser(prog, description, package, modules).format_help() == eager
+    code, shown = _run(main, ["--help"])
+    assert code == 0 and shown == eager
+
+
+@pytest.mark.parametrize("program,name", EVERY_COMMAND, ids=lambda v: v if isinstance(v, str) else v[2])
+def test_every_commands_help_still_works(program, name):
+    prog, _, _, _, main = program
+    registered = name.replace("_", "-")  # modules use underscores, commands hyphens
+    code, shown = _run(main, [registered, "--help"])
+    assert code == 0
+    assert shown.startswith(f"usage: {prog} {registered}")
+    assert "show this help message and exit" in shown
+
+
+def _imported_after(argv: list[str]) -> set[str]:
+    script = (
+        "import sys, contextlib, io\n"
+        "from collector.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main({argv!r})\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_the_programs_help_and_an_unknown_command_import_no_command_module():
+    for argv in (["--help"], ["no-such-command"], []):
+        imported = _imported_after(argv)
+        assert not [m for m in imported if m.startswith("collector.commands.")], argv
+        assert "pydantic" not in imported and "collector.records" not in imported, argv
+
+
+def test_a_chosen_command_imports_only_its_own_module():
+    imported = _imported_after(["verify", "--help"])
+    assert {m for m in imported if m.startswith("collector.commands.")} == {"collector.commands.verify"}
