@@ -67,7 +67,7 @@ def test_the_package_names_the_snapshot_of_its_horizon_and_the_prompt_states_it(
     forecast = next(f for f in archive.forecasts if f.target_id == "mex-v-rsa" and f.access is Access.EVIDENCE_PACKAGE
                     and f.horizon.value == "t_minus_24h")
     home = f"{odds.probabilities[0]:.1%}"
-    assert f"Market odds (the-odds-api, 3 book(s)" in forecast.prompt.text and f"Mexico win {home}" in forecast.prompt.text
+    assert "Market odds (the-odds-api, 3 book(s)" in forecast.prompt.text and f"Mexico win {home}" in forecast.prompt.text
 
 
 def test_without_a_snapshot_the_odds_part_is_empty_and_says_why(tmp_path, data_dir, server):

@@ -18,7 +18,7 @@ from collector.forecasters.llm.protocol import (
     settings_sha256,
 )
 from collector.forecasters.tasks import Budget
-from collector.records import Access, ForecastStatus, Strategy
+from collector.records import Access, ForecastStatus
 from collector.schedule.tick import tick_clock
 from tests.collection_helpers import FAKE_KEY, knockout_event, make_task
 from tests.fake_openrouter import FakeOpenRouter, body_problems

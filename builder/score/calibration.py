@@ -44,7 +44,6 @@ def expected_calibration_error(p: np.ndarray, o: np.ndarray, bins: int = ECE_BIN
     if len(p) == 0:
         return float("nan")
     idx = equal_width_index(p, bins)
-    counts = np.bincount(idx, minlength=bins)
     sum_p = np.bincount(idx, weights=p, minlength=bins)
     sum_o = np.bincount(idx, weights=o, minlength=bins)
     return float(np.sum(np.abs(sum_o - sum_p)) / len(p))

@@ -8,7 +8,7 @@ already-sanitised HTML); templates do no computing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from markupsafe import Markup
 

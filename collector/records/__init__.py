@@ -54,6 +54,7 @@ from .evidence import (
     Standings,
     TeamForm,
 )
+from .fine_grained import FineGrainedForecast
 from .forecast import (
     SCORABLE_STATUSES,
     TRANSPORT_FAILURES,
@@ -82,8 +83,6 @@ from .forecast import (
     Validation,
 )
 from .manifest import Manifest
-from .fine_grained import FineGrainedForecast
-from .match_report import MatchReport
 from .market_event import (
     BinaryEvent,
     BinaryForecast,
@@ -91,6 +90,7 @@ from .market_event import (
     BinaryResolution,
     BinaryRule,
 )
+from .match_report import MatchReport
 from .odds import BookQuote, Credits, OddsSnapshot, OutcomePrice
 from .question import PredictionType, Question, QuestionResolution
 from .statistics import AttemptStatistics
