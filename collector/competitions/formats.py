@@ -88,6 +88,8 @@ def guess_format(groups: int, group_size: int, stages: set[str], two_legged: fro
     if groups == 0:
         return {frozenset(): "league", frozenset({"semi-final", "final"}): "league-playoffs-4"}.get(frozenset(stages))
     third = "third-place" in stages
+    if (groups, group_size, two_legged) == (4, 4, {"quarter-final", "semi-final"}) and not third:
+        return "cup-16-two-legs"
     return {
         (8, 4, True): "cup-32", (8, 4, False): "cup-32-no-third",
         (6, 4, False): "cup-24-euro", (6, 4, True): "cup-24-wc",

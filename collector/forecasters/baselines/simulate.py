@@ -8,7 +8,9 @@ definition's official ``best_third_table`` (UEFA's for 24-team Euros, FIFA's Ann
 the first valid assignment in match-number order (an approximation, and the forecast's inputs say so:
 ``best_third_allocation``, :func:`collector.competitions.allocation.allocation_inputs`); knockouts follow ``knockout_slots``
 (``1E``, ``2A``, ``3A/B/C``, ``W74``, ``L101``): a drawn 90 minutes goes to extra time at a
-third of the rates, then penalties at 50/50. Results already known (``task.history``) are
+third of the rates, then penalties at 50/50; an undecided two-legged tie is played as a tie at
+its second leg's slot (both legs, aggregate, away goals if the definition says so, extra time
+and penalties after the second leg: :mod:`.two_legs`). Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
 do not model players). Leagues: remaining fixtures are drawn and tables ranked by points,
 goal difference, goals scored. Everything is seeded: same inputs and seed, same answer.
@@ -34,6 +36,7 @@ from collector.records import (
 
 from .common import MatchView, venue_edge
 from .scoregrid import EXTRA_TIME_SHARE, score_grid
+from .two_legs import tie_winners
 
 PairView = Callable[[str, str, int], MatchView]
 SIZE = 11  # grid side (0..10 goals)
@@ -52,6 +55,10 @@ class Sampler:
             extra = score_grid(view.rate_home * EXTRA_TIME_SHARE, view.rate_away * EXTRA_TIME_SHARE)
             self._cache[key] = (view, view.grid.ravel() / view.grid.sum(), extra.ravel() / extra.sum())
         return self._cache[key]
+
+    def extra_time(self, home: str, away: str, edge: int) -> np.ndarray:
+        """The pairing's extra-time score probabilities, flattened (cell = home * SIZE + away)."""
+        return self._get(home, away, edge)[2]
 
     def scores(self, home: str, away: str, edge: int, n: int) -> tuple[np.ndarray, np.ndarray]:
         probs = self._get(home, away, edge)[1]
@@ -262,8 +269,11 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
     winners: dict[int, np.ndarray] = {}
     losers: dict[int, np.ndarray] = {}
     teams: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    first_legs = set(comp.first_legs().values())  # a tie is played at its second leg's slot
     for slot in sorted(comp.knockout_slots, key=lambda k: k.match_number):
         m = slot.match_number
+        if m in first_legs:
+            continue
         event = registered.get(m)
         outcome = known.get(event.id, (None, None))[1] if event else None
         advancing = advancing_team(event, outcome) if outcome is not None and (
@@ -272,6 +282,10 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
             home = np.full(n, event.home_team, dtype=object)
             away = np.full(n, event.away_team, dtype=object)
             win = np.full(n, advancing == event.home_team)
+        elif slot.first_leg is not None:  # an undecided two-legged tie (collector.forecasters.baselines.two_legs)
+            home = _rule_teams(slot.home_rule, n, ranked, thirds_at, winners, losers, m, "home")
+            away = _rule_teams(slot.away_rule, n, ranked, thirds_at, winners, losers, m, "away")
+            win = tie_winners(task, sampler, slot, home, away, goals)
         else:
             home = _rule_teams(slot.home_rule, n, ranked, thirds_at, winners, losers, m, "home")
             away = _rule_teams(slot.away_rule, n, ranked, thirds_at, winners, losers, m, "away")
@@ -320,7 +334,7 @@ def tournament_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str
     if comp.knockout_slots:
         ko = simulate_knockouts(task, sampler, n, ranked, rows, goals)
         stage_of = {k.match_number: k.stage for k in comp.knockout_slots}
-        semis = [m for m, st in stage_of.items() if st == "semi-final"]
+        semis = [m for m, st in stage_of.items() if st == "semi-final" and m in ko["teams"]]  # a tie once
         finals = [m for m, st in stage_of.items() if st == "final"]
         if semis:
             answers["semifinalists"] = [
