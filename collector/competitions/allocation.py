@@ -13,7 +13,7 @@ rules are the column's winner and its label) and yields the ``best_third_table``
 :class:`~collector.records.Competition`, which registration
 (:func:`collector.competitions.slots.rule_teams`) and the simulator read.
 
-Tables present: ``uefa-euro-24`` (Euro 2016-2024) and ``fifa-wc-48`` (World Cup 2026). The
+Tables present: ``uefa-euro-24`` (Euro 2020 and 2024; Euro 2016 paired its thirds otherwise) and ``fifa-wc-48`` (World Cup 2026). The
 FIFA table of the 24-team World Cups 1986-1994 is not here: no authoritative copy was found,
 so those competitions carry no table (registration then accepts any qualified third of a
 slot's groups, and the simulator says in its inputs that it uses the first valid assignment).
