@@ -8,7 +8,6 @@ test (tmp_path); define-competition guesses the format from the pairs met twice.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from itertools import combinations
 
@@ -20,6 +19,8 @@ from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.competitions import load_competition
 from collector.competitions.loader import definitions_dir
+from tests.legs_helpers import assert_nothing_before_its_feeders
+from tests.legs_helpers import feeders as legs_feeders
 
 FILE = "openfootball/cl/cup.json"
 CID = "cl-2025"
@@ -143,46 +144,14 @@ def test_sync_registers_each_round_only_after_both_legs_of_its_feeding_ties(cup,
     assert (final.home_team, final.away_team, final.knockout) == (team[_first("A")], team[_first("B")], True)
 
 
-def _feeders(view):
-    """Per knockout event: the results that decide its teams, from the teams' own path (not the slot rules).
-
-    A team's latest earlier match other than this tie's first leg: a leg brings both legs of its
-    tie; a group match brings every match of that team's group.
-    """
-    events = {eid: e for (_, eid), e in view.events.items()}
-    out = {}
-    for eid, e in events.items():
-        if e.stage == "group":
-            continue
-        needed = set()
-        for side in (e.home_team, e.away_team):
-            before = [o for o in events.values() if side in (o.home_team, o.away_team)
-                      and o.kickoff_utc < e.kickoff_utc and o.id != e.other_leg]
-            last = max(before, key=lambda o: o.kickoff_utc)
-            needed |= ({last.id, last.other_leg} - {None} if last.leg else
-                       {o.id for o in events.values() if o.group == last.group and o.stage == "group"})
-        out[eid] = needed
-    return out
-
-
 def test_a_replay_forecasts_nothing_before_its_feeding_ties_are_decided_and_verifies(cup, tmp_path):
     config, data = cup
     repo = tmp_path / "r"
     assert main(["replay", CID, "--out", str(repo), "--config", str(config), "--data-dir", str(data)]) == 0
     view = load_archive(repo / "archive")
-    feeders = _feeders(view)
+    feeders = legs_feeders(view)
     assert len(feeders) == 13
-    first_registered = defaultdict(list)
-    for r in view.records.values():
-        if getattr(r, "kind", "") == "event":
-            first_registered[r.id].append(r.recorded_at)
-    forecasts = 0
-    for eid, needed in feeders.items():
-        for feeder in needed:
-            assert view.outcomes[(CID, feeder)].recorded_at <= min(first_registered[eid]), (eid, feeder)
-        for f in (f for f in view.forecasts if f.target_kind == "match" and f.target_id == eid and f.requested_at):
-            forecasts += 1
-            assert all(view.outcomes[(CID, feeder)].recorded_at <= f.requested_at for feeder in needed)
+    forecasts = assert_nothing_before_its_feeders(view, CID, feeders)
     assert forecasts >= 13
     report = verify_repository(repo)
     assert report.ok, [str(v) for v in report.violations]

@@ -10,7 +10,6 @@ through 4-2 on penalties). Final Alpha 1-0 Beta.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import UTC, datetime
 
 import orjson
@@ -25,6 +24,8 @@ from collector.competitions import load_competition
 from collector.competitions.loader import definitions_dir
 from collector.competitions.ties import aggregate, second_leg_problems, tie_result
 from collector.records import Competition, Score
+from tests.legs_helpers import assert_nothing_before_its_feeders
+from tests.legs_helpers import feeders as legs_feeders
 from tests.test_league_playoffs import _league_matches
 
 FILE = "openfootball/tl/league.json"
@@ -119,48 +120,15 @@ def test_a_first_leg_decides_nothing_the_final_waits_for_both_second_legs(ties, 
         "beta-fc", Score(home=3, away=3), Score(home=4, away=2))
 
 
-def _feeders(view):
-    """Per event after the league: the matches whose results decide its teams (from the teams' own path).
-
-    A team's previous match (a second leg's: before its first leg); when that was a leg, both
-    legs of its tie; when a league match, every league match (the table). Independent of the
-    slot rules.
-    """
-    events = {eid: e for (_, eid), e in view.events.items()}
-    league = {eid for eid, e in events.items() if e.stage == "group"}
-    out = {}
-    for eid, e in events.items():
-        if eid in league:
-            continue
-        needed = set()
-        for team in (e.home_team, e.away_team):
-            before = [o for o in events.values() if team in (o.home_team, o.away_team) and o.kickoff_utc < e.kickoff_utc
-                      and o.id != e.other_leg]  # a second leg's teams are its first leg's
-            last = max(before, key=lambda o: o.kickoff_utc)
-            needed |= {last.id, last.other_leg} - {None} if last.leg else league
-        out[eid] = needed
-    return out
-
-
 def test_a_replay_forecasts_each_leg_and_nothing_before_its_teams_were_decided_and_verifies(ties, tmp_path):
     config, data = ties
     repo = tmp_path / "r"
     assert main(["replay", CID, "--out", str(repo), "--config", str(config), "--data-dir", str(data)]) == 0
     view = load_archive(repo / "archive")
-    feeders = _feeders(view)
+    feeders = legs_feeders(view)
     assert sorted(feeders) == ["m001", "m002", "m003", "m004", "m005"]
     assert feeders["m005"] == {"m001", "m002", "m003", "m004"}
-    first_registered = defaultdict(list)
-    for r in view.records.values():
-        if getattr(r, "kind", "") == "event":
-            first_registered[r.id].append(r.recorded_at)
-    forecasts = 0
-    for eid, needed in feeders.items():
-        for feeder in needed:
-            assert view.outcomes[(CID, feeder)].recorded_at <= min(first_registered[eid]), (eid, feeder)
-        for f in (f for f in view.forecasts if f.target_kind == "match" and f.target_id == eid and f.requested_at):
-            forecasts += 1
-            assert all(view.outcomes[(CID, feeder)].recorded_at <= f.requested_at for feeder in needed)
+    forecasts = assert_nothing_before_its_feeders(view, CID, feeders)
     assert forecasts >= 5
     report = verify_repository(repo)
     assert report.ok, [str(v) for v in report.violations]
