@@ -10,11 +10,15 @@ from collector.archive.writer import record_bytes
 from collector.audit.verify import verify_repository
 from collector.records import (
     Access,
+    BookQuote,
     Evidence,
     EvidenceRef,
     Horizon,
     NewsDigest,
     NewsItem,
+    OddsPart,
+    OddsSnapshot,
+    OutcomePrice,
 )
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 
@@ -110,3 +114,49 @@ def test_a_request_before_the_package_locked_is_reported(tmp_path):
     record = package()
     repo.tick(LOCK + timedelta(minutes=2), record, used(record, requested_at=LOCK - timedelta(minutes=5)))
     assert set(evidence_findings(repo)) == {"evidence_lock"}
+
+
+def odds_snapshot() -> OddsSnapshot:
+    prices = tuple(OutcomePrice(outcome=o, odds=x) for o, x in (("home", 2.1), ("draw", 3.4), ("away", 3.9)))
+    return OddsSnapshot(recorded_at=LOCK - timedelta(minutes=1), competition_id="worldcup-2026", event_id="mex-v-rsa",
+                        horizon=Horizon.T_MINUS_24H, source="the-odds-api", endpoint="/v4/sports/x/odds",
+                        retrieved_at=LOCK - timedelta(minutes=1), kickoff_utc=KICKOFF,
+                        quotes=(BookQuote(bookmaker="pinnacle", prices=prices),))  # fmt: skip
+
+
+def with_odds(snapshot: OddsSnapshot, sha256: str | None = None) -> Evidence:
+    digest = sha256 or hashlib.sha256(record_bytes(snapshot)).hexdigest()
+    part = OddsPart(snapshot_path=path_for(snapshot), snapshot_sha256=digest, source=snapshot.source,
+                    retrieved_at=snapshot.retrieved_at, books=1, probabilities=(0.46, 0.29, 0.25))
+    return package().model_copy(update={"odds": part})
+
+
+def odds_history(tmp_path, *, sha256=None, late=False, edit=False, missing=False) -> GitRepo:
+    repo = GitRepo(tmp_path / "repo")
+    repo.tick(at(1), event())
+    snapshot = odds_snapshot()
+    record = with_odds(snapshot, sha256)
+    if not (late or missing):
+        repo.tick(LOCK - timedelta(minutes=1), snapshot)
+    repo.tick(LOCK + timedelta(minutes=2), record, used(record))
+    if late:
+        repo.tick(LOCK + timedelta(minutes=3), snapshot)
+    if edit:
+        target = repo.archive / path_for(snapshot)
+        target.write_bytes(target.read_bytes().replace(b"pinnacle", b"bet365__"))
+        repo.commit(LOCK + timedelta(hours=1), "edit the snapshot")
+    repo.tick(at(12, 1), outcome())
+    return repo
+
+
+def odds_findings(repo) -> list[str]:
+    report = verify_repository(repo.root, use_cache=False)
+    return [f.message for f in report.findings if f.code == "evidence_odds"]
+
+
+def test_the_odds_snapshot_a_package_names_is_checked_like_the_package(tmp_path):
+    assert odds_findings(odds_history(tmp_path / "clean")) == []
+    assert "not in the archive's history" in odds_findings(odds_history(tmp_path / "missing", missing=True))[0]
+    assert "after the package" in odds_findings(odds_history(tmp_path / "late", late=True))[0]
+    assert "0" * 64 in odds_findings(odds_history(tmp_path / "hash", sha256="0" * 64))[0]
+    assert "changed after it was committed" in odds_findings(odds_history(tmp_path / "edit", edit=True))[0]

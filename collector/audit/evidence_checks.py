@@ -11,7 +11,9 @@ record file that
 * is an evidence record that locked no later than the forecast's request (``evidence_lock``).
 
 A package any of whose dated items lies after its lock (news published after ``locks_at``, a
-result dated after the lock's date) is a violation of its own (``evidence_late_item``).
+result dated after the lock's date) is a violation of its own (``evidence_late_item``). The odds
+snapshot a package's market part names must exist, committed no later than the package, with
+exactly the SHA-256 the package names and never changed (``evidence_odds``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,26 @@ def evidence(files: dict[str, FileHistory]) -> list[Finding]:
                        + "; ".join(facts.evidence[:5]))
             findings.append(Finding("evidence_late_item", entry.path, message, entry.added.commit.sha,
                                     replay=entry.replay))
+        if facts.kind == "evidence" and facts.cites:
+            findings += _odds(entry, files)
     return findings
+
+
+def _odds(entry: FileHistory, files: dict[str, FileHistory]) -> list[Finding]:
+    """The odds snapshot a package names: in the history, committed no later, the named bytes, never edited."""
+    path, sha256 = entry.facts.cites
+    snapshot = files.get(path)
+    if snapshot is None or snapshot.added is None:
+        problem = f"its market part names the odds snapshot {path}, which is not in the archive's history"
+    elif snapshot.added.commit.index > entry.added.commit.index:
+        problem = f"names the odds snapshot {path}, committed in {where(snapshot.added)}, after the package"
+    elif snapshot.added_sha256 != sha256:
+        problem = f"names the odds snapshot {path} with SHA-256 {sha256}, but it was committed as {snapshot.added_sha256}"
+    elif snapshot.later:
+        problem = f"the odds snapshot it names, {path}, was changed after it was committed (in {where(snapshot.later[0])})"
+    else:
+        return []
+    return [Finding("evidence_odds", entry.path, problem, entry.added.commit.sha, replay=entry.replay)]
 
 
 def _forecast(entry: FileHistory, files: dict[str, FileHistory]) -> list[Finding]:

@@ -36,7 +36,7 @@ from collector.records import (
     Revisable,
 )
 
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 
 
 class Facts(NamedTuple):
@@ -54,6 +54,7 @@ class Facts(NamedTuple):
     settles: bool = False  # a scored outcome or a question resolution
     manifest: tuple[datetime, dict[str, str], str | None, str | None] | None = None
     evidence: tuple[str, ...] | None = None  # a forecast: (package path, SHA-256); a package: its late items
+    cites: tuple[str, ...] | None = None  # a package: (odds snapshot path, SHA-256) of the market part it holds
 
 
 def facts_of(record: Record) -> Facts:
@@ -78,8 +79,10 @@ def facts_of(record: Record) -> Facts:
         case QuestionResolution():
             return Facts(**base, target=(record.competition_id, "question", record.question_id), settles=True)
         case Evidence():  # moment: the package's lock
+            odds = record.odds
+            cites = (odds.snapshot_path, odds.snapshot_sha256) if odds.snapshot_path and odds.snapshot_sha256 else None
             return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.locks_at,
-                         evidence=tuple(record.late_items()))
+                         evidence=tuple(record.late_items()), cites=cites)
         case OddsSnapshot():  # checked like a forecast: retrieved and committed before kickoff
             return Facts(**base, target=(record.competition_id, "match", record.event_id), moment=record.kickoff_utc,
                          requested_at=record.retrieved_at, status="odds")
@@ -96,7 +99,7 @@ def facts_of(record: Record) -> Facts:
 
 
 _TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
-_TUPLES = (Facts._fields.index("target"), Facts._fields.index("identity"), Facts._fields.index("evidence"))
+_TUPLES = tuple(Facts._fields.index(name) for name in ("target", "identity", "evidence", "cites"))
 _MANIFEST = Facts._fields.index("manifest")
 
 
