@@ -23,6 +23,17 @@ from collector.records import (
 T0 = datetime(2026, 6, 1, 12, tzinfo=UTC)
 KICKOFF = datetime(2026, 6, 11, 19, tzinfo=UTC)
 FAKE_KEY = "sk-or-v1-PREMATCH-TEST-KEY-7f3a9c"
+# One LLM forecaster ``test.model`` against the local OpenRouter-format server, no back-off (TOML).
+TEST_LLM = """
+[openrouter]
+max_attempts = 2
+base_delay_s = 0
+[[forecasters]]
+id = "test.model"
+type = "llm"
+model = "test/model"
+version = "test/model@1"
+"""
 
 
 @cache

@@ -34,6 +34,7 @@ from collector.records import (
     Score,
 )
 from collector.schedule.tick import run_tick
+from tests.collection_helpers import TEST_LLM
 from tests.fake_markets import FakeMarkets
 from tests.gitrepo import KICKOFF, at, event, outcome
 
@@ -70,15 +71,7 @@ questions = false
 access = ["closed_book"]
 strategies = ["probabilistic_forecast"]
 horizons = ["t_minus_24h", "t_minus_2h"]
-[openrouter]
-max_attempts = 2
-base_delay_s = 0
-[[forecasters]]
-id = "test.model"
-type = "llm"
-model = "test/model"
-version = "test/model@1"
-""" + MARKETS
+""" + TEST_LLM + MARKETS
 
 
 KO = ResolutionRule.EXTRA_TIME_AND_PENALTIES

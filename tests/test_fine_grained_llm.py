@@ -14,7 +14,7 @@ from collector.forecasters.llm.fine_grained import (
 )
 from collector.forecasters.squads import squads_of
 from collector.records import Access, ForecastStatus, Strategy
-from tests.collection_helpers import make_event, world_cup
+from tests.collection_helpers import TEST_LLM, make_event, world_cup
 from tests.fake_openrouter import fine_grained_answer
 
 CONFIG = """
@@ -26,15 +26,7 @@ horizons = ["t_minus_24h"]
 questions = false
 concurrency = 2
 spending_cap_usd = 5
-[openrouter]
-max_attempts = 2
-base_delay_s = 0
-[[forecasters]]
-id = "test.model"
-type = "llm"
-model = "test/model"
-version = "test/model@1"
-"""
+""" + TEST_LLM
 
 
 def prompt_text() -> str:

@@ -18,16 +18,9 @@ from collector.forecasters.tournament.bracket import (
     predicted_tables,
 )
 from collector.records import AttemptRole, ForecastStatus
+from tests.collection_helpers import TEST_LLM
 
-FORECASTER = """
-[openrouter]
-max_attempts = 2
-base_delay_s = 0
-[[forecasters]]
-id = "test.model"
-type = "llm"
-model = "test/model"
-version = "test/model@1"
+FORECASTER = TEST_LLM + """
 access = ["closed_book"]
 strategies = ["probabilistic_forecast"]
 options = { full_tournament = true }

@@ -8,22 +8,14 @@ from pathlib import Path
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
-from tests.collection_helpers import FAKE_KEY
+from tests.collection_helpers import FAKE_KEY, TEST_LLM
 
 CONFIG = """
 [arena]
 competitions = ["worldcup-2026"]
 concurrency = 8
 spending_cap_usd = 50
-[openrouter]
-max_attempts = 2
-base_delay_s = 0
-[[forecasters]]
-id = "test.model"
-type = "llm"
-model = "test/model"
-version = "test/model@1"
-"""
+""" + TEST_LLM
 
 
 def run_cli(tmp_path: Path, data_dir: Path, now: str) -> int:
