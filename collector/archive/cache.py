@@ -16,6 +16,14 @@ from collector.errors import ArchiveError
 CACHE_SUBFOLDER = "prematch"
 
 
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT = _Default()  # pass as ``cache``: the repository's ``.git/prematch/`` (none outside git)
+
+
 def default_cache_folder(archive_dir: Path | str) -> Path | None:
     """``<git common dir>/prematch`` of the repository holding ``archive_dir``; None outside git."""
     try:
@@ -24,3 +32,13 @@ def default_cache_folder(archive_dir: Path | str) -> Path | None:
         return None
     text = found.decode(errors="replace").strip()
     return Path(text) / CACHE_SUBFOLDER if text else None
+
+
+def cache_folder(archive_dir: Path | str, cache: Path | str | _Default | None) -> Path | None:
+    """The one rule for a ``cache`` argument: :data:`DEFAULT` (the repository's folder, see
+    :func:`default_cache_folder`), a folder given by the caller, or None (no cache)."""
+    if cache is None:
+        return None
+    if cache is DEFAULT:
+        return default_cache_folder(archive_dir)
+    return Path(cache)

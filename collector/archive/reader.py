@@ -172,14 +172,26 @@ def scan_record_files(root: Path) -> tuple[list[str], list[Problem]]:
 
 def parse_record(relative: str, data: bytes) -> tuple[Record | None, Problem | None]:
     """Validate one file's bytes; return the record, or a problem naming path, field and value."""
+    record, message = validate_bytes(data)
+    if record is None:
+        return None, Problem(relative, message)
+    problem = misplaced(relative, path_for(record))
+    return (None, problem) if problem is not None else (record, None)
+
+
+def validate_bytes(data: bytes) -> tuple[Record | None, str | None]:
+    """The contract's verdict on one file's bytes, wherever it lies: the record, or what is wrong."""
     try:
-        record = RECORD_ADAPTER.validate_json(data)
+        return RECORD_ADAPTER.validate_json(data), None
     except ValidationError as exc:
-        return None, Problem(relative, describe_validation_error(exc))
-    expected = path_for(record)
-    if expected != relative:
-        return None, Problem(relative, f"record belongs at {expected!r}, not here (its key was edited?)")
-    return record, None
+        return None, describe_validation_error(exc)
+
+
+def misplaced(relative: str, expected: str) -> Problem | None:
+    """The problem of a valid record found at ``relative`` whose key says it belongs at ``expected``."""
+    if expected == relative:
+        return None
+    return Problem(relative, f"record belongs at {expected!r}, not here (its key was edited?)")
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -213,7 +225,7 @@ def load_archive(root: Path | str) -> Archive:
 
 def _load_files(archive: Archive) -> None:
     paths, archive.problems[:0] = scan_record_files(archive.root)
-    for relative, data in _read_ahead(str(archive.root), paths):
+    for relative, data in read_ahead(str(archive.root), paths):
         if isinstance(data, OSError):
             archive.problems.append(Problem(relative, f"cannot read: {data}"))
             continue
@@ -225,7 +237,7 @@ def _load_files(archive: Archive) -> None:
             archive.records[relative] = record
 
 
-def _read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
+def read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
     """Each path with its bytes (or the error reading it), in order. A helper thread reads the
     next batch of files while the caller validates this one: file reads release the GIL, so
     the disk waits overlap with validation on a second core."""
@@ -270,7 +282,7 @@ def _resolve(archive: Archive) -> None:
     for key, revisions in retries.items():
         _resolve_forecast(archive, key, revisions)
     for key, revisions in chains.items():
-        effective = _effective(revisions, archive.problems)
+        effective = effective_revision(revisions, archive.problems)
         if effective is None:
             continue
         path, record = effective
@@ -290,7 +302,7 @@ def _resolve_forecast(archive: Archive, key: tuple[str, ...], revisions: dict) -
         archive.effective_paths[key] = path
         archive.forecasts.append(record)
         return
-    effective = _effective(revisions, archive.problems, may_supersede=lambda old: old.transport_failure)
+    effective = effective_revision(revisions, archive.problems, may_supersede=lambda old: old.transport_failure)
     if effective is None:
         return
     archive.effective_paths[key] = effective[0]
@@ -298,7 +310,7 @@ def _resolve_forecast(archive: Archive, key: tuple[str, ...], revisions: dict) -
     archive.superseded += [revisions[r][1] for r in sorted(revisions) if r < effective[1].revision]
 
 
-def _effective(
+def effective_revision(
     revisions: dict[int, tuple[str, Revisable]], problems: list[Problem], may_supersede=None
 ) -> tuple[str, Revisable] | None:
     """Walk revisions 0, 1, 2, ... while each names its predecessor; report where a chain breaks."""
@@ -318,14 +330,19 @@ def _effective(
             )
             break
         if may_supersede is not None and not may_supersede(current[1]):
-            problems.append(Problem(path, f"supersedes a {current[1].status.value} forecast; only transport failures "
-                                          "(api_error, timeout) may be retried, so the earlier record stands"))
+            problems.append(Problem(path, retry_refused(current[1].status.value)))
             break
         current = revisions[rev]
         rev += 1
     for later in sorted(r for r in revisions if r > rev):
         problems.append(Problem(revisions[later][0], f"revision {later} follows a gap or a broken chain"))
     return current
+
+
+def retry_refused(status: str) -> str:
+    """Why a retry of a forecast whose status is ``status`` (not a transport failure) is refused."""
+    return (f"supersedes a {status} forecast; only transport failures "
+            "(api_error, timeout) may be retried, so the earlier record stands")
 
 
 def _index(archive: Archive, record: Revisable) -> None:
