@@ -20,12 +20,26 @@ import numpy as np
 import orjson
 
 from collector.archive.cache import DEFAULT, cache_folder
-from collector.archive.facts_cache import FactsTable, StoreUnreadable, fingerprint, read_store, write_store
+from collector.archive.facts_cache import (
+    FactsTable,
+    StoreUnreadable,
+    fingerprint,
+    read_store,
+    write_store,
+)
 from collector.archive.facts_columns import COLUMNS, KEY_SEPARATOR, record_facts
 from collector.archive.facts_resolve import resolve
-from collector.archive.facts_scoring import effective_forecast_rows, match_scoring_columns
+from collector.archive.facts_scoring import (
+    effective_forecast_rows,
+    match_scoring_columns,
+)
 from collector.archive.memory import paused_garbage_collector
-from collector.archive.reader import misplaced, read_ahead, scan_record_files, validate_bytes
+from collector.archive.reader import (
+    misplaced,
+    read_ahead,
+    scan_record_files,
+    validate_bytes,
+)
 from collector.errors import Problem
 
 log = logging.getLogger(__name__)
