@@ -5,8 +5,11 @@
 Prints write records/s (ArchiveWriter: atomic, fsynced, one file per record; written from a
 thread pool because fsync waits on the disk), validated-load records/s (collector.archive.reader.
 load_archive), the ratio of validated load time to plain orjson parsing of the same files
-(walk + read + orjson.loads; aim <= 1.5x), in wall-clock and in CPU time, and the peak memory (max RSS) of each read, each
-measured in a fresh child process. The record mix is World-Cup shaped (mostly forecasts), from
+(walk + read + orjson.loads), in wall-clock and in CPU time, and the peak memory (max RSS) of each read, each
+measured in a fresh child process. Then the record-facts load (collector.archive.facts.load_facts):
+cold (an empty cache folder: every file validated, the cache written) and cached (every file
+read and hashed, nothing parsed), with their ratios to the same plain parsing (aim for cached:
+<= 1.5x). The record mix is World-Cup shaped (mostly forecasts), from
 tests/factories.synthetic_records. Ratios are measured in one run; absolute numbers vary by disk.
 """
 
@@ -69,9 +72,23 @@ def read_validated(root: Path) -> int:
     return len(archive.records)
 
 
+def read_facts(root: Path) -> int:
+    from collector.archive.facts import load_facts
+
+    facts = load_facts(root, cache=facts_cache_folder(root))
+    if facts.problems:
+        raise SystemExit(f"unexpected problems: {facts.problems[:3]}")
+    return int(facts.ok.sum())
+
+
+def facts_cache_folder(root: Path) -> Path:
+    """The benchmark's own cache folder, beside the archive (never the repository's)."""
+    return root.parent / f"{root.name}-facts-cache"
+
+
 def child(mode: str, root: Path) -> None:
     start, cpu_start = time.perf_counter(), time.process_time()
-    count = (read_plain if mode == "plain" else read_validated)(root)
+    count = {"plain": read_plain, "validated": read_validated, "facts": read_facts}[mode](root)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     print(json.dumps({"mode": mode, "records": count, "seconds": seconds, "cpu": cpu, "peak_mb": _peak_rss_mb()}))
 
@@ -99,7 +116,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="archive folder (default: a new temporary folder)")
     parser.add_argument("--threads", type=int, default=16, help="writer threads")
     parser.add_argument("--read-only", action="store_true", help="skip writing: measure reads of an existing --dir")
-    parser.add_argument("--child", choices=["plain", "validated"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["plain", "validated", "facts"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.dir)
@@ -123,6 +140,32 @@ def main() -> None:
     print(f"ratio validated / plain: {valid['seconds'] / plain['seconds']:.2f}x wall clock, "
           f"{valid['cpu'] / plain['cpu']:.2f}x CPU time (aim <= 1.5x; CPU time is steadier on a busy machine)")
 
+    cold, cached, plain_again = measure_facts(root)
+    for name, run in (("cold facts load:  ", cold), ("cached facts load:", cached)):
+        print(f"{name}  {run['records']:,} records in {run['seconds']:.2f}s = "
+              f"{run['records'] / run['seconds']:,.0f} records/s, peak {run['peak_mb']:.0f} MB; "
+              f"{run['seconds'] / plain_again['seconds']:.2f}x plain wall clock, "
+              f"{run['cpu'] / plain_again['cpu']:.2f}x CPU time")
+    print(f"ratio cached facts / plain: {cached['seconds'] / plain_again['seconds']:.2f}x wall clock, "
+          f"{cached['cpu'] / plain_again['cpu']:.2f}x CPU time (aim <= 1.5x; plain parsing timed again in turns "
+          f"with the cached loads: {plain_again['seconds']:.2f}s)")
+
+
+def measure_facts(root: Path, rounds: int = 3) -> tuple[dict, dict, dict]:
+    """The best of two cold facts loads (cache emptied before each), then the best of ``rounds``
+    cached loads and of as many plain parses, taken in turns so that both see the same load."""
+    import shutil
+
+    colds = []
+    for _ in range(2):
+        shutil.rmtree(facts_cache_folder(root), ignore_errors=True)
+        colds.append(measure("facts", root))
+    cached, plain = [], []
+    for _ in range(rounds):
+        plain.append(measure("plain", root))
+        cached.append(measure("facts", root))
+    fastest = lambda runs: min(runs, key=lambda r: r["seconds"])  # noqa: E731
+    return fastest(colds), fastest(cached), fastest(plain)
 
 if __name__ == "__main__":
     main()
