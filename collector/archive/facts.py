@@ -74,8 +74,10 @@ class ArchiveFacts:
     def code(self, text: str) -> int:
         """The code of ``text`` in the string table (-2 if no row holds it: it matches no code)."""
         if not hasattr(self, "_codes"):
-            self._codes = {s: i for i, s in enumerate(self.strings)}
-        return self._codes.get(text, -2)
+            self._codes: dict[str, int] = {}
+        if text not in self._codes:  # a few kinds and statuses are asked for: no index of every string
+            self._codes[text] = self.strings.index(text) if text in self.strings else -2
+        return self._codes[text]
 
     def text(self, name: str, rows: np.ndarray | None = None) -> np.ndarray:
         """A text column (or its ``rows``) as an object array of strings and None."""
@@ -150,7 +152,7 @@ def _open(folder: Path | None, made_by: str) -> tuple[FactsTable, str | None]:
 
 def _read(facts: ArchiveFacts, paths: list[str], table: FactsTable) -> tuple[list[int], list[tuple[int, Problem]]]:
     """Read and hash every file; look each digest up, validating only what the table lacks."""
-    index = table.index()
+    index, seen = table.index(), {}
     rows: list[int] = []
     errors: list[tuple[int, Problem]] = []
     fresh: list[tuple[bytes, dict]] = []
@@ -161,7 +163,9 @@ def _read(facts: ArchiveFacts, paths: list[str], table: FactsTable) -> tuple[lis
         digest = hashlib.sha256(data).digest()
         row = index.get(digest)
         if row is None:
-            row = index[digest] = len(table) + len(fresh)
+            row = seen.get(digest)
+        if row is None:  # not in the table, nor seen earlier in this load
+            row = seen[digest] = len(table) + len(fresh)
             fresh.append((digest, record_facts(*validate_bytes(data))))
         rows.append(row)
         facts.paths.append(relative)

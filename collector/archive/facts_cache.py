@@ -51,13 +51,16 @@ class FactsTable:
     columns: dict[str, np.ndarray] = field(default_factory=lambda: {n: np.empty(0, DTYPES[n]) for n in COLUMNS})
     strings: list[str] = field(default_factory=list)
     _codes: dict[str, int] | None = None
+    _index: dict[bytes, int] | None = None
 
     def __len__(self) -> int:
         return len(self.digests)
 
     def index(self) -> dict[bytes, int]:
-        """Digest -> row."""
-        return dict(zip(self.digests, range(len(self.digests)), strict=True))
+        """Digest -> row (made once; :meth:`append` keeps it up to date)."""
+        if self._index is None:
+            self._index = dict(zip(self.digests, range(len(self.digests)), strict=True))
+        return self._index
 
     def append(self, rows: list[tuple[bytes, dict]]) -> None:
         """Add rows (digest, :func:`facts_columns.record_facts` dict); new strings join the table."""
@@ -79,6 +82,8 @@ class FactsTable:
         for name in COLUMNS:
             values = [code(row[name]) for _, row in rows] if name in TEXT else [row[name] for _, row in rows]
             self.columns[name] = np.concatenate([self.columns[name], np.array(values, dtype=DTYPES[name])])
+        if self._index is not None:
+            self._index.update((digest, len(self.digests) + i) for i, (digest, _) in enumerate(rows))
         self.digests.extend(digest for digest, _ in rows)
 
     def take(self, rows: np.ndarray) -> FactsTable:
@@ -139,7 +144,7 @@ def _checked(path: Path, arrays: dict[str, np.ndarray], expected: str) -> FactsT
     blob = digests.tobytes()
     table = FactsTable([blob[i : i + 32] for i in range(0, len(blob), 32)],
                        {name: arrays[name] for name in COLUMNS}, strings)
-    if len(set(table.digests)) != n:
+    if len(table.index()) != n:
         raise StoreUnreadable(f"{path}: a digest appears twice")
     return table
 
