@@ -17,6 +17,7 @@ cached row is recomputed.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
 import numpy as np
 
@@ -42,6 +43,21 @@ DTYPES: dict[str, np.dtype] = {
 COLUMNS = tuple(DTYPES)
 _MISSING = {**{n: None for n in TEXT}, **{n: False for n in BOOL}, **{n: -1 for n in INT},
             **{n: float("nan") for n in FLOAT}, **{n: NO_TIME for n in TIME}}
+
+
+class FactsRows(Protocol):
+    """What resolution and joins read of a loaded facts table (``collector.archive.facts.ArchiveFacts``),
+    named here so that they need not import the loader."""
+
+    paths: list[str]
+    columns: dict[str, np.ndarray]
+    strings: list[str]
+    ok: np.ndarray
+
+    def __len__(self) -> int: ...
+    def code(self, text: str) -> int: ...
+    def text(self, name: str, rows: np.ndarray | None = None) -> np.ndarray: ...
+    def rows(self, kind: str, *, effective: bool = True) -> np.ndarray: ...
 
 
 def record_facts(record: Record | None, problem: str | None) -> dict:

@@ -8,16 +8,14 @@ the effective rows and the problems (and their order) are those of ``load_archiv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
+from collector.archive.facts_columns import FactsRows
 from collector.archive.reader import effective_revision
 from collector.errors import Problem
 from collector.records import TRANSPORT_FAILURES, ForecastStatus
-
-if TYPE_CHECKING:
-    from collector.archive.facts import ArchiveFacts
 
 
 class _Revision(NamedTuple):
@@ -33,7 +31,7 @@ class _Revision(NamedTuple):
         return self.status is not None and self.status.value in TRANSPORT_FAILURES
 
 
-def resolve(facts: ArchiveFacts) -> tuple[np.ndarray, np.ndarray, list[Problem]]:
+def resolve(facts: FactsRows) -> tuple[np.ndarray, np.ndarray, list[Problem]]:
     """(effective, superseded, problems) over the rows of ``facts``, as the reader's ``_resolve`` decides."""
     c, ok = facts.columns, facts.ok
     forecast = ok & (c["kind"] == facts.code("forecast"))
@@ -61,7 +59,7 @@ def _retryable(old: _Revision) -> bool:
     return old.transport_failure
 
 
-def _chains(facts: ArchiveFacts, rows: np.ndarray, is_forecast: bool) -> dict[int, dict[int, tuple[str, _Revision]]]:
+def _chains(facts: FactsRows, rows: np.ndarray, is_forecast: bool) -> dict[int, dict[int, tuple[str, _Revision]]]:
     """Key code -> {revision: (path, revision facts)}, keys in order of first appearance (the reader's)."""
     c, strings = facts.columns, facts.strings
     chains: dict[int, dict[int, tuple[str, _Revision]]] = {}

@@ -9,21 +9,17 @@ score (``scorable_pairs``). Suspected leaks are not filtered here: that is the b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from collector.archive.facts_columns import FactsRows
 from collector.records import SCORABLE_STATUSES, OutcomeStatus
-
-if TYPE_CHECKING:
-    from collector.archive.facts import ArchiveFacts
 
 FORECAST_KEY = ("competition_id", "target_kind", "target_id", "forecaster", "access", "strategy", "horizon")
 CELL_TEXT = ("competition_id", "target_id", "forecaster", "forecaster_type", "model", "access", "strategy",
              "horizon", "clock", "status")
 
 
-def effective_forecast_rows(facts: ArchiveFacts) -> np.ndarray:
+def effective_forecast_rows(facts: FactsRows) -> np.ndarray:
     """Rows of the effective forecasts, sorted by ``Forecast.key`` (the order every score sums in)."""
     rows = facts.rows("forecast")
     if not len(rows):
@@ -35,7 +31,7 @@ def effective_forecast_rows(facts: ArchiveFacts) -> np.ndarray:
     return rows[np.lexsort(columns[::-1])]  # lexsort's primary key is the last
 
 
-def match_scoring_columns(facts: ArchiveFacts) -> dict[str, np.ndarray]:
+def match_scoring_columns(facts: FactsRows) -> dict[str, np.ndarray]:
     """The scorable match forecasts' measures inputs and cell keys as numpy columns (see the module)."""
     c = facts.columns
     rows = effective_forecast_rows(facts)
@@ -73,7 +69,7 @@ def _advancement(c: dict[str, np.ndarray], rows, event, outcome) -> dict[str, np
     return {"advancement": scored & (home | (team == c["away_team"][event])), "home_advanced": home}
 
 
-def _join(facts: ArchiveFacts, kind: str, rows: np.ndarray) -> np.ndarray:
+def _join(facts: FactsRows, kind: str, rows: np.ndarray) -> np.ndarray:
     """For each forecast row, the effective ``kind`` row of its (competition, event), or -1."""
     c, width = facts.columns, len(facts.strings) + 1
     targets = facts.rows(kind)
