@@ -80,6 +80,39 @@ def test_a_hand_damaged_archive_gives_the_readers_problems_cold_and_cached(tmp_p
     assert archive.superseded  # the retried transport failure
 
 
+def test_an_unreadable_file_is_reported_in_its_place(tmp_path, monkeypatch):
+    from collector.archive import facts as facts_module
+    from collector.archive import reader
+
+    root = tmp_path / "archive"
+    _damaged_archive(root)
+    victim = path_for(make_forecast(make_event(), status=ForecastStatus.API_ERROR))
+    real = reader.read_ahead
+
+    def failing(folder, paths):
+        for relative, data in real(folder, paths):
+            yield relative, OSError(13, "Permission denied") if relative == victim else data
+
+    monkeypatch.setattr(reader, "read_ahead", failing)
+    monkeypatch.setattr(facts_module, "read_ahead", failing)
+    archive, _ = _same_as_reader(root, tmp_path / "cache")
+    assert any(p.path == victim and "cannot read" in p.message for p in archive.problems)
+
+
+def test_the_fingerprint_names_the_contract_the_extractor_and_pydantic(monkeypatch):
+    import pydantic
+
+    from collector.archive import facts_cache
+
+    before = facts_cache.fingerprint()
+    assert before == facts_cache.fingerprint() and len(before) == 64
+    monkeypatch.setattr(pydantic, "VERSION", pydantic.VERSION + ".other")
+    assert facts_cache.fingerprint() != before
+    monkeypatch.undo()
+    sources = {p.relative_to(facts_cache._PACKAGE).as_posix() for p in facts_cache._fingerprinted_sources()}
+    assert {"records/forecast.py", "records/event.py", "archive/facts_columns.py", "archive/reader.py"} <= sources
+
+
 def test_a_file_moved_or_edited_after_caching_is_judged_anew(tmp_path):
     root, cache = tmp_path / "archive", tmp_path / "cache"
     event = make_event()
@@ -98,7 +131,8 @@ def test_a_file_moved_or_edited_after_caching_is_judged_anew(tmp_path):
     assert facts.validated == 1 and not facts.problems
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "other_code", "codes_out_of_range"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped_byte", "garbage", "empty", "other_code",
+                                    "codes_out_of_range"])
 def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, caplog):
     import numpy as np
 
@@ -111,6 +145,10 @@ def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, 
     store = cache / facts_cache.STORE_NAME
     if damage == "truncated":
         store.write_bytes(store.read_bytes()[: store.stat().st_size // 2])
+    elif damage == "flipped_byte":  # the zip's CRC of the member no longer matches
+        data = bytearray(store.read_bytes())
+        data[len(data) // 3] ^= 0xFF
+        store.write_bytes(bytes(data))
     elif damage == "garbage":
         store.write_bytes(os.urandom(4096))
     elif damage == "empty":

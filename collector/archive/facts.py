@@ -67,21 +67,21 @@ class ArchiveFacts:
     problems: list[Problem] = field(default_factory=list)
     cache_note: str | None = None  # why the cache was not used or not updated; None when all went well
     validated: int = 0  # files validated by this load (the rest came from the cache)
+    _codes: dict[str, int] = field(default_factory=dict, repr=False)
+    _table: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.paths)
 
     def code(self, text: str) -> int:
         """The code of ``text`` in the string table (-2 if no row holds it: it matches no code)."""
-        if not hasattr(self, "_codes"):
-            self._codes: dict[str, int] = {}
         if text not in self._codes:  # a few kinds and statuses are asked for: no index of every string
             self._codes[text] = self.strings.index(text) if text in self.strings else -2
         return self._codes[text]
 
     def text(self, name: str, rows: np.ndarray | None = None) -> np.ndarray:
         """A text column (or its ``rows``) as an object array of strings and None."""
-        if not hasattr(self, "_table"):
+        if self._table is None:
             self._table = np.array(self.strings + [None], dtype=object)  # code -1 picks the None at the end
         codes = self.columns[name] if rows is None else self.columns[name][rows]
         return self._table[codes]
@@ -144,7 +144,7 @@ def _open(folder: Path | None, made_by: str) -> tuple[FactsTable, str | None]:
     try:
         return read_store(folder, made_by), None
     except StoreUnreadable as exc:
-        note = f"{exc}; every file is validated again"
+        note = f"{exc}; every file is validated (a cold load)"
         if (folder / "record-facts.npz").exists():
             log.warning("%s", note)  # reported once per load; a missing cache (the first load) is not news
         return FactsTable(), note

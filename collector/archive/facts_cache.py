@@ -36,11 +36,14 @@ def fingerprint() -> str:
     """SHA-256 over the store's format, the versions of pydantic and the source of every module
     whose behaviour a cached row stands for; any change there makes every cached row stale."""
     digest = hashlib.sha256(f"{FORMAT}\0{pydantic.VERSION}\0{pydantic_core.__version__}\0".encode())
-    sources = sorted((_PACKAGE / "records").glob("*.py")) + [_PACKAGE / name for name in _FINGERPRINTED]
-    for path in sources:
+    for path in _fingerprinted_sources():
         digest.update(f"{path.relative_to(_PACKAGE).as_posix()}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _fingerprinted_sources() -> list[Path]:
+    return sorted((_PACKAGE / "records").glob("*.py")) + [_PACKAGE / name for name in _FINGERPRINTED]
 
 
 @dataclass
