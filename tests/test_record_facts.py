@@ -193,6 +193,20 @@ def test_a_missing_archive_and_no_cache_folder_outside_git(tmp_path):
     assert facts.validated == 1 and facts.cache_note is None and not list(tmp_path.rglob("*.npz"))
 
 
+def test_a_store_mostly_of_other_contents_is_cut_to_this_archives(tmp_path, monkeypatch):
+    from collector.archive import facts as facts_module
+
+    monkeypatch.setattr(facts_module, "STALE_ROWS_KEPT", 0)
+    big, small, cache = tmp_path / "big", tmp_path / "small", tmp_path / "cache"
+    write_records(big, synthetic_records(n_events=3, n_models=1, seed=2))
+    write_records(small, [make_competition(), make_event()])
+    load_facts(big, cache=cache)
+    assert load_facts(small, cache=cache).validated == 2  # written with the big archive's rows, then cut
+    facts = load_facts(small, cache=cache)
+    assert facts.validated == 0 and facts.problems == load_archive(small).problems
+    assert load_facts(big, cache=cache).validated == len(load_archive(big).records)  # its rows were dropped
+
+
 def test_effective_forecasts_sorted_by_key_like_the_scorer(tmp_path):
     from collector.records import Forecast
 

@@ -43,6 +43,7 @@ from collector.archive.reader import (
 from collector.errors import Problem
 
 log = logging.getLogger(__name__)
+STALE_ROWS_KEPT = 1000  # rows of contents no longer in the archive kept beyond as many as it has (branches)
 
 
 @dataclass
@@ -198,7 +199,8 @@ def _save(folder: Path, table: FactsTable, chosen: np.ndarray, made_by: str) -> 
     """Store the table (cut to this archive's rows when most of it is stale); a failure is a note."""
     try:
         used = np.unique(chosen)
-        write_store(folder, table.take(used) if len(table) > 2 * len(used) + 1000 else table, made_by)
+        stale = len(table) > 2 * len(used) + STALE_ROWS_KEPT
+        write_store(folder, table.take(used) if stale else table, made_by)
     except (OSError, ValueError, orjson.JSONEncodeError) as exc:
         note = f"{folder}: the record-facts cache could not be written ({exc}); the next load validates again"
         log.warning("%s", note)
