@@ -132,7 +132,7 @@ def test_a_file_moved_or_edited_after_caching_is_judged_anew(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncated", "flipped_byte", "garbage", "empty", "other_code",
-                                    "codes_out_of_range"])
+                                    "codes_out_of_range", "valid_row_without_key", "unknown_status"])
 def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, caplog):
     import numpy as np
 
@@ -158,7 +158,13 @@ def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, 
     else:
         with np.load(store) as data:
             arrays = {name: data[name] for name in data.files}
-        arrays["status"] = arrays["status"] + 10**6
+        if damage == "codes_out_of_range":
+            arrays["status"] = arrays["status"] + 10**6
+        elif damage == "valid_row_without_key":
+            arrays["key"][arrays["valid"].nonzero()[0][0]] = -1
+        else:  # a forecast's status code pointed at another string of the table
+            forecast = orjson.loads(arrays["strings"].tobytes()).index("forecast")
+            arrays["status"][(arrays["kind"] == forecast).nonzero()[0][0]] = arrays["kind"][0]
         np.savez(store, **arrays)
     again = load_facts(root, cache=cache)
     assert again.cache_note and str(store) in again.cache_note and again.validated == len(again)

@@ -21,6 +21,7 @@ import orjson
 
 from collector.archive.cache import DEFAULT, cache_folder
 from collector.archive.facts_cache import (
+    STORE_NAME,
     FactsTable,
     StoreUnreadable,
     fingerprint,
@@ -146,7 +147,7 @@ def _open(folder: Path | None, made_by: str) -> tuple[FactsTable, str | None]:
         return read_store(folder, made_by), None
     except StoreUnreadable as exc:
         note = f"{exc}; every file is validated (a cold load)"
-        if (folder / "record-facts.npz").exists():
+        if (folder / STORE_NAME).exists():
             log.warning("%s", note)  # reported once per load; a missing cache (the first load) is not news
         return FactsTable(), note
 

@@ -24,7 +24,13 @@ import orjson
 import pydantic
 import pydantic_core
 
-from collector.archive.facts_columns import COLUMNS, DTYPES, TEXT
+from collector.archive.facts_columns import (
+    CHOICES,
+    COLUMNS,
+    DTYPES,
+    REQUIRED_TEXT,
+    TEXT,
+)
 
 STORE_NAME = "record-facts.npz"
 FORMAT = "prematch record facts 1"
@@ -144,12 +150,31 @@ def _checked(path: Path, arrays: dict[str, np.ndarray], expected: str) -> FactsT
                                   f"expected {DTYPES[name]}[{n}]")
         if name in TEXT and n and (column.min() < -1 or column.max() >= len(strings)):
             raise StoreUnreadable(f"{path}: column {name} has codes outside the string table")
+    _check_rows(path, arrays, strings)
     blob = digests.tobytes()
     table = FactsTable([blob[i : i + 32] for i in range(0, len(blob), 32)],
                        {name: arrays[name] for name in COLUMNS}, strings)
     if len(table.index()) != n:
         raise StoreUnreadable(f"{path}: a digest appears twice")
     return table
+
+
+def _check_rows(path: Path, arrays: dict[str, np.ndarray], strings: list[str]) -> None:
+    """Every invalid row names its problem; every valid row has the text its kind always has."""
+    valid, kind = arrays["valid"], arrays["kind"]
+    if (arrays["problem"][~valid] < 0).any():
+        raise StoreUnreadable(f"{path}: an invalid row has no problem message")
+    def rows_of(name: str | None) -> np.ndarray:
+        return valid if name is None else valid & (kind == (strings.index(name) if name in strings else -2))
+
+    for name, needed in REQUIRED_TEXT.items():
+        for column in needed:
+            if (arrays[column][rows_of(name)] < 0).any():
+                raise StoreUnreadable(f"{path}: a valid {name or 'record'} row has no {column}")
+    for (name, column), allowed in CHOICES.items():
+        held = {strings[code] for code in np.unique(arrays[column][rows_of(name)]).tolist()}
+        if not held <= allowed:
+            raise StoreUnreadable(f"{path}: {column} of a valid {name or 'record'} row is {sorted(held - allowed)[0]!r}")
 
 
 def write_store(folder: Path, table: FactsTable, made_by: str) -> None:

@@ -22,7 +22,17 @@ from typing import Protocol
 import numpy as np
 
 from collector.archive.layout import identity, path_for
-from collector.records import Event, Forecast, MatchForecast, Outcome, Record, Revisable
+from collector.records import (
+    RECORD_MODELS,
+    Event,
+    Forecast,
+    ForecastStatus,
+    MatchForecast,
+    Outcome,
+    OutcomeStatus,
+    Record,
+    Revisable,
+)
 
 KEY_SEPARATOR = "\x1f"  # joins an identity key's parts; no slug, enum value or archive path holds it
 NO_TIME = int(np.iinfo(np.int64).min)  # a missing timestamp (microseconds since the epoch otherwise)
@@ -41,6 +51,18 @@ DTYPES: dict[str, np.dtype] = {
     **{n: np.dtype(np.int64) for n in INT + TIME}, **{n: np.dtype(np.float64) for n in FLOAT},
 }
 COLUMNS = tuple(DTYPES)
+REQUIRED_TEXT = {  # text every valid row of a kind has (a store lacking one is not used)
+    None: ("kind", "key", "expected_path", "clock"),
+    "forecast": ("competition_id", "target_kind", "target_id", "forecaster", "forecaster_type", "access",
+                 "strategy", "horizon", "status"),
+    "event": ("competition_id", "event_id", "stage", "home_team", "away_team", "kickoff_source", "status"),
+    "outcome": ("competition_id", "event_id", "status"),
+}
+CHOICES = {  # (kind, column) -> the values it may hold in a valid row; the resolution relies on these
+    (None, "kind"): frozenset(RECORD_MODELS),
+    ("forecast", "status"): frozenset(s.value for s in ForecastStatus),
+    ("outcome", "status"): frozenset(s.value for s in OutcomeStatus),
+}
 _MISSING = {**{n: None for n in TEXT}, **{n: False for n in BOOL}, **{n: -1 for n in INT},
             **{n: float("nan") for n in FLOAT}, **{n: NO_TIME for n in TIME}}
 
