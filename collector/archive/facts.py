@@ -32,6 +32,7 @@ from collector.archive.facts_columns import COLUMNS, KEY_SEPARATOR, record_facts
 from collector.archive.facts_resolve import resolve
 from collector.archive.facts_scoring import (
     effective_forecast_rows,
+    joined_rows,
     match_scoring_columns,
 )
 from collector.archive.memory import paused_garbage_collector
@@ -109,6 +110,10 @@ class ArchiveFacts:
     def effective_forecast_rows(self) -> np.ndarray:
         """Rows of the effective forecasts, sorted by forecast key (see :mod:`collector.archive.facts_scoring`)."""
         return effective_forecast_rows(self)
+
+    def joined_rows(self, kind: str, forecast_rows: np.ndarray) -> np.ndarray:
+        """For each forecast row, the effective ``kind`` row (event, outcome, match_report) of its match, or -1."""
+        return joined_rows(self, kind, forecast_rows)
 
     def match_scoring_columns(self) -> dict[str, np.ndarray]:
         """Scoring's inputs for the scorable match forecasts (see :mod:`collector.archive.facts_scoring`)."""

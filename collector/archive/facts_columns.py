@@ -90,9 +90,10 @@ def record_facts(record: Record | None, problem: str | None) -> dict:
            "expected_path": path_for(record), "clock": record.clock.value, "recorded_at": micros(record.recorded_at)}
     if isinstance(record, Revisable):
         row.update(revisable=True, revision=record.revision, supersedes=record.supersedes)
-    competition = getattr(record, "competition_id", None)
-    if isinstance(competition, str):
-        row["competition_id"] = competition
+    for name in ("competition_id", "event_id"):  # outcomes, match reports, evidence, odds: their match
+        value = getattr(record, name, None)
+        if isinstance(value, str):
+            row[name] = value
     if isinstance(record, Forecast):
         _forecast(record, row)
     elif isinstance(record, Event):

@@ -36,8 +36,8 @@ def match_scoring_columns(facts: FactsRows) -> dict[str, np.ndarray]:
     c = facts.columns
     rows = effective_forecast_rows(facts)
     rows = rows[c["target_kind"][rows] == facts.code("match")]
-    event = _join(facts, "event", rows)
-    outcome = _join(facts, "outcome", rows)
+    event = joined_rows(facts, "event", rows)
+    outcome = joined_rows(facts, "outcome", rows)
     scorable = np.isin(c["status"][rows], [facts.code(s.value) for s in SCORABLE_STATUSES])
     result = np.isin(c["status"][np.maximum(outcome, 0)], [facts.code(s.value) for s in OutcomeStatus if s.has_result])
     keep = scorable & (c["payload"][rows] == facts.code("match")) & (event >= 0) & (outcome >= 0) & result
@@ -69,7 +69,7 @@ def _advancement(c: dict[str, np.ndarray], rows, event, outcome) -> dict[str, np
     return {"advancement": scored & (home | (team == c["away_team"][event])), "home_advanced": home}
 
 
-def _join(facts: FactsRows, kind: str, rows: np.ndarray) -> np.ndarray:
+def joined_rows(facts: FactsRows, kind: str, rows: np.ndarray) -> np.ndarray:
     """For each forecast row, the effective ``kind`` row of its (competition, event), or -1."""
     c, width = facts.columns, len(facts.strings) + 1
     targets = facts.rows(kind)
