@@ -15,7 +15,8 @@ import orjson
 from collector.archive.git import git
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, stamp, where
+from collector.audit.proofs import manifest_order
 from collector.errors import ArchiveError, Problem
 from collector.records import TRANSPORT_FAILURES
 
@@ -23,14 +24,6 @@ TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or
 
 _CHANGE_WORDS = {"M": "modified", "T": "changed type", "D": "deleted", "A": "re-added after deletion"}
 _CHANGE_CODES = {"M": "modified", "T": "modified", "D": "deleted", "A": "readded"}
-
-
-def stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def where(change: Change) -> str:
-    return f"commit {change.commit.sha[:12]} ({stamp(change.commit.committed_at)})"
 
 
 LINK_MODES = {"120000": "a symlink", "160000": "a submodule link"}
@@ -247,10 +240,7 @@ def _walk_chain(revisions: dict[int, tuple[str, Facts]]) -> list[Finding]:
 
 def manifest_chain(files: dict[str, FileHistory]) -> list[Finding]:
     """Each manifest names the one before it by path and SHA-256, and lists true file hashes."""
-    manifests = sorted(
-        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
-        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
-    )
+    manifests = manifest_order(files)
     findings: list[Finding] = []
     previous: FileHistory | None = None
     covered: set[str] = set()

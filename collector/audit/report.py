@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collector.audit.checks import stamp
 from collector.audit.gitlog import Commit
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, stamp
 from collector.audit.proof_lines import (
     PROOF_LIMITS,
     anchor_json,

@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import importlib.metadata
 import os
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,32 +39,11 @@ from collector.archive.tokens import token_target
 from collector.audit import checks
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs
 from collector.audit.history import FileHistory, Finding, file_histories
+from collector.audit.proofs import (
+    SHIPPED_ROOTS as SHIPPED_ROOTS,  # the default roots' home, named here too
+)
+from collector.audit.proofs import Proof, ProofCheck, linked, manifest_order
 from collector.errors import UsageError
-
-SHIPPED_ROOTS = Path(__file__).with_name("tsa_roots")
-
-
-@dataclass(frozen=True)
-class Proof:
-    """What proves when a forecast existed: ``token`` (with its time and file), ``git_date`` only, or
-    ``token_after_kickoff`` (the earliest token is too late: a violation)."""
-
-    kind: str
-    stamped_at: datetime | None = None
-    token: str | None = None
-    manifest: str | None = None
-
-
-@dataclass
-class ProofCheck:
-    """Everything the token checks found: findings, valid token times per manifest, proofs per forecast."""
-
-    findings: list[Finding] = field(default_factory=list)
-    tokens: dict[str, FileHistory] = field(default_factory=dict)
-    valid: dict[str, list[tuple[datetime, str]]] = field(default_factory=dict)  # manifest -> [(time, token)]
-    proofs: dict[str, Proof] = field(default_factory=dict)  # forecast path -> proof
-    roots: int = 0
-    attestations: int = 0  # attestation bundles that name their manifest (collector.audit.attestations)
 
 
 def load_roots(paths: list[Path]) -> list[x509.Certificate]:
@@ -208,22 +186,6 @@ def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, ve
         return bad("token_invalid", f"does not verify against the trusted TSA roots at its stamped time: {exc}")
     stamped = response.tst_info.gen_time
     return None, None, stamped if stamped.tzinfo else stamped.replace(tzinfo=UTC)
-
-
-def manifest_order(files: dict[str, FileHistory]) -> list[FileHistory]:
-    """The manifests in chain order (as ``checks.manifest_chain`` walks them)."""
-    return sorted(
-        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
-        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
-    )
-
-
-def linked(entry: FileHistory, previous: FileHistory | None) -> bool:
-    """Whether ``entry`` names ``previous`` by path and by its committed SHA-256."""
-    _, _, named, named_sha256 = entry.added_facts.manifest
-    if previous is None:
-        return named is None
-    return named == previous.path and named_sha256 == previous.added_sha256
 
 
 def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple[datetime, str]]]):
