@@ -56,10 +56,14 @@ LOG_ARGS = (
 )
 
 
-def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[[], None] | None = None) -> History:
+def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[[], None] | None = None,
+                 since: History | None = None) -> History:  # fmt: skip
     """Every commit that touched ``archive_path``, oldest first, with its file changes.
 
     ``meanwhile`` runs while git walks the history (the caller's own loading overlaps it).
+    ``since``: a history read before (by this function, at an earlier HEAD); when its head is on
+    HEAD's first-parent chain, only the commits after it are read and appended to it (the
+    first-parent walk of ``since.head..HEAD`` is exactly the tail of the whole walk).
     """
     repo = Path(repo)
     shallow = git(repo, "rev-parse", "--is-shallow-repository").strip()  # raises when not a repository
@@ -74,11 +78,31 @@ def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[
             meanwhile()
         return History([], [], None)
     prefix = archive_path.strip("/") + "/"
+    if since is not None and since.head == head:
+        if meanwhile is not None:
+            meanwhile()
+        return since
+    if since is not None and _on_first_parent_chain(repo, since.head, head):
+        raw = git(repo, *LOG_ARGS, f"{since.head}..{head}", "--", prefix, meanwhile=meanwhile)
+        tail = _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head, first_index=len(since.commits))
+        return History(since.commits + tail.commits, since.changes + tail.changes, head)
     raw = git(repo, *LOG_ARGS, "--", prefix, meanwhile=meanwhile)
     return _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head)
 
 
-def _parse_log(text: str, prefix: str, head: str) -> History:
+def _on_first_parent_chain(repo: Path, ancestor: str | None, head: str) -> bool:
+    """Whether ``ancestor`` is a commit on ``head``'s first-parent chain (and not ``head`` itself)."""
+    if ancestor is None:
+        return False
+    try:
+        lines = git(repo, "rev-list", "--first-parent", "--parents", f"{ancestor}..{head}").split(b"\n")
+    except ArchiveError:  # e.g. the commit is gone (a rewritten history, collected)
+        return False
+    oldest = [line for line in lines if line.strip()][-1:]
+    return bool(oldest) and oldest[0].split()[1:2] == [ancestor.encode()]
+
+
+def _parse_log(text: str, prefix: str, head: str, first_index: int = 0) -> History:
     commits: list[Commit] = []
     changes: list[Change] = []
     for chunk in text.split("\x1e"):
@@ -87,7 +111,7 @@ def _parse_log(text: str, prefix: str, head: str) -> History:
         tokens = chunk.split("\0")
         sha, committed, authored = tokens[0], tokens[1], tokens[2]
         commit = Commit(
-            index=len(commits),
+            index=first_index + len(commits),
             sha=sha,
             committed_at=datetime.fromtimestamp(int(committed), UTC),
             authored_at=datetime.fromtimestamp(int(authored), UTC),
