@@ -128,3 +128,15 @@ def test_a_checkpoint_of_another_key_is_never_used(clean):
     data["key"] = "0" * 64  # as if another version of the code had written it
     stored.write_bytes(orjson.dumps(data))
     assert verify_repository(clean.root).ok
+
+
+def test_facts_come_back_from_their_stored_form_unchanged():
+    from datetime import UTC, datetime
+
+    from collector.audit.facts_form import Facts, facts_from_list, facts_to_list
+
+    when = datetime(2026, 6, 11, 20, tzinfo=UTC)
+    full = Facts("evidence", True, ("c", "match", "e"), ("c", "e", "x"), 2, "a/b.json", when, when, "valid", True,
+                 (when, {"a.json": "0" * 64}, "m/p.json", "1" * 64), ("late item",), ("odds.json", "2" * 64))
+    for facts in (full, Facts("forecast", False)):
+        assert facts_from_list(orjson.loads(orjson.dumps(facts_to_list(facts)))) == facts

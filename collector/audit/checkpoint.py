@@ -171,7 +171,11 @@ class Checkpoint:
 
 
 def _stored_form(report: Report, key: str) -> dict[str, Any]:
-    """The report as JSON-ready lists (see :func:`_report` for the way back)."""
+    """The report as JSON-ready lists, each path named once (``paths``) and elsewhere by its position;
+    :func:`_report` is the way back."""
+    paths: dict[str, int] = {}
+    for change in report.changes:
+        paths.setdefault(change.path, len(paths))
     position = {id(f): i for i, f in enumerate(report.findings)}
     proofs = report.proofs
     return {
@@ -179,17 +183,20 @@ def _stored_form(report: Report, key: str) -> dict[str, Any]:
         "key": key,
         "head": report.head,
         "commits": [[c.sha, int(c.committed_at.timestamp()), int(c.authored_at.timestamp())] for c in report.commits],
-        "changes": [[c.commit.index, c.status, c.path, c.old_blob, c.new_blob, c.new_mode] for c in report.changes],
-        "records": list(report.files),
+        "paths": list(paths),
+        "changes": [[c.commit.index, c.status, paths[c.path], c.old_blob, c.new_blob, c.new_mode]
+                    for c in report.changes],  # fmt: skip
+        "records": [paths[p] for p in report.files],
         "facts": [[e.added_sha256, facts_to_list(e.added_facts) if e.added_facts is not None else None,
                    facts_to_list(e.head_facts) if e.head_facts is not None else None]
                   for e in report.files.values()],  # fmt: skip
         "findings": [[f.code, f.path, f.message, f.commit, f.violation, f.replay] for f in report.findings],
         "proofs": None if proofs is None else {
             "findings": [position[id(f)] for f in proofs.findings],
-            "tokens": list(proofs.tokens),
-            "valid": [[m, [[t.isoformat(), p] for t, p in times]] for m, times in proofs.valid.items()],
-            "proofs": [[path, p.kind, p.stamped_at.isoformat() if p.stamped_at else None, p.token, p.manifest]
+            "tokens": [paths[p] for p in proofs.tokens],
+            "valid": [[paths[m], [[t.isoformat(), paths[p]] for t, p in times]] for m, times in proofs.valid.items()],
+            "proofs": [[paths[path], p.kind, p.stamped_at.isoformat() if p.stamped_at else None,
+                        None if p.token is None else paths[p.token], None if p.manifest is None else paths[p.manifest]]
                        for path, p in proofs.proofs.items()],  # fmt: skip
             "roots": proofs.roots,
             "attestations": proofs.attestations,
@@ -202,18 +209,32 @@ def _stored_form(report: Report, key: str) -> dict[str, Any]:
 def _history(data: dict[str, Any]) -> History:
     commits = [Commit(i, sha, datetime.fromtimestamp(ct, UTC), datetime.fromtimestamp(at, UTC))
                for i, (sha, ct, at) in enumerate(data["commits"])]  # fmt: skip
-    changes = [Change(commits[i], status, path, old, new, mode) for i, status, path, old, new, mode in data["changes"]]
+    paths = data["paths"]
+    changes = [Change(commits[i], status, paths[path], old, new, mode)
+               for i, status, path, old, new, mode in data["changes"]]  # fmt: skip
     if not all(isinstance(c.sha, str) for c in commits) or not isinstance(data["head"], str):
         raise ValueError("a commit id is not a string")
+    if not all(isinstance(p, str) for p in paths):
+        raise ValueError("a path is not a string")
     return History(commits, changes, data["head"])
+
+
+def _groups(history: History, paths: list[str], records: list[int], tokens: list[int]):
+    """The record files' and the token files' histories, from one pass over the changes."""
+    wanted = dict.fromkeys(paths[i] for i in records)
+    if len(wanted) != len(records):
+        raise ValueError("a record file is named twice")
+    files = file_histories(history, keep=wanted.__contains__)
+    if list(files) != list(wanted):
+        raise ValueError("its record files are not those of its history")
+    return files, file_histories(history, keep={paths[i] for i in tokens}.__contains__)
 
 
 def _report(data: dict[str, Any], repo: Path, archive_path: str) -> Report:
     """The report :func:`_stored_form` stored, rebuilt: the same objects a full run makes."""
     history = _history(data)
-    files = file_histories(history, keep=set(data["records"]).__contains__)
-    if list(files) != data["records"] or len(data["facts"]) != len(files):
-        raise ValueError("its record files are not those of its history")
+    paths, stored = data["paths"], data["proofs"]
+    files, tokens = _groups(history, paths, data["records"], stored["tokens"] if stored else [])
     for entry, (sha256, added, head) in zip(files.values(), data["facts"], strict=True):
         entry.added_sha256 = sha256
         entry.added_facts = facts_from_list(added) if added is not None else None
@@ -221,14 +242,14 @@ def _report(data: dict[str, Any], repo: Path, archive_path: str) -> Report:
     report = Report(repo, archive_path, history.head, history.commits, files, changes=history.changes)
     report.findings = [Finding(code, path, message, commit, bool(violation), bool(replay))
                        for code, path, message, commit, violation, replay in data["findings"]]  # fmt: skip
-    stored = data["proofs"]
     if stored is not None:
-        tokens = file_histories(history, keep=set(stored["tokens"]).__contains__)
         report.proofs = ProofCheck(
             findings=[report.findings[i] for i in stored["findings"]],
             tokens=tokens,
-            valid={m: [(datetime.fromisoformat(t), p) for t, p in times] for m, times in stored["valid"]},
-            proofs={path: Proof(kind, datetime.fromisoformat(t) if t else None, token, manifest)
+            valid={paths[m]: [(datetime.fromisoformat(t), paths[p]) for t, p in times] for m, times in stored["valid"]},
+            proofs={paths[path]: Proof(kind, datetime.fromisoformat(t) if t else None,
+                                       None if token is None else paths[token],
+                                       None if manifest is None else paths[manifest])
                     for path, kind, t, token, manifest in stored["proofs"]},  # fmt: skip
             roots=int(stored["roots"]),
             attestations=int(stored["attestations"]),

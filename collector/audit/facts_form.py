@@ -29,7 +29,6 @@ class Facts(NamedTuple):
 
 
 _TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
-_TUPLES = tuple(Facts._fields.index(name) for name in ("target", "identity", "evidence", "cites"))
 _MANIFEST = Facts._fields.index("manifest")
 
 
@@ -46,13 +45,13 @@ def facts_to_list(facts: Facts) -> list[Any]:
 
 
 def facts_from_list(values: list[Any]) -> Facts:
-    for i in _TIMES:
-        if values[i] is not None:
-            values[i] = datetime.fromisoformat(values[i])
-    for i in _TUPLES:
-        if values[i] is not None:
-            values[i] = tuple(values[i])
-    if values[_MANIFEST] is not None:
-        tick, files, previous, previous_sha = values[_MANIFEST]
-        values[_MANIFEST] = (datetime.fromisoformat(tick), files, previous, previous_sha)
-    return Facts(*values)
+    """The way back from :func:`facts_to_list`: one unpacking in slot order (a list of another length
+    raises ValueError), written out because a cached verify rebuilds every record's facts."""
+    kind, replay, target, ident, revision, supersedes, moment, requested, status, settles, manifest, used, cites = values
+    return Facts(
+        kind, replay, None if target is None else tuple(target), None if ident is None else tuple(ident),
+        revision, supersedes, None if moment is None else datetime.fromisoformat(moment),
+        None if requested is None else datetime.fromisoformat(requested), status, settles,
+        None if manifest is None else (datetime.fromisoformat(manifest[0]), manifest[1], manifest[2], manifest[3]),
+        None if used is None else tuple(used), None if cites is None else tuple(cites),
+    )

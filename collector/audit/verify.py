@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collector.archive.memory import paused_garbage_collector
+from collector.archive.memory import (
+    paused_garbage_collector,
+    promote_to_oldest_generation,
+)
 from collector.audit.checkpoint import Checkpoint
 from collector.audit.report import Report
 
@@ -40,14 +43,20 @@ def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache
     with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
         point = Checkpoint.open(repo, archive_path, tsa_roots, anchors) if use_cache else None
         report = point.report(repo, archive_path) if point is not None else None
-        if report is not None:
-            return report
-        from collector.audit.checking import (
-            run_checks,  # the record models and cryptography: only when checking
-        )
+        if report is None:
+            report = _checked(repo, archive_path, use_cache, tsa_roots, anchors, point)
+        del point  # the stored form, freed before the collector resumes
+        promote_to_oldest_generation()  # or the collector's first pass after the pause would scan the whole report
+    return report
 
-        report = run_checks(repo, archive_path, use_cache, tsa_roots, anchors, point.history() if point else None)
-        if point is not None:
-            point.save(report)
-            report.cache_notes += [point.note] if point.note else []
-        return report
+
+def _checked(repo: Path, archive_path: str, use_cache: bool, tsa_roots, anchors, point: Checkpoint | None) -> Report:
+    """Every check run (over the checkpoint's history extended, when there is one); the checkpoint saved."""
+    # imported here: it brings the record models and cryptography, which only checking needs
+    from collector.audit.checking import run_checks
+
+    report = run_checks(repo, archive_path, use_cache, tsa_roots, anchors, point.history() if point else None)
+    if point is not None:
+        point.save(report)
+        report.cache_notes += [point.note] if point.note else []
+    return report
