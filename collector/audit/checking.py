@@ -16,24 +16,33 @@ from collector.archive.reader import parse_record
 from collector.audit import checks, evidence_checks, timestamps
 from collector.audit.anchors import anchor_report
 from collector.audit.attestations import check_attestations
-from collector.audit.facts import Checked, FactsCache, facts_of
+from collector.audit.facts import Checked, FactsCache, facts_of, known_facts
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
 from collector.audit.report import Report
 
 
 def run_checks(repo: Path, archive_path: str, use_cache: bool, tsa_roots: list[Path] | None, anchors: list[str],
-               since: History | None = None) -> Report:  # fmt: skip
-    """The report of every check (see :func:`collector.audit.verify.verify_repository` for the options);
-    ``since``: a history stored before, extended rather than read again (``read_history``)."""
+               earlier: Report | None = None) -> Report:  # fmt: skip
+    """The report of every check (see :func:`collector.audit.verify.verify_repository` for the options).
+
+    ``earlier``: a report of an earlier HEAD (a checkpoint's): its history is extended rather than
+    read again (``read_history``'s ``since``), and its facts stand in for the per-blob cache
+    file, which is then neither read nor written (only blobs it does not know are validated).
+    """
     roots = timestamps.load_roots([timestamps.SHIPPED_ROOTS] if tsa_roots is None else tsa_roots)
-    return _verify(repo, archive_path, use_cache, roots, anchors, since)
+    return _verify(repo, archive_path, use_cache, roots, list(anchors), earlier)
 
 
-def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=(), since=None) -> Report:
+def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=(), earlier=None) -> Report:
     caches: list[FactsCache] = []
     cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
-    history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)), since=since)
+    if earlier is not None:
+        since = History(earlier.commits, earlier.changes, earlier.head)
+        history = read_history(repo, archive_path, meanwhile=lambda: caches.append(known_facts(earlier.files)),
+                               since=since)  # fmt: skip
+    else:
+        history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
     cache = caches[0]
     files = file_histories(history)
     report = Report(repo, archive_path, history.head, history.commits, files, changes=history.changes)

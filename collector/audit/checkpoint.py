@@ -6,9 +6,9 @@ the same options (archive path, the trusted roots' bytes, the anchors) and the s
 replacements (``refs/replace/``, ``info/grafts``: they change what ``git log`` walks), gives the
 same report, so the checkpoint answers it without running ``git log`` or any check. A later
 HEAD whose first-parent chain passes through the checkpoint's commit reuses the stored history
-and reads only the commits since (:func:`collector.audit.gitlog.read_history`'s ``since``);
-every check then runs again over the whole history, with the per-blob caches, so its findings
-are those of a cold run.
+and reads only the commits since (:func:`collector.audit.gitlog.read_history`'s ``since``), and
+the stored facts of every file stand in for the per-blob cache (only new blobs are validated);
+every check then runs again over the whole history, so its findings are those of a cold run.
 
 It is only a speed-up: ``--no-cache`` never reads or writes it, and one that cannot be read, or
 does not have the shape written here, is reported (:attr:`Checkpoint.note`) and ignored. It is
@@ -132,27 +132,19 @@ class Checkpoint:
         self.note = f"the verify checkpoint {self.path} cannot be read ({type(exc).__name__}: {exc}); ignored"
         self._data = None
 
-    def report(self, repo: Path, archive_path: str) -> Report | None:
-        """The stored report when it was made at this HEAD; None otherwise (or when it cannot be read)."""
+    def stored_report(self, repo: Path, archive_path: str) -> Report | None:
+        """The report stored, at whatever HEAD it was made (its ``head`` says which); None when there is
+        none, or it cannot be read."""
         data = self._stored()
-        if data is None or data.get("head") != self.head:
+        if data is None:
             return None
         try:
             return _report(data, repo, archive_path)
         except _UNREADABLE as exc:
             self._ignore(exc)
             return None
-
-    def history(self) -> History | None:
-        """The history stored (at an earlier HEAD, perhaps), for ``read_history(since=...)``."""
-        data = self._stored()
-        if data is None:
-            return None
-        try:
-            return _history(data)
-        except _UNREADABLE as exc:
-            self._ignore(exc)
-            return None
+        finally:
+            self._data = None  # the stored form is not needed again
 
     def save(self, report: Report) -> None:
         """Store ``report`` as this checkpoint (atomically); the oldest beyond :data:`KEPT` are removed.

@@ -20,6 +20,7 @@ import pydantic_core
 
 from collector.archive.layout import identity
 from collector.audit.facts_form import Facts, facts_from_list, facts_to_list
+from collector.audit.history import FileHistory
 from collector.records import (
     BinaryEvent,
     BinaryForecast,
@@ -151,3 +152,15 @@ class FactsCache:
         except OSError:  # a read-only clone is verified all the same, just not cached
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+def known_facts(files: dict[str, FileHistory]) -> FactsCache:
+    """A cache of what a report (a checkpoint's) already says of each file's blob as added, in memory
+    only (never read from or written to a file): its SHA-256 and facts. Files that did not validate,
+    and the bytes at HEAD of files changed since (the report holds no SHA-256 of those), are left
+    out: checked again."""
+    cache = FactsCache(None)
+    for entry in files.values():
+        if entry.added is not None and entry.added_facts is not None and entry.added_sha256 is not None:
+            cache.entries[f"{entry.added.new_blob}:{entry.path}"] = Checked(entry.added_sha256, None, entry.added_facts)
+    return cache

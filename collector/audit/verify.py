@@ -42,20 +42,21 @@ def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache
     repo, anchors = Path(repo), list(anchors)
     with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
         point = Checkpoint.open(repo, archive_path, tsa_roots, anchors) if use_cache else None
-        report = point.report(repo, archive_path) if point is not None else None
-        if report is None:
-            report = _checked(repo, archive_path, use_cache, tsa_roots, anchors, point)
-        del point  # the stored form, freed before the collector resumes
+        report = point.stored_report(repo, archive_path) if point is not None else None
+        if report is None or report.head != point.head:
+            report = _checked(repo, archive_path, use_cache, tsa_roots, anchors, point, report)
         promote_to_oldest_generation()  # or the collector's first pass after the pause would scan the whole report
     return report
 
 
-def _checked(repo: Path, archive_path: str, use_cache: bool, tsa_roots, anchors, point: Checkpoint | None) -> Report:
-    """Every check run (over the checkpoint's history extended, when there is one); the checkpoint saved."""
+def _checked(repo: Path, archive_path: str, use_cache: bool, tsa_roots, anchors, point: Checkpoint | None,
+             earlier: Report | None) -> Report:  # fmt: skip
+    """Every check run (extending ``earlier``, the checkpoint's report of an earlier HEAD, when there
+    is one); the new checkpoint saved."""
     # imported here: it brings the record models and cryptography, which only checking needs
     from collector.audit.checking import run_checks
 
-    report = run_checks(repo, archive_path, use_cache, tsa_roots, anchors, point.history() if point else None)
+    report = run_checks(repo, archive_path, use_cache, tsa_roots, anchors, earlier)
     if point is not None:
         point.save(report)
         report.cache_notes += [point.note] if point.note else []
