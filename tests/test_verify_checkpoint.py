@@ -140,3 +140,19 @@ def test_facts_come_back_from_their_stored_form_unchanged():
                  (when, {"a.json": "0" * 64}, "m/p.json", "1" * 64), ("late item",), ("odds.json", "2" * 64))
     for facts in (full, Facts("forecast", False)):
         assert facts_from_list(orjson.loads(orjson.dumps(facts_to_list(facts)))) == facts
+
+
+def test_a_clone_with_replaced_objects_is_never_checkpointed(clean):
+    clean.git("replace", clean.git("rev-parse", "HEAD~1").strip(), clean.git("rev-parse", "HEAD~2").strip())
+    assert_same_as_cold(clean)
+    assert checkpoints(clean) == []
+
+
+def test_a_bare_clone_is_verified_and_a_git_folder_refused(clean, tmp_path, capsys):
+    bare = tmp_path / "bare.git"
+    clean.git("clone", "-q", "--bare", str(clean.root), str(bare))
+    assert main(["verify", "--repo", str(bare)]) == main(["verify", "--repo", str(clean.root)]) == 0
+    assert main(["verify", "--repo", str(bare)]) == 0  # answered by its checkpoint
+    capsys.readouterr()
+    assert main(["verify", "--repo", str(clean.root / ".git")]) == 2
+    assert capsys.readouterr().err == f"collector verify: {clean.root / '.git'}: not the working tree of a git repository\n"

@@ -2,9 +2,9 @@
 
 A commit id is a hash of its tree and of its parents' ids, so HEAD's id names the whole
 history ``verify`` reads. The same HEAD read by the same code (:func:`code_fingerprint`), with
-the same options (archive path, the trusted roots' bytes, the anchors) and the same object
-replacements (``refs/replace/``, ``info/grafts``: they change what ``git log`` walks), gives the
-same report, so the checkpoint answers it without running ``git log`` or any check. A later
+the same options (archive path, the trusted roots' bytes, the anchors) and the same grafts
+(``info/grafts`` changes what ``git log`` walks; so do replaced objects, ``refs/replace/``: a
+clone with any is never checkpointed), gives the same report, so the checkpoint answers it without running ``git log`` or any check. A later
 HEAD whose first-parent chain passes through the checkpoint's commit reuses the stored history
 and reads only the commits since (:func:`collector.audit.gitlog.read_history`'s ``since``), and
 the stored facts of every file stand in for the per-blob cache (only new blobs are validated);
@@ -95,16 +95,17 @@ class Checkpoint:
 
     @classmethod
     def open(cls, repo: Path, archive_path: str, tsa_roots: list[Path] | None, anchors: list[str]) -> Checkpoint | None:
-        """The checkpoint for this repository state and these options; None when there can be none
-        (not a repository, no commits, a shallow clone, unreadable roots: the full path reports those)."""
+        """The checkpoint for this repository state and these options, from one ``git rev-parse``; None
+        when there can be none: not a repository, no commits, a shallow clone or unreadable roots (the
+        full path reports those), or replaced objects (``refs/replace/``: then every run reads git)."""
         try:
-            lines = git(repo, "rev-parse", "--git-dir", "--git-common-dir", "--is-shallow-repository",
-                        "--verify", "-q", "HEAD").decode().split("\n")  # fmt: skip
-            replaced = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/replace/")
+            lines = git(repo, "rev-parse", "--git-dir", "--git-common-dir", "--is-shallow-repository", "HEAD",
+                        "--glob=refs/replace/*", "--").decode().split("\n")  # fmt: skip
         except ArchiveError:
             return None
         roots = _roots_bytes(tsa_roots)
-        if len(lines) < 4 or lines[2] != "false" or not lines[3] or roots is None:
+        replaced = len(lines) != 6 or lines[4:] != ["--", ""] or "GIT_REPLACE_REF_BASE" in os.environ
+        if replaced or lines[2] != "false" or roots is None:
             return None
         git_dir, common = (Path(p) if Path(p).is_absolute() else repo / p for p in lines[:2])
         grafts = common / "info" / "grafts"
@@ -113,7 +114,7 @@ class Checkpoint:
         except OSError:
             return None
         digest = hashlib.sha256(code_fingerprint().encode())
-        for part in (archive_path.encode(), roots, orjson.dumps(list(anchors)), replaced, grafted):
+        for part in (archive_path.encode(), roots, orjson.dumps(list(anchors)), grafted):
             digest.update(f"{len(part)}\0".encode() + part)
         return cls(git_dir / "prematch", digest.hexdigest(), lines[3])
 

@@ -11,6 +11,7 @@ Paths returned are relative to the archive folder (``archive/`` stripped).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -154,22 +155,33 @@ def check_repository(repo: Path, archive_path: str = "archive") -> None:
     repo = Path(repo)
     if not repo.is_dir():
         raise UsageError(f"{repo}: no such folder")
-    try:
-        bare, shallow = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository").split()
-    except (ArchiveError, ValueError):
-        raise UsageError(f"{repo}: not a git repository") from None
-    if bare != b"true":
-        try:
-            top = Path(git(repo, "rev-parse", "--show-toplevel").decode().strip())
-        except ArchiveError:  # e.g. the .git folder itself
-            raise UsageError(f"{repo}: not the working tree of a git repository") from None
-        if top.resolve() != repo.resolve():
-            raise UsageError(f"{repo}: inside the git repository {top}, not its top folder; did you mean --repo {top}?")
-    if shallow == b"true":
+    shallow, top = _shallow_and_top(repo)
+    if top is not None and top.resolve() != repo.resolve():
+        raise UsageError(f"{repo}: inside the git repository {top}, not its top folder; did you mean --repo {top}?")
+    if shallow == "true":
         raise UsageError(f"{repo} is a shallow clone: its oldest commit would seem to add every file. "
                          "Fetch the whole history first: git fetch --unshallow")
     prefix = archive_path.strip("/")
     if not (repo / prefix).is_dir():
-        in_history = head_commit(repo) is not None and git(repo, "log", "-1", "--format=%H", "--", prefix + "/").strip()
+        try:  # fails in a repository without commits: nothing in its history either
+            in_history = git(repo, "log", "-1", "--format=%H", "--", prefix + "/").strip()
+        except ArchiveError:
+            in_history = b""
         if not in_history:
             raise UsageError(f"{repo}: no folder {prefix}/ in its working tree or its history (see --archive-path)")
+
+
+def _shallow_and_top(repo: Path) -> tuple[str, Path | None]:
+    """Whether ``repo`` is shallow, and its working tree's top folder (None when bare), from one
+    ``git rev-parse`` when all is well; :class:`UsageError` naming what it is not otherwise."""
+    with contextlib.suppress(ArchiveError, ValueError):
+        _, shallow, top = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
+                              "--show-toplevel").decode().strip().split("\n")  # fmt: skip
+        return shallow, Path(top)
+    try:  # --show-toplevel fails in a bare repository and inside a .git folder: which is it?
+        bare, shallow = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository").decode().split()
+    except (ArchiveError, ValueError):
+        raise UsageError(f"{repo}: not a git repository") from None
+    if bare != "true":  # e.g. the .git folder itself
+        raise UsageError(f"{repo}: not the working tree of a git repository")
+    return shallow, None
