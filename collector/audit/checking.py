@@ -50,14 +50,15 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()
     cache.save()
     report.findings += checks.links(history.changes)
     report.findings += checks.append_only(files)
-    report.findings += checks.forecast_timing(files)
+    timeline = checks.build_timeline(files)  # shared by the timing checks and the token proofs
+    report.findings += checks.forecast_timing(files, timeline)
     report.findings += checks.supersession(files)
     report.findings += checks.forecast_retries(files)
     report.findings += checks.manifest_chain(files)
     report.findings += evidence_checks.evidence(files)
     report.findings += checks.commit_dates(history.commits)
     token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
-    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache)
+    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache, timeline)
     report.findings += report.proofs.findings
     found, report.proofs.attestations = check_attestations(repo, history, files)
     report.findings += found

@@ -86,9 +86,17 @@ class Timeline:
         default_factory=lambda: defaultdict(list)
     )  # key -> [(commit index, revision, kickoff)]
     settled: dict[TargetKey, tuple[Commit, str]] = field(default_factory=dict)
+    answers: dict[tuple[TargetKey, int], tuple[datetime | None, str]] = field(default_factory=dict, repr=False)
 
     def kickoff(self, key: TargetKey, commit_index: int) -> tuple[datetime | None, str]:
-        """The earliest of: the kickoff in effect at that commit, and the latest revision's."""
+        """The earliest of: the kickoff in effect at that commit, and the latest revision's (each
+        answer kept: a tick's forecasts of one match, and the token proofs, ask the same question)."""
+        known = self.answers.get((key, commit_index))
+        if known is None:
+            known = self.answers[(key, commit_index)] = self._kickoff(key, commit_index)
+        return known
+
+    def _kickoff(self, key: TargetKey, commit_index: int) -> tuple[datetime | None, str]:
         revisions = self.kickoffs.get(key)  # sorted by revision in build_timeline
         if not revisions:
             return None, ""
@@ -122,10 +130,10 @@ def _settle(timeline: Timeline, key: TargetKey, commit: Commit, path: str) -> No
         timeline.settled[key] = (commit, path)
 
 
-def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
+def forecast_timing(files: dict[str, FileHistory], timeline: Timeline | None = None) -> list[Finding]:
     """Forecasts committed at/after kickoff or after the outcome; requests at/after kickoff;
-    results committed before their match could have started."""
-    timeline = build_timeline(files)
+    results committed before their match could have started (``timeline``: the files', built once)."""
+    timeline = build_timeline(files) if timeline is None else timeline
     findings: list[Finding] = []
     for entry in files.values():
         if entry.kind in ("forecast", "odds_snapshot", "binary_forecast") and entry.added is not None:

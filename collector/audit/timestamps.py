@@ -67,12 +67,12 @@ def proof_histories(history: History) -> dict[str, FileHistory]:
     return file_histories(history, keep=lambda path: token_target(path) is not None)
 
 
-def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
-                 roots: list[x509.Certificate], cache_path: Path | None = None) -> ProofCheck:  # fmt: skip
+def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], roots: list[x509.Certificate],
+                 cache_path: Path | None = None, timeline: checks.Timeline | None = None) -> ProofCheck:  # fmt: skip
     """Check every committed token, then give each forecast its proof (see the module docstring).
 
     ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
-    the record facts (:class:`TokenCache`).
+    the record facts (:class:`TokenCache`). ``timeline``: the files' (``checks.build_timeline``), built once.
     """
     result = ProofCheck(tokens=proof_histories(history), roots=len(roots))
     result.findings += checks.append_only(result.tokens)
@@ -95,7 +95,7 @@ def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
         elif stamped is not None:
             result.valid.setdefault(token_target(entry.path)[0], []).append((stamped, entry.path))
     cache.save()
-    _forecast_proofs(files, result)
+    _forecast_proofs(files, result, checks.build_timeline(files) if timeline is None else timeline)
     return result
 
 
@@ -205,13 +205,12 @@ def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple
     return best
 
 
-def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck) -> None:
+def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck, timeline: checks.Timeline) -> None:
     listed_in: dict[str, str] = {}
     for entry in manifest_order(files):
         for path in entry.added_facts.manifest[1]:
             listed_in.setdefault(path, entry.path)
     best = chain_proof_times(files, result.valid)
-    timeline = checks.build_timeline(files)
     for entry in files.values():
         facts = entry.facts
         if entry.kind != "forecast" or entry.added is None or facts.status == "missed":
