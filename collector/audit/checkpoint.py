@@ -4,11 +4,12 @@ A commit id is a hash of its tree and of its parents' ids, so HEAD's id names th
 history ``verify`` reads. The same HEAD read by the same code (:func:`code_fingerprint`), with
 the same options (archive path, the trusted roots' bytes, the anchors) and the same grafts
 (``info/grafts`` changes what ``git log`` walks; so do replaced objects, ``refs/replace/``: a
-clone with any is never checkpointed), gives the same report, so the checkpoint answers it without running ``git log`` or any check. A later
-HEAD whose first-parent chain passes through the checkpoint's commit reuses the stored history
-and reads only the commits since (:func:`collector.audit.gitlog.read_history`'s ``since``), and
-the stored facts of every file stand in for the per-blob cache (only new blobs are validated);
-every check then runs again over the whole history, so its findings are those of a cold run.
+clone with any is never checkpointed), gives the same report, so the checkpoint answers it
+without running ``git log`` or any check. A later HEAD whose first-parent chain passes through
+the checkpoint's commit reuses the stored history and reads only the commits since
+(:func:`collector.audit.gitlog.read_history`'s ``since``), and the stored facts of every file
+stand in for the per-blob cache (only new blobs are validated); every check then runs again
+over the whole history, so its findings are those of a cold run.
 
 It is only a speed-up: ``--no-cache`` never reads or writes it, and one that cannot be read, or
 does not have the shape written here, is reported (:attr:`Checkpoint.note`) and ignored. It is
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import sys
 from datetime import UTC, datetime
@@ -60,8 +62,7 @@ def code_fingerprint() -> str:
 
 
 def _installed_version(module: str) -> str:
-    import importlib.util
-
+    """The installed distribution's folder name (``name-version.dist-info``) beside ``module``'s package."""
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         return "absent"
