@@ -1,13 +1,15 @@
 """Time ``verify`` on a history of 10,000 forecast files over 500 commits.
 
 Builds a throwaway repository with ``git fast-import`` (one tick per commit: 20 forecasts,
-the events they are for, and the tick's manifest chained to the previous one), then prints the time of a bare
-``git log --name-status`` over the same history, of ``verify`` in-process, and of
-``python -m collector verify`` as a user runs it, with their ratios to the bare log.
+the events they are for, and the tick's manifest chained to the previous one), then prints, from
+one run, the time of a bare ``git log --name-status`` over the same history and of ``verify``:
+cold (``--no-cache``), with the per-blob caches only, after one new tick on top of a checkpoint,
+answered by the checkpoint of HEAD, and as ``python -m collector verify`` (Python start-up
+included), each with its ratio to the bare log.
 
 Each manifest also gets ``--tokens`` RFC 3161 tokens (default 2, from the test authority of
 ``tests/tsa_authority.py``, as the live tick commits them), and the cost of checking them
-offline is printed: the cached verify with the test root trusted, against the same run with
+offline is printed: the cold verify with the test root trusted, against the same run with
 no trusted root (tokens read, not checked).
 
     python benchmarks/verify_history.py [--commits 500] [--per-commit 20] [--tokens 2] [--keep DIR]
@@ -17,10 +19,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 
@@ -114,6 +118,73 @@ def timed(action) -> float:
     return time.perf_counter() - begin
 
 
+def best(runs: int, action) -> float:
+    return min(timed(action) for _ in range(runs))
+
+
+def git_out(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=True, text=True).stdout.strip()
+
+
+def after_one_tick(root: Path, trusted: list[Path], runs: int) -> float:
+    """verify of HEAD with the checkpoint and blob caches as verify left them at HEAD~1 (one tick
+    earlier): the new tick's blobs checked, the rest of the history reused."""
+    tip = git_out(root, "rev-parse", "HEAD")
+    caches = root / ".git" / "prematch"
+    subprocess.run(["git", "-C", str(root), "update-ref", "--no-deref", "HEAD", f"{tip}~1"], check=True)
+    shutil.rmtree(caches)
+    verify_repository(root, tsa_roots=trusted)  # the caches one tick earlier
+    saved = caches.with_name("prematch-one-tick-earlier")
+    shutil.copytree(caches, saved)
+    subprocess.run(["git", "-C", str(root), "update-ref", "--no-deref", "HEAD", tip], check=True)
+
+    def run() -> None:
+        shutil.rmtree(caches)
+        shutil.copytree(saved, caches)
+        begin = time.perf_counter()
+        verify_repository(root, tsa_roots=trusted)
+        times.append(time.perf_counter() - begin)
+
+    times: list[float] = []
+    for _ in range(runs):
+        run()
+    shutil.rmtree(saved)
+    return min(times)
+
+
+def blob_caches_only(root: Path, trusted: list[Path], runs: int) -> float:
+    """verify with the per-blob caches but no checkpoint: every check over the whole history."""
+    times = []
+    for _ in range(runs):
+        for point in (root / ".git" / "prematch").glob("verify-checkpoint-*.json"):
+            point.unlink()
+        times.append(timed(lambda: verify_repository(root, tsa_roots=trusted)))
+    return min(times)
+
+
+def measure(root: Path, trusted: list[Path]) -> dict[str, float]:
+    """Every figure, in one run: the bare log before and after the verify runs (the best of both)."""
+    bare_cmd = ["git", "-C", str(root), "log", "--name-status", "--no-renames", "--", "archive/"]
+    cli_cmd = [sys.executable, "-m", "collector", "verify", "--repo", str(root), "--tsa-roots", str(trusted[0])]
+    bare = best(7, lambda: subprocess.run(bare_cmd, capture_output=True, check=True))
+    out = {
+        "cold": best(3, lambda: verify_repository(root, use_cache=False, tsa_roots=trusted)),
+        "cold_unchecked": best(3, lambda: verify_repository(root, use_cache=False, tsa_roots=[])),
+        "blobs": blob_caches_only(root, trusted, 3),
+        "tick": after_one_tick(root, trusted, 3),
+    }
+    verify_repository(root, tsa_roots=trusted)  # the checkpoint at HEAD
+    verify_repository(root, tsa_roots=[])
+    out["warm"] = best(7, lambda: verify_repository(root, tsa_roots=trusted))
+    out["unchecked"] = best(7, lambda: verify_repository(root, tsa_roots=[]))
+    out["cli"] = best(5, lambda: subprocess.run(cli_cmd, capture_output=True, check=True))
+    out["python"] = best(5, lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
+    out["help"] = best(5, lambda: subprocess.run([sys.executable, "-m", "collector", "--help"],
+                                                 capture_output=True, check=True))
+    out["bare"] = min(bare, best(7, lambda: subprocess.run(bare_cmd, capture_output=True, check=True)))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=500, help="commits in the history (default 500)")
@@ -126,42 +197,31 @@ def main() -> int:
     built: list[Path] = []
     print(f"  built in {timed(lambda: built.append(build(root, args.commits, args.per_commit, args.tokens))):.1f} s")
     trusted = [built[0]]
-    bare_cmd = ["git", "-C", str(root), "log", "--name-status", "--no-renames", "--", "archive/"]
-    cli_cmd = [sys.executable, "-m", "collector", "verify", "--repo", str(root)]
-    bare = min(timed(lambda: subprocess.run(bare_cmd, capture_output=True, check=True)) for _ in range(7))
-    cold = min(timed(lambda: verify_repository(root, use_cache=False, tsa_roots=trusted)) for _ in range(3))
-    cold_unchecked = min(timed(lambda: verify_repository(root, use_cache=False, tsa_roots=[])) for _ in range(3))
-    timed(lambda: verify_repository(root, tsa_roots=trusted))  # fills the cache in .git/prematch
-    warm = min(timed(lambda: verify_repository(root, tsa_roots=trusted)) for _ in range(7))
-    unchecked = min(timed(lambda: verify_repository(root, tsa_roots=[])) for _ in range(7))
-    cli_cmd += ["--tsa-roots", str(trusted[0])]
-    cli = min(timed(lambda: subprocess.run(cli_cmd, capture_output=True, check=True)) for _ in range(3))
-    python = min(timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)) for _ in range(3))
-    helped = min(timed(lambda: subprocess.run([sys.executable, "-m", "collector", "--help"], capture_output=True,
-                                              check=True)) for _ in range(3))
+    t = measure(root, trusted)
     report = verify_repository(root, tsa_roots=trusted)
     forecasts = sum(1 for f in report.files.values() if f.kind == "forecast")
     print(f"history: {len(report.commits)} commits, {len(report.files)} record files ({forecasts} forecasts)")
     print(f"verify ok: {report.ok}, violations: {len(report.violations)}")
     tokens = len(report.proofs.tokens)
     valid = sum(len(v) for v in report.proofs.valid.values())
-    kinds = dict(sorted(__import__("collections").Counter(p.kind for p in report.proofs.proofs.values()).items()))
+    kinds = dict(sorted(Counter(p.kind for p in report.proofs.proofs.values()).items()))
     print(f"tokens: {tokens} committed, {valid} valid; forecast proofs: {kinds}")
-    print(f"git log --name-status (bare):              {bare:.3f} s")
-    print(f"verify, every blob validated (--no-cache): {cold:.3f} s  ratio {cold / bare:.2f}x")
-    print(f"verify, blob results cached in .git:       {warm:.3f} s  ratio {warm / bare:.2f}x")
-    print(f"verify, cached, tokens not checked:        {unchecked:.3f} s  ratio {unchecked / bare:.2f}x")
-    for label, checked, plain in (("uncached", cold, cold_unchecked), ("cached", warm, unchecked)):
-        cost = checked - plain
-        per_token = cost / tokens * 1000 if tokens else 0.0
-        print(f"cost of the token checks, {label + ':':<17}{cost:.3f} s  ({per_token:.2f} ms per token, "
-              f"{cost / bare:.2f}x the bare log)")
-    print(f"python -m collector verify (CLI, cached):  {cli:.3f} s  ratio {cli / bare:.2f}x")
-    print(f"python -m collector --help:                {helped:.3f} s  ({helped / python:.1f}x a bare python start-up,"
-          f" {python:.3f} s)")
-    print("(best of 7 runs for git log and the cached verify, 3 for the others; a token check is the")
-    print(" difference between runs that trust the test root and runs that trust none;")
-    print(" the CLI figure includes Python start-up and importing the verify command's modules only)")
+    bare = t["bare"]
+    print(f"git log --name-status (bare):                 {bare:.3f} s")
+    print(f"verify, every blob validated (--no-cache):    {t['cold']:.3f} s  ratio {t['cold'] / bare:.2f}x")
+    print(f"verify, blob caches, no checkpoint:           {t['blobs']:.3f} s  ratio {t['blobs'] / bare:.2f}x")
+    print(f"verify, one new tick on the checkpoint:       {t['tick']:.3f} s  ratio {t['tick'] / bare:.2f}x")
+    print(f"verify, cached (checkpoint at HEAD):          {t['warm']:.3f} s  ratio {t['warm'] / bare:.2f}x")
+    print(f"verify, cached, tokens not checked:           {t['unchecked']:.3f} s  ratio {t['unchecked'] / bare:.2f}x")
+    cost = t["cold"] - t["cold_unchecked"]
+    print(f"cost of the token checks, uncached:           {cost:.3f} s  ({cost / tokens * 1000 if tokens else 0:.2f} ms "
+          f"per token, {cost / bare:.2f}x the bare log)")
+    print(f"python -m collector verify (CLI, cached):     {t['cli']:.3f} s  ratio {t['cli'] / bare:.2f}x")
+    print(f"python -m collector --help:                   {t['help']:.3f} s  ({t['help'] / t['python']:.1f}x a bare "
+          f"python start-up, {t['python']:.3f} s)")
+    print("(best of 7 runs for git log and the cached verify, 5 for the CLI, 3 for the others; the CLI")
+    print(" figure includes Python start-up; a token check is the difference between cold runs that")
+    print(" trust the test root and runs that trust none)")
     return 0
 
 

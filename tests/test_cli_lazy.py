@@ -70,3 +70,14 @@ def test_the_programs_help_and_an_unknown_command_import_no_command_module():
 def test_a_chosen_command_imports_only_its_own_module():
     imported = _imported_after(["verify", "--help"])
     assert {m for m in imported if m.startswith("collector.commands.")} == {"collector.commands.verify"}
+
+
+def test_a_verify_its_checkpoint_answers_imports_no_record_model_nor_cryptography(tmp_path):
+    from tests.test_verify import build_history
+
+    repo = build_history(tmp_path)
+    cold = _imported_after(["verify", "--repo", str(repo.root)])  # checks every blob, fills the caches
+    assert "collector.records" in cold and "cryptography" in cold
+    cached = _imported_after(["verify", "--repo", str(repo.root)])
+    assert not [m for m in cached if m.split(".")[0] in ("pydantic", "pydantic_core", "cryptography", "rfc3161_client")]
+    assert not [m for m in cached if m.startswith(("collector.records", "collector.audit.checking"))]

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from collector.audit.checks import stamp
-from collector.audit.history import FileHistory, Finding
-from collector.audit.timestamps import linked, manifest_order
+from collector.audit.history import FileHistory, Finding, stamp
+from collector.audit.proofs import linked, manifest_order
 from collector.errors import UsageError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

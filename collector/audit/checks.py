@@ -15,7 +15,8 @@ import orjson
 from collector.archive.git import git
 from collector.audit.facts import Facts
 from collector.audit.gitlog import Change, Commit
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, stamp, where
+from collector.audit.proofs import manifest_order
 from collector.errors import ArchiveError, Problem
 from collector.records import TRANSPORT_FAILURES
 
@@ -23,14 +24,6 @@ TargetKey = tuple[str, str, str]  # (competition, "match" | "question", event or
 
 _CHANGE_WORDS = {"M": "modified", "T": "changed type", "D": "deleted", "A": "re-added after deletion"}
 _CHANGE_CODES = {"M": "modified", "T": "modified", "D": "deleted", "A": "readded"}
-
-
-def stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def where(change: Change) -> str:
-    return f"commit {change.commit.sha[:12]} ({stamp(change.commit.committed_at)})"
 
 
 LINK_MODES = {"120000": "a symlink", "160000": "a submodule link"}
@@ -93,9 +86,17 @@ class Timeline:
         default_factory=lambda: defaultdict(list)
     )  # key -> [(commit index, revision, kickoff)]
     settled: dict[TargetKey, tuple[Commit, str]] = field(default_factory=dict)
+    answers: dict[tuple[TargetKey, int], tuple[datetime | None, str]] = field(default_factory=dict, repr=False)
 
     def kickoff(self, key: TargetKey, commit_index: int) -> tuple[datetime | None, str]:
-        """The earliest of: the kickoff in effect at that commit, and the latest revision's."""
+        """The earliest of: the kickoff in effect at that commit, and the latest revision's (each
+        answer kept: a tick's forecasts of one match, and the token proofs, ask the same question)."""
+        known = self.answers.get((key, commit_index))
+        if known is None:
+            known = self.answers[(key, commit_index)] = self._kickoff(key, commit_index)
+        return known
+
+    def _kickoff(self, key: TargetKey, commit_index: int) -> tuple[datetime | None, str]:
         revisions = self.kickoffs.get(key)  # sorted by revision in build_timeline
         if not revisions:
             return None, ""
@@ -129,10 +130,10 @@ def _settle(timeline: Timeline, key: TargetKey, commit: Commit, path: str) -> No
         timeline.settled[key] = (commit, path)
 
 
-def forecast_timing(files: dict[str, FileHistory]) -> list[Finding]:
+def forecast_timing(files: dict[str, FileHistory], timeline: Timeline | None = None) -> list[Finding]:
     """Forecasts committed at/after kickoff or after the outcome; requests at/after kickoff;
-    results committed before their match could have started."""
-    timeline = build_timeline(files)
+    results committed before their match could have started (``timeline``: the files', built once)."""
+    timeline = build_timeline(files) if timeline is None else timeline
     findings: list[Finding] = []
     for entry in files.values():
         if entry.kind in ("forecast", "odds_snapshot", "binary_forecast") and entry.added is not None:
@@ -247,10 +248,7 @@ def _walk_chain(revisions: dict[int, tuple[str, Facts]]) -> list[Finding]:
 
 def manifest_chain(files: dict[str, FileHistory]) -> list[Finding]:
     """Each manifest names the one before it by path and SHA-256, and lists true file hashes."""
-    manifests = sorted(
-        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
-        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
-    )
+    manifests = manifest_order(files)
     findings: list[Finding] = []
     previous: FileHistory | None = None
     covered: set[str] = set()

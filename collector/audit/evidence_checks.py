@@ -18,8 +18,7 @@ exactly the SHA-256 the package names and never changed (``evidence_odds``).
 
 from __future__ import annotations
 
-from collector.audit.checks import stamp, where
-from collector.audit.history import FileHistory, Finding
+from collector.audit.history import FileHistory, Finding, stamp, where
 
 
 def evidence(files: dict[str, FileHistory]) -> list[Finding]:

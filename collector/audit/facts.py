@@ -11,15 +11,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import orjson
 import pydantic
 import pydantic_core
 
 from collector.archive.layout import identity
+from collector.audit.facts_form import Facts, facts_from_list, facts_to_list
+from collector.audit.history import FileHistory
 from collector.records import (
     BinaryEvent,
     BinaryForecast,
@@ -37,24 +38,6 @@ from collector.records import (
 )
 
 FACTS_VERSION = 4
-
-
-class Facts(NamedTuple):
-    """The fields of a record that the audit checks read (a tuple: cheap to build from the cache)."""
-
-    kind: str
-    replay: bool
-    target: tuple[str, ...] | None = None  # (competition, "match" | "question", id) for timing checks
-    identity: tuple[str, ...] | None = None  # revision chains: records sharing it are revisions
-    revision: int | None = None
-    supersedes: str | None = None
-    moment: datetime | None = None  # event kickoff / question close / forecast's own kickoff_utc
-    requested_at: datetime | None = None
-    status: str | None = None  # forecast or outcome status
-    settles: bool = False  # a scored outcome or a question resolution
-    manifest: tuple[datetime, dict[str, str], str | None, str | None] | None = None
-    evidence: tuple[str, ...] | None = None  # a forecast: (package path, SHA-256); a package: its late items
-    cites: tuple[str, ...] | None = None  # a package: (odds snapshot path, SHA-256) of the market part it holds
 
 
 def facts_of(record: Record) -> Facts:
@@ -98,36 +81,6 @@ def facts_of(record: Record) -> Facts:
     return Facts(**base)
 
 
-_TIMES = (Facts._fields.index("moment"), Facts._fields.index("requested_at"))
-_TUPLES = tuple(Facts._fields.index(name) for name in ("target", "identity", "evidence", "cites"))
-_MANIFEST = Facts._fields.index("manifest")
-
-
-def _dump(facts: Facts) -> list[Any]:
-    """Facts as a compact JSON list, in slot order (the cache's storage form)."""
-    values: list[Any] = [getattr(facts, name) for name in Facts._fields]
-    for i in _TIMES:
-        if values[i] is not None:
-            values[i] = values[i].isoformat()
-    if values[_MANIFEST] is not None:
-        tick, files, previous, previous_sha = values[_MANIFEST]
-        values[_MANIFEST] = [tick.isoformat(), files, previous, previous_sha]
-    return values
-
-
-def _load(values: list[Any]) -> Facts:
-    for i in _TIMES:
-        if values[i] is not None:
-            values[i] = datetime.fromisoformat(values[i])
-    for i in _TUPLES:
-        if values[i] is not None:
-            values[i] = tuple(values[i])
-    if values[_MANIFEST] is not None:
-        tick, files, previous, previous_sha = values[_MANIFEST]
-        values[_MANIFEST] = (datetime.fromisoformat(tick), files, previous, previous_sha)
-    return Facts(*values)
-
-
 def contract_fingerprint() -> str:
     """Changes whenever the contract's code, its validation library or the facts kept change: old
     entries lapse.
@@ -140,7 +93,7 @@ def contract_fingerprint() -> str:
     digest = hashlib.sha256(f"pydantic {pydantic.VERSION} core {pydantic_core.__version__}".encode())
     package = Path(__file__).resolve().parents[1]
     for source in sorted((package / "records").glob("*.py")) + [
-        package / name for name in ("archive/reader.py", "archive/layout.py", "audit/facts.py")
+        package / name for name in ("archive/reader.py", "archive/layout.py", "audit/facts.py", "audit/facts_form.py")
     ]:
         digest.update(source.read_bytes())
     digest.update(str(FACTS_VERSION).encode())
@@ -174,7 +127,7 @@ class FactsCache:
         if data.get("fingerprint") != self.fingerprint:
             return
         for key, (sha, problem, facts) in data.get("entries", {}).items():
-            self.entries[key] = Checked(sha, problem, _load(facts) if facts is not None else None)
+            self.entries[key] = Checked(sha, problem, facts_from_list(facts) if facts is not None else None)
 
     def get(self, blob: str, path: str) -> Checked | None:
         return self.entries.get(f"{blob}:{path}")
@@ -187,7 +140,7 @@ class FactsCache:
         if self.path is None or not self.dirty:
             return
         entries = {
-            key: [c.sha256, c.problem, _dump(c.facts) if c.facts is not None else None]
+            key: [c.sha256, c.problem, facts_to_list(c.facts) if c.facts is not None else None]
             for key, c in self.entries.items()
         }
         data = orjson.dumps({"fingerprint": self.fingerprint, "entries": entries})
@@ -199,3 +152,15 @@ class FactsCache:
         except OSError:  # a read-only clone is verified all the same, just not cached
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+def known_facts(files: dict[str, FileHistory]) -> FactsCache:
+    """A cache of what a report (a checkpoint's) already says of each file's blob as added, in memory
+    only (never read from or written to a file): its SHA-256 and facts. Files that did not validate,
+    and the bytes at HEAD of files changed since (the report holds no SHA-256 of those), are left
+    out: checked again."""
+    cache = FactsCache(None)
+    for entry in files.values():
+        if entry.added is not None and entry.added_facts is not None and entry.added_sha256 is not None:
+            cache.entries[f"{entry.added.new_blob}:{entry.path}"] = Checked(entry.added_sha256, None, entry.added_facts)
+    return cache

@@ -11,6 +11,7 @@ Paths returned are relative to the archive folder (``archive/`` stripped).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,10 +57,14 @@ LOG_ARGS = (
 )
 
 
-def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[[], None] | None = None) -> History:
+def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[[], None] | None = None,
+                 since: History | None = None) -> History:  # fmt: skip
     """Every commit that touched ``archive_path``, oldest first, with its file changes.
 
     ``meanwhile`` runs while git walks the history (the caller's own loading overlaps it).
+    ``since``: a history read before (by this function, at an earlier HEAD); when its head is on
+    HEAD's first-parent chain, only the commits after it are read and appended to it (the
+    first-parent walk of ``since.head..HEAD`` is exactly the tail of the whole walk).
     """
     repo = Path(repo)
     shallow = git(repo, "rev-parse", "--is-shallow-repository").strip()  # raises when not a repository
@@ -74,11 +79,31 @@ def read_history(repo: Path, archive_path: str = "archive", meanwhile: Callable[
             meanwhile()
         return History([], [], None)
     prefix = archive_path.strip("/") + "/"
+    if since is not None and since.head == head:
+        if meanwhile is not None:
+            meanwhile()
+        return since
+    if since is not None and _on_first_parent_chain(repo, since.head, head):
+        raw = git(repo, *LOG_ARGS, f"{since.head}..{head}", "--", prefix, meanwhile=meanwhile)
+        tail = _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head, first_index=len(since.commits))
+        return History(since.commits + tail.commits, since.changes + tail.changes, head)
     raw = git(repo, *LOG_ARGS, "--", prefix, meanwhile=meanwhile)
     return _parse_log(raw.decode("utf-8", "surrogateescape"), prefix, head)
 
 
-def _parse_log(text: str, prefix: str, head: str) -> History:
+def _on_first_parent_chain(repo: Path, ancestor: str | None, head: str) -> bool:
+    """Whether ``ancestor`` is a commit on ``head``'s first-parent chain (and not ``head`` itself)."""
+    if ancestor is None:
+        return False
+    try:
+        lines = git(repo, "rev-list", "--first-parent", "--parents", f"{ancestor}..{head}").split(b"\n")
+    except ArchiveError:  # e.g. the commit is gone (a rewritten history, collected)
+        return False
+    oldest = [line for line in lines if line.strip()][-1:]
+    return bool(oldest) and oldest[0].split()[1:2] == [ancestor.encode()]
+
+
+def _parse_log(text: str, prefix: str, head: str, first_index: int = 0) -> History:
     commits: list[Commit] = []
     changes: list[Change] = []
     for chunk in text.split("\x1e"):
@@ -87,7 +112,7 @@ def _parse_log(text: str, prefix: str, head: str) -> History:
         tokens = chunk.split("\0")
         sha, committed, authored = tokens[0], tokens[1], tokens[2]
         commit = Commit(
-            index=len(commits),
+            index=first_index + len(commits),
             sha=sha,
             committed_at=datetime.fromtimestamp(int(committed), UTC),
             authored_at=datetime.fromtimestamp(int(authored), UTC),
@@ -130,22 +155,33 @@ def check_repository(repo: Path, archive_path: str = "archive") -> None:
     repo = Path(repo)
     if not repo.is_dir():
         raise UsageError(f"{repo}: no such folder")
-    try:
-        bare, shallow = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository").split()
-    except (ArchiveError, ValueError):
-        raise UsageError(f"{repo}: not a git repository") from None
-    if bare != b"true":
-        try:
-            top = Path(git(repo, "rev-parse", "--show-toplevel").decode().strip())
-        except ArchiveError:  # e.g. the .git folder itself
-            raise UsageError(f"{repo}: not the working tree of a git repository") from None
-        if top.resolve() != repo.resolve():
-            raise UsageError(f"{repo}: inside the git repository {top}, not its top folder; did you mean --repo {top}?")
-    if shallow == b"true":
+    shallow, top = _shallow_and_top(repo)
+    if top is not None and top.resolve() != repo.resolve():
+        raise UsageError(f"{repo}: inside the git repository {top}, not its top folder; did you mean --repo {top}?")
+    if shallow == "true":
         raise UsageError(f"{repo} is a shallow clone: its oldest commit would seem to add every file. "
                          "Fetch the whole history first: git fetch --unshallow")
     prefix = archive_path.strip("/")
     if not (repo / prefix).is_dir():
-        in_history = head_commit(repo) is not None and git(repo, "log", "-1", "--format=%H", "--", prefix + "/").strip()
+        try:  # fails in a repository without commits: nothing in its history either
+            in_history = git(repo, "log", "-1", "--format=%H", "--", prefix + "/").strip()
+        except ArchiveError:
+            in_history = b""
         if not in_history:
             raise UsageError(f"{repo}: no folder {prefix}/ in its working tree or its history (see --archive-path)")
+
+
+def _shallow_and_top(repo: Path) -> tuple[str, Path | None]:
+    """Whether ``repo`` is shallow, and its working tree's top folder (None when bare), from one
+    ``git rev-parse`` when all is well; :class:`UsageError` naming what it is not otherwise."""
+    with contextlib.suppress(ArchiveError, ValueError):
+        _, shallow, top = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository",
+                              "--show-toplevel").decode().strip().split("\n")  # fmt: skip
+        return shallow, Path(top)
+    try:  # --show-toplevel fails in a bare repository and inside a .git folder: which is it?
+        bare, shallow = git(repo, "rev-parse", "--is-bare-repository", "--is-shallow-repository").decode().split()
+    except (ArchiveError, ValueError):
+        raise UsageError(f"{repo}: not a git repository") from None
+    if bare != "true":  # e.g. the .git folder itself
+        raise UsageError(f"{repo}: not the working tree of a git repository")
+    return shallow, None

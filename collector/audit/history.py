@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from collector.archive.layout import is_record_path
-from collector.audit.facts import Facts
+from collector.audit.facts_form import Facts
 from collector.audit.gitlog import NULL_BLOB, Change, History
 from collector.errors import Problem
+
+
+def stamp(moment: datetime) -> str:
+    """How every finding prints a moment: UTC to the second."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def where(change: Change) -> str:
+    """How every finding names a commit: its short id and committer date."""
+    return f"commit {change.commit.sha[:12]} ({stamp(change.commit.committed_at)})"
 
 
 @dataclass
@@ -53,10 +63,12 @@ class Finding:
         return Problem(self.path, f"{self.code}{' [replay]' if self.replay else ''}: {self.message}")
 
 
-def file_histories(history: History, keep: Callable[[str], object] = is_record_path) -> dict[str, FileHistory]:
+def file_histories(history: History, keep: Callable[[str], object] | None = None) -> dict[str, FileHistory]:
     """Group the changes of the paths ``keep`` accepts (record files by default: time-stamp tokens
     and attestation bundles use their own rule) by path; the first addition is the file's moment
     of commitment."""
+    if keep is None:  # imported here: the layout imports the record models, which a cached verify never needs
+        from collector.archive.layout import is_record_path as keep
     files: dict[str, FileHistory] = {}
     for change in history.changes:
         if not keep(change.path):

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from collector.audit.checks import stamp
-from collector.audit.history import FileHistory
+from collector.audit.history import FileHistory, stamp
 
 PROOF_LIMITS = (
     "What the time-stamp tokens prove: an RFC 3161 authority, independent of the committer, signed "

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collector.audit.checks import stamp
-from collector.audit.gitlog import Commit
-from collector.audit.history import FileHistory, Finding
+from collector.audit.gitlog import Change, Commit
+from collector.audit.history import FileHistory, Finding, stamp
 from collector.audit.proof_lines import (
     PROOF_LIMITS,
     anchor_json,
@@ -33,6 +32,8 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     proofs: Any = None  # collector.audit.timestamps.ProofCheck: the token checks and each forecast's proof
     anchors: list[Any] = field(default_factory=list)  # collector.audit.anchors.Anchor, one per --anchor
+    changes: list[Change] = field(default_factory=list)  # every change read from git log, oldest first
+    cache_notes: list[str] = field(default_factory=list)  # caches that could not be read, and were ignored
 
     @property
     def violations(self) -> list[Finding]:

@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import importlib.metadata
 import os
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,32 +39,11 @@ from collector.archive.tokens import token_target
 from collector.audit import checks
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs
 from collector.audit.history import FileHistory, Finding, file_histories
+from collector.audit.proofs import (
+    SHIPPED_ROOTS as SHIPPED_ROOTS,  # the default roots' home, named here too
+)
+from collector.audit.proofs import Proof, ProofCheck, linked, manifest_order
 from collector.errors import UsageError
-
-SHIPPED_ROOTS = Path(__file__).with_name("tsa_roots")
-
-
-@dataclass(frozen=True)
-class Proof:
-    """What proves when a forecast existed: ``token`` (with its time and file), ``git_date`` only, or
-    ``token_after_kickoff`` (the earliest token is too late: a violation)."""
-
-    kind: str
-    stamped_at: datetime | None = None
-    token: str | None = None
-    manifest: str | None = None
-
-
-@dataclass
-class ProofCheck:
-    """Everything the token checks found: findings, valid token times per manifest, proofs per forecast."""
-
-    findings: list[Finding] = field(default_factory=list)
-    tokens: dict[str, FileHistory] = field(default_factory=dict)
-    valid: dict[str, list[tuple[datetime, str]]] = field(default_factory=dict)  # manifest -> [(time, token)]
-    proofs: dict[str, Proof] = field(default_factory=dict)  # forecast path -> proof
-    roots: int = 0
-    attestations: int = 0  # attestation bundles that name their manifest (collector.audit.attestations)
 
 
 def load_roots(paths: list[Path]) -> list[x509.Certificate]:
@@ -89,12 +67,12 @@ def proof_histories(history: History) -> dict[str, FileHistory]:
     return file_histories(history, keep=lambda path: token_target(path) is not None)
 
 
-def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
-                 roots: list[x509.Certificate], cache_path: Path | None = None) -> ProofCheck:  # fmt: skip
+def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], roots: list[x509.Certificate],
+                 cache_path: Path | None = None, timeline: checks.Timeline | None = None) -> ProofCheck:  # fmt: skip
     """Check every committed token, then give each forecast its proof (see the module docstring).
 
     ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
-    the record facts (:class:`TokenCache`).
+    the record facts (:class:`TokenCache`). ``timeline``: the files' (``checks.build_timeline``), built once.
     """
     result = ProofCheck(tokens=proof_histories(history), roots=len(roots))
     result.findings += checks.append_only(result.tokens)
@@ -117,7 +95,7 @@ def check_tokens(repo: Path, history: History, files: dict[str, FileHistory],
         elif stamped is not None:
             result.valid.setdefault(token_target(entry.path)[0], []).append((stamped, entry.path))
     cache.save()
-    _forecast_proofs(files, result)
+    _forecast_proofs(files, result, checks.build_timeline(files) if timeline is None else timeline)
     return result
 
 
@@ -210,22 +188,6 @@ def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, ve
     return None, None, stamped if stamped.tzinfo else stamped.replace(tzinfo=UTC)
 
 
-def manifest_order(files: dict[str, FileHistory]) -> list[FileHistory]:
-    """The manifests in chain order (as ``checks.manifest_chain`` walks them)."""
-    return sorted(
-        (e for e in files.values() if e.added_facts is not None and e.added_facts.manifest and e.added),
-        key=lambda e: (e.added.commit.index, e.added_facts.manifest[0]),
-    )
-
-
-def linked(entry: FileHistory, previous: FileHistory | None) -> bool:
-    """Whether ``entry`` names ``previous`` by path and by its committed SHA-256."""
-    _, _, named, named_sha256 = entry.added_facts.manifest
-    if previous is None:
-        return named is None
-    return named == previous.path and named_sha256 == previous.added_sha256
-
-
 def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple[datetime, str]]]):
     """Manifest path -> (earliest valid token time, token) of it or of a later manifest chained to it."""
     order = manifest_order(files)
@@ -243,13 +205,12 @@ def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple
     return best
 
 
-def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck) -> None:
+def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck, timeline: checks.Timeline) -> None:
     listed_in: dict[str, str] = {}
     for entry in manifest_order(files):
         for path in entry.added_facts.manifest[1]:
             listed_in.setdefault(path, entry.path)
     best = chain_proof_times(files, result.valid)
-    timeline = checks.build_timeline(files)
     for entry in files.values():
         facts = entry.facts
         if entry.kind != "forecast" or entry.added is None or facts.status == "missed":

@@ -19,18 +19,13 @@ dates are simulated, so they say nothing about what was known before a match.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from collector.archive.git import git_dir
-from collector.archive.memory import paused_garbage_collector
-from collector.archive.reader import parse_record
-from collector.audit import checks, evidence_checks, timestamps
-from collector.audit.anchors import anchor_report
-from collector.audit.attestations import check_attestations
-from collector.audit.facts import Checked, FactsCache, facts_of
-from collector.audit.gitlog import NULL_BLOB, read_blobs, read_history
-from collector.audit.history import FileHistory, Finding, file_histories
+from collector.archive.memory import (
+    paused_garbage_collector,
+    promote_to_oldest_generation,
+)
+from collector.audit.checkpoint import Checkpoint
 from collector.audit.report import Report
 
 
@@ -39,79 +34,30 @@ def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache
     """Read the history of ``archive_path`` in ``repo`` and run every check on it.
 
     ``tsa_roots``: PEM files or folders of trusted time-stamping roots (default: the shipped
-    ones, :data:`collector.audit.timestamps.SHIPPED_ROOTS`).
+    ones, :data:`collector.audit.proofs.SHIPPED_ROOTS`). With ``use_cache`` the report of a HEAD
+    verified before comes from its checkpoint (:mod:`collector.audit.checkpoint`), a later HEAD
+    reads only the commits since, and each blob is checked once in its life; without it, every
+    blob and token is checked again and nothing is read from, or written to, ``.git/prematch``.
     """
-    roots = timestamps.load_roots([timestamps.SHIPPED_ROOTS] if tsa_roots is None else tsa_roots)
+    repo, anchors = Path(repo), list(anchors)
     with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
-        return _verify(Path(repo), archive_path, use_cache, roots, list(anchors))
-
-
-def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()) -> Report:
-    caches: list[FactsCache] = []
-    cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
-    history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
-    cache = caches[0]
-    files = file_histories(history)
-    report = Report(repo, archive_path, history.head, history.commits, files)
-    report.findings += load_facts(repo, files, cache)
-    cache.save()
-    report.findings += checks.links(history.changes)
-    report.findings += checks.append_only(files)
-    report.findings += checks.forecast_timing(files)
-    report.findings += checks.supersession(files)
-    report.findings += checks.forecast_retries(files)
-    report.findings += checks.manifest_chain(files)
-    report.findings += evidence_checks.evidence(files)
-    report.findings += checks.commit_dates(history.commits)
-    token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
-    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache)
-    report.findings += report.proofs.findings
-    found, report.proofs.attestations = check_attestations(repo, history, files)
-    report.findings += found
-    report.anchors, missing = anchor_report(files, list(anchors), report.proofs.valid)
-    report.findings += missing
+        point = Checkpoint.open(repo, archive_path, tsa_roots, anchors) if use_cache else None
+        report = point.stored_report(repo, archive_path) if point is not None else None
+        if report is None or report.head != point.head:
+            report = _checked(repo, archive_path, use_cache, tsa_roots, anchors, point, report)
+        promote_to_oldest_generation()  # or the collector's first pass after the pause would scan the whole report
     return report
 
 
-def load_facts(repo: Path, files: dict[str, FileHistory], cache: FactsCache) -> list[Finding]:
-    """Check each file's blob as added (and at HEAD, when different): validate, hash, keep its facts."""
-    wanted: dict[str, list[tuple[FileHistory, bool]]] = {}
-    for entry in files.values():
-        if entry.added is not None and entry.added.new_blob != NULL_BLOB:
-            wanted.setdefault(entry.added.new_blob, []).append((entry, True))
-        if entry.current_blob is not None and entry.added and entry.current_blob != entry.added.new_blob:
-            wanted.setdefault(entry.current_blob, []).append((entry, False))
-    checked: dict[tuple[str, str], Checked] = {}
-    missing = []
-    for blob, users in wanted.items():
-        for entry, _ in users:
-            hit = cache.get(blob, entry.path)
-            if hit is None:
-                missing.append(blob)
-                break
-            checked[(blob, entry.path)] = hit
-    for blob, data in read_blobs(repo, missing):
-        digest = hashlib.sha256(data).hexdigest()
-        for entry, _ in wanted[blob]:
-            record, problem = parse_record(entry.path, data)
-            result = Checked(digest, problem.message if problem else None, facts_of(record) if record else None)
-            cache.put(blob, entry.path, result)
-            checked[(blob, entry.path)] = result
-    invalid = []
-    for blob, users in wanted.items():
-        for entry, as_added in users:
-            result = checked[(blob, entry.path)]
-            if as_added:
-                entry.added_sha256, entry.added_facts = result.sha256, result.facts
-            else:
-                entry.head_facts = result.facts
-            if result.problem is not None:
-                invalid.append((entry, result.problem, as_added))
-    return [_invalid(entry, problem, as_added) for entry, problem, as_added in invalid]
+def _checked(repo: Path, archive_path: str, use_cache: bool, tsa_roots, anchors, point: Checkpoint | None,
+             earlier: Report | None) -> Report:  # fmt: skip
+    """Every check run (extending ``earlier``, the checkpoint's report of an earlier HEAD, when there
+    is one); the new checkpoint saved."""
+    # imported here: it brings the record models and cryptography, which only checking needs
+    from collector.audit.checking import run_checks
 
-
-def _invalid(entry: FileHistory, problem: str, as_added: bool) -> Finding:
-    change = entry.added if as_added else entry.later[-1]
-    when = f"as committed in {change.commit.sha[:12]}" if as_added else "as it stands at HEAD"
-    message = f"does not validate {when}: {problem}"
-    return Finding("invalid", entry.path, message, change.commit.sha, replay=entry.replay)
+    report = run_checks(repo, archive_path, use_cache, tsa_roots, anchors, earlier)
+    if point is not None:
+        point.save(report)
+        report.cache_notes += [point.note] if point.note else []
+    return report

@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--tsa-roots {path}: no such file or folder")
     report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache,
                                tsa_roots=args.tsa_roots, anchors=args.anchor)
+    for note in report.cache_notes:  # a cache that could not be read was ignored: the report is a full run's
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report_json(report), option=orjson.OPT_INDENT_2) + b"\n")
     return finish(report, quiet_summary=args.json)
