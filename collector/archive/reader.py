@@ -330,19 +330,14 @@ def effective_revision(
             )
             break
         if may_supersede is not None and not may_supersede(current[1]):
-            problems.append(Problem(path, retry_refused(current[1].status.value)))
+            problems.append(Problem(path, f"supersedes a {current[1].status.value} forecast; only transport failures "
+                                          "(api_error, timeout) may be retried, so the earlier record stands"))
             break
         current = revisions[rev]
         rev += 1
     for later in sorted(r for r in revisions if r > rev):
         problems.append(Problem(revisions[later][0], f"revision {later} follows a gap or a broken chain"))
     return current
-
-
-def retry_refused(status: str) -> str:
-    """Why a retry of a forecast whose status is ``status`` (not a transport failure) is refused."""
-    return (f"supersedes a {status} forecast; only transport failures "
-            "(api_error, timeout) may be retried, so the earlier record stands")
 
 
 def _index(archive: Archive, record: Revisable) -> None:
