@@ -3,8 +3,9 @@
 For each size a synthetic archive (the one of ``build_site.py``, tick included) is written to
 a temporary folder and built once, cold and without a page cache, in a fresh subprocess. It
 prints the five largest pages, the largest page of every page family (the first folder of its
-path), how many pages are over the 500 KB limit, and the build's export phase with its ratio to plain ``orjson`` parsing of the same
-archive in the same run, so the figures compare across a loaded machine. That phase is
+path), how many pages are over the 500 KB limit, and the build's export phase with its ratio
+to plain ``orjson`` parsing of the same archive in the same run, so the figures compare
+across a loaded machine. That phase is
 everything between the "exporting" progress line and "writing": the downloads (CSV, JSON,
 SQLite, schemas, manifest), the Data page hashing them and the copy of every raw record into
 ``records/``; ``benchmarks/exports.py`` times the downloads alone.
