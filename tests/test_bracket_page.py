@@ -232,3 +232,22 @@ def test_a_stage_too_long_to_draw_shows_its_first_matches_and_points_to_the_matc
     html = render_page(page).decode()
     assert f'<a href="{page.match_list}">10 more in the match list</a>' in html
     assert page.match_list == "../matches/" + next(iter(archive.competitions)) + "/index.html"
+
+
+@pytest.mark.browser
+def test_an_overlay_that_cannot_be_fetched_is_said_and_the_real_bracket_stays(browser, site):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    thrown: list[str] = []
+    page.on("pageerror", lambda e: thrown.append(str(e)))
+    page.route("**/*.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(site + PAGE)
+    elo = next(o for o in page.eval_on_selector_all("#bracket-overlay option", "os => os.map(o => o.value)")
+               if o.startswith("elo."))
+    page.select_option("#bracket-overlay", elo)
+    status = page.locator("#bracket-overlay-status")
+    status.filter(has_text="could not be loaded").wait_for()
+    assert "404" in status.inner_text() and page.locator(".layer.pred").count() == 0
+    assert page.locator('.tree .slot[data-match="73"] .layer[data-layer="real"]').is_visible()
+    assert thrown == []  # said on the page, no uncaught error
+    context.close()
