@@ -6,16 +6,24 @@ full-tournament forecasts of two baselines asked the day before the opener.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
+import orjson
 import pytest
 from browser_helpers import launched_chromium, require_chromium, serve
 
 from builder.score.scoring import score_archive
 from builder.score.t5 import score_forecast
-from builder.site.bracket import bracket_pages
+from builder.site.bracket import (
+    bracket_pages,
+    overlay_files,
+    overlays,
+    tournament_forecasts,
+)
 from builder.site.bracket_models import BracketPage
 from builder.site.build import build_site
+from builder.site.render import render_page
 from builder.site.sitectx import SiteContext
 from collector.archive.reader import load_archive
 from collector.forecasters.baselines import build_baseline
@@ -43,9 +51,13 @@ def archive_root(data_dir, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page_model(archive_root) -> BracketPage:
+def ctx(archive_root) -> SiteContext:
     archive = load_archive(archive_root)
-    ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+    return SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+
+
+@pytest.fixture(scope="module")
+def page_model(ctx) -> BracketPage:
     return next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
 
 
@@ -63,14 +75,20 @@ def test_the_tree_holds_every_knockout_match_placed_between_its_feeders(page_mod
     assert slots[104].span == page_model.rows and slots[104].home == "Spain" and slots[104].home_won
 
 
-def test_each_predicted_slot_marks_teams_pairings_and_advancement_against_the_real_match(page_model, archive_root):
+def test_each_predicted_slot_marks_teams_pairings_and_advancement_against_the_real_match(page_model, ctx,
+                                                                                       archive_root):
     archive = load_archive(archive_root)
     real = {e.match_number: e for e in archive.events_of("worldcup-2026") if e.knockout}
     winners = {e.match_number: archive.outcomes[("worldcup-2026", e.id)].advancing_team for e in real.values()}
     names = {t.id: t.name for t in archive.competitions["worldcup-2026"].teams}
     elo = next(f for f in archive.forecasts if f.forecaster == "elo" and f.target_kind == "tournament")
+    competition = archive.competitions["worldcup-2026"]
+    (overlay,) = [o for o in overlays(ctx, competition, tournament_forecasts(ctx, competition), names)
+                  if o.key.startswith("elo.")]
+    predicted = {p.match: p for p in overlay.slots}
+    assert set(predicted) == {s.number for s in page_model.slots} | {page_model.third_place.number}
     for s in page_model.slots:
-        (layer,) = [p for p in s.predicted if p.layer.startswith("elo.")]
+        layer = predicted[s.number]
         m = elo.payload.knockout(s.number)
         playing = {real[s.number].home_team, real[s.number].away_team}
         assert (layer.home.name, layer.away.name) == (names[m.home], names[m.away])
@@ -128,6 +146,8 @@ def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url) if r.url.endswith(".json") else None)
     page.goto(site + PAGE)
     shots = tmp_path_factory.getbasetemp() / "bracket-shots"
     shots.mkdir(exist_ok=True)
@@ -155,8 +175,10 @@ def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
     assert slot.locator('.layer[data-layer="real"]').is_visible()
     options = page.eval_on_selector_all("#bracket-overlay option", "os => os.map(o => o.value)")
     assert options[0] == "real" and len(options) == 1 + len(FORECASTERS)
+    assert page.locator(".layer.pred").count() == 0  # no forecast's overlay is in the page itself
     elo = next(o for o in options if o.startswith("elo."))
     page.select_option("#bracket-overlay", elo)
+    slot.locator(f'.layer[data-layer="{elo}"]').wait_for(state="visible")  # its overlay file is fetched
     assert not slot.locator('.layer[data-layer="real"]').is_visible()
     assert slot.locator(f'.layer[data-layer="{elo}"]').is_visible() and slot.locator(".layer:visible").count() == 1
     assert page.locator(".layer.pred:visible").count() == 32  # every slot, the third-place match too
@@ -167,7 +189,65 @@ def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
     questions = page.locator(".questions")
     if questions.count():
         assert questions.evaluate("e => e.getBoundingClientRect().right") <= width
+    uniform = next(o for o in options if o.startswith("uniform."))
+    page.select_option("#bracket-overlay", uniform)
+    slot.locator(f'.layer[data-layer="{uniform}"]').wait_for(state="visible")
+    assert page.locator(".layer.pred").count() == page.locator(f'.layer.pred[data-layer="{uniform}"]').count() == 32
     page.select_option("#bracket-overlay", "real")
-    assert slot.locator('.layer[data-layer="real"]').is_visible()
+    assert slot.locator('.layer[data-layer="real"]').is_visible() and page.locator(".layer.pred").count() == 0
+    page.select_option("#bracket-overlay", elo)  # shown at once, from the overlay fetched before
+    assert slot.locator(f'.layer[data-layer="{elo}"]').is_visible()
+    assert fetched == [f"{site}bracket/worldcup-2026/{elo}.json", f"{site}bracket/worldcup-2026/{uniform}.json"]
+    assert page.locator("#bracket-overlay-status").inner_text() == ""
     assert errors == []
+    context.close()
+
+
+def test_each_overlay_is_its_own_json_file_and_the_page_carries_none(page_model, ctx):
+    """The page links each forecast's overlay file; its weight grows by one option and one T5 row a forecast."""
+    files = overlay_files(ctx)
+    assert sorted(f"bracket/{b.href}" for b in page_model.predicted) == sorted(files) and len(files) == 2
+    html = render_page(page_model).decode()
+    assert "layer pred" not in html and all(f'data-src="{b.href}"' in html for b in page_model.predicted)
+    for path, data in files.items():
+        body = orjson.loads(data)
+        assert path == f"bracket/worldcup-2026/{body['key']}.json" and len(body["slots"]) == 32
+        assert {s["match"] for s in body["slots"]} == {s.number for s in page_model.slots} | {103}
+    one = replace(page_model, predicted=page_model.predicted[:1], t5_rows=page_model.t5_rows[:1])
+    assert len(html) - len(render_page(one)) < 1024
+
+
+def test_a_stage_too_long_to_draw_shows_its_first_matches_and_points_to_the_match_list():
+    from factories import ALL_CELLS, synthetic_archive
+
+    from builder.site.bracket import MAX_STAGE_SLOTS
+
+    archive = synthetic_archive(n_events=MAX_STAGE_SLOTS + 20, n_models=1, cells=ALL_CELLS[:1], knockout_from=10,
+                                market=False)
+    ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+    page = next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
+    (column,) = page.columns
+    assert len(page.slots) == MAX_STAGE_SLOTS and column.omitted == 10
+    assert [s.label for s in page.slots][:2] == ["Match 11", "Match 12"]  # the first by match number
+    html = render_page(page).decode()
+    assert f'<a href="{page.match_list}">10 more in the match list</a>' in html
+    assert page.match_list == "../matches/" + next(iter(archive.competitions)) + "/index.html"
+
+
+@pytest.mark.browser
+def test_an_overlay_that_cannot_be_fetched_is_said_and_the_real_bracket_stays(browser, site):
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    thrown: list[str] = []
+    page.on("pageerror", lambda e: thrown.append(str(e)))
+    page.route("**/*.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(site + PAGE)
+    elo = next(o for o in page.eval_on_selector_all("#bracket-overlay option", "os => os.map(o => o.value)")
+               if o.startswith("elo."))
+    page.select_option("#bracket-overlay", elo)
+    status = page.locator("#bracket-overlay-status")
+    status.filter(has_text="could not be loaded").wait_for()
+    assert "404" in status.inner_text() and page.locator(".layer.pred").count() == 0
+    assert page.locator('.tree .slot[data-match="73"] .layer[data-layer="real"]').is_visible()
+    assert thrown == []  # said on the page, no uncaught error
     context.close()

@@ -1,14 +1,21 @@
 """Page models of the bracket view: the realised knockout tree with connectors, every saved
 full-tournament forecast laid over it slot by slot (hits and misses), group tables marking who
-qualified, each forecast's T5 with its components, and the tournament questions' picks."""
+qualified, each forecast's T5 with its components, and the tournament questions' picks.
+
+The page's weight does not grow with the archive: each forecast's overlay is its own JSON file
+(fetched when chosen), and a stage drawn without slot rules shows at most ``MAX_STAGE_SLOTS``
+matches (the rest are in the competition's match list)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+import orjson
+
 from builder.score.t5 import score_forecast
 from builder.site.bracket_models import (
     BracketIndexPage,
+    BracketOverlay,
     BracketPage,
     PredictedBracket,
     PredictedSlot,
@@ -21,7 +28,13 @@ from builder.site.bracket_models import (
 )
 from builder.site.bracket_tree import Placement, placements
 from builder.site.labels import condition_label, horizon_label
-from builder.site.links import bracket_path, match_path, root_for
+from builder.site.links import (
+    bracket_overlay_path,
+    bracket_path,
+    match_list_path,
+    match_path,
+    root_for,
+)
 from builder.site.matches import result_label
 from builder.site.models import Link
 from builder.site.sitectx import SiteContext
@@ -38,6 +51,7 @@ from collector.records import (
 )
 
 INDEX = "bracket/index.html"
+MAX_STAGE_SLOTS = 64  # a stage drawn without slot rules: more matches than a round of 64 are listed, not drawn
 
 
 def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, str]) -> tuple[QualifiedGroup, ...]:
@@ -92,14 +106,46 @@ def _predicted(f: Forecast, number: int, real: Event | None, winner: str | None,
                              None if winner is None or not goes else t == winner)
 
     pairing = None if playing is None else {m.home, m.away} == playing
-    return PredictedSlot(layer_key(f), team(m.home), team(m.away), pairing)
+    return PredictedSlot(number, team(m.home), team(m.away), pairing)
+
+
+def overlay_files(ctx: SiteContext) -> dict[str, bytes]:
+    """Site path -> JSON of every full-tournament forecast's overlay (each fetched by its bracket page when chosen)."""
+    files: dict[str, bytes] = {}
+    for competition in tournaments(ctx):
+        names = ctx.team_names(competition.id)
+        for overlay in overlays(ctx, competition, tournament_forecasts(ctx, competition), names):
+            files[overlay.path] = orjson.dumps(overlay, option=orjson.OPT_APPEND_NEWLINE)
+    return files
+
+
+def overlays(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], names) -> list[BracketOverlay]:
+    """Each forecast's bracket over the matches of the drawn slot-rule tree (none for a tree drawn by stage)."""
+    events = {e.match_number: e for e in ctx.archive.events_of(competition.id) if e.knockout and e.match_number}
+    outcomes = ctx.archive.outcomes_of(competition.id)
+    winners = {n: o.advancing_team for n, e in events.items() if (o := outcomes.get(e.id)) is not None}
+    places, _ = placements(competition)
+    third = _third_place(competition, places)
+    numbers = [p.match_number for p in places] + ([third] if third is not None else [])
+    return [
+        BracketOverlay(path=bracket_overlay_path(competition.id, layer_key(f)), key=layer_key(f), label=layer_label(f),
+                       slots=tuple(p for n in numbers
+                                   if (p := _predicted(f, n, events.get(n), winners.get(n), names)) is not None))
+        for f in forecasts
+    ]
+
+
+def _third_place(competition: Competition, places: list[Placement]) -> int | None:
+    """The one knockout slot outside the drawn tree (the third-place match), if there is exactly one."""
+    placed = {p.match_number for p in places}
+    others = [s.match_number for s in competition.knockout_slots if s.match_number not in placed]
+    return others[0] if len(others) == 1 else None
 
 
 def _slot(place: Placement | None, number: int, competition: Competition, real: Event | None,
-          outcome: Outcome | None, forecasts: list[Forecast], names, path: str) -> TreeSlot:
+          outcome: Outcome | None, names, path: str) -> TreeSlot:
     rule = competition.slot(number)
     winner = outcome.advancing_team if outcome is not None else None
-    predicted = tuple(p for f in forecasts if (p := _predicted(f, number, real, winner, names)) is not None)
     return TreeSlot(
         number=number, label=f"Match {number}" if number else real.id,
         rules=f"{rule.home_rule} v {rule.away_rule}" if rule else "",
@@ -110,12 +156,15 @@ def _slot(place: Placement | None, number: int, competition: Competition, real: 
         result=result_label(outcome), column=place.column if place else 1, row=place.row + 1 if place else 1,
         span=place.span if place else 1, feeds_next=bool(place and place.feeds_next), fed=bool(place and place.fed),
         feeders=tuple(int(r[1:]) for r in (rule.home_rule, rule.away_rule) if r[0] == "W") if rule else (),
-        predicted=predicted,
     )
 
 
 def _by_stage(ctx: SiteContext, competition: Competition, names, path: str):
-    """Without slot rules in the definition: the registered knockout matches, a column per stage, no connectors."""
+    """Without slot rules in the definition: the registered knockout matches, a column per stage, no connectors.
+
+    A stage's column holds its first ``MAX_STAGE_SLOTS`` matches; the column says how many more
+    there are (all of them are in the match list).
+    """
     outcomes = ctx.archive.outcomes_of(competition.id)
     stages = sorted((s for s in competition.stages if s.knockout), key=lambda s: (s.order, s.id))
     columns, slots = [], []
@@ -124,15 +173,15 @@ def _by_stage(ctx: SiteContext, competition: Competition, names, path: str):
                         key=lambda e: (e.match_number or 0, e.id))
         if not events:
             continue
-        columns.append(TreeColumn(stage.name, len(columns) + 1))
+        columns.append(TreeColumn(stage.name, len(columns) + 1, max(0, len(events) - MAX_STAGE_SLOTS)))
         slots += [_slot(Placement(e.match_number or 0, stage.id, len(columns), 2 * k + 1, 2, False, False),
-                        e.match_number or 0, competition, e, outcomes.get(e.id), [], names, path)
-                  for k, e in enumerate(events)]
+                        e.match_number or 0, competition, e, outcomes.get(e.id), names, path)
+                  for k, e in enumerate(events[:MAX_STAGE_SLOTS])]
     rows = max((s.row + s.span - 2 for s in slots), default=0)  # row 1 holds the headings
     return tuple(columns), tuple(slots), rows, None
 
 
-def tree(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], names, path: str):
+def tree(ctx: SiteContext, competition: Competition, names, path: str):
     """The columns, the placed slots, the grid's rows and the third-place match (if any)."""
     events = {e.match_number: e for e in ctx.archive.events_of(competition.id) if e.knockout and e.match_number}
     outcomes = ctx.archive.outcomes_of(competition.id)
@@ -141,15 +190,13 @@ def tree(ctx: SiteContext, competition: Competition, forecasts: list[Forecast], 
         return _by_stage(ctx, competition, names, path)
     slots = tuple(_slot(p, p.match_number, competition, events.get(p.match_number),
                         outcomes.get(events[p.match_number].id) if p.match_number in events else None,
-                        forecasts, names, path) for p in places)
+                        names, path) for p in places)
     columns = tuple(TreeColumn(competition.stage(stage).name, i)
                     for i, stage in enumerate(advancement_rounds(competition), start=1))
-    placed = {p.match_number for p in places}
-    others = [s.match_number for s in competition.knockout_slots if s.match_number not in placed]
-    third = None
-    if len(others) == 1:
-        e = events.get(others[0])
-        third = _slot(None, others[0], competition, e, outcomes.get(e.id) if e else None, forecasts, names, path)
+    third, number = None, _third_place(competition, places)
+    if number is not None:
+        e = events.get(number)
+        third = _slot(None, number, competition, e, outcomes.get(e.id) if e else None, names, path)
     return columns, slots, rows, third
 
 
@@ -207,14 +254,16 @@ def bracket_page(ctx: SiteContext, competition: Competition, links: tuple[Link, 
     path = bracket_path(competition.id)
     names = ctx.team_names(competition.id)
     forecasts = tournament_forecasts(ctx, competition)
-    columns, slots, rows, third = tree(ctx, competition, forecasts, names, path)
-    predicted = tuple(PredictedBracket(layer_key(f), layer_label(f), _champion(f, competition, names))
+    columns, slots, rows, third = tree(ctx, competition, names, path)
+    predicted = tuple(PredictedBracket(layer_key(f), layer_label(f), _champion(f, competition, names),
+                                       bracket_overlay_path(competition.id, layer_key(f)).removeprefix("bracket/"))
                       for f in forecasts)
     question_columns, progression_rows = progression(ctx, competition, names)
     return BracketPage(
         path=path, meta=ctx.meta(f"Bracket · {competition.name}", path, "bracket"), competition=competition.name,
         groups=group_tables(ctx, competition, names), columns=columns, slots=slots, rows=rows, third_place=third,
-        predicted=predicted, t5_rows=t5_rows(ctx, competition, forecasts), question_columns=question_columns,
+        match_list=root_for(path) + match_list_path(competition.id), predicted=predicted,
+        t5_rows=t5_rows(ctx, competition, forecasts), question_columns=question_columns,
         progression=progression_rows, others=links,
     )
 
@@ -225,9 +274,15 @@ def _champion(f: Forecast, competition: Competition, names) -> str:
     return names.get(final[0].advances, final[0].advances) if len(final) == 1 else "–"
 
 
+def tournaments(ctx: SiteContext) -> list[Competition]:
+    """The competitions that have a bracket page (tournaments), by id."""
+    return [c for _, c in sorted(ctx.archive.competitions.items()) if c.format is CompetitionFormat.TOURNAMENT]
+
+
 def bracket_pages(ctx: SiteContext) -> list[BracketPage | BracketIndexPage]:
-    tournaments = [c for _, c in sorted(ctx.archive.competitions.items()) if c.format is CompetitionFormat.TOURNAMENT]
-    links = tuple(Link(bracket_path(c.id).removeprefix("bracket/"), c.name) for c in tournaments)
-    pages: list[BracketPage | BracketIndexPage] = [bracket_page(ctx, c, links) for c in tournaments]
+    """Every tournament's bracket page and the index of brackets (the overlays: :func:`overlay_files`)."""
+    competitions = tournaments(ctx)
+    links = tuple(Link(bracket_path(c.id).removeprefix("bracket/"), c.name) for c in competitions)
+    pages: list[BracketPage | BracketIndexPage] = [bracket_page(ctx, c, links) for c in competitions]
     pages.append(BracketIndexPage(path=INDEX, meta=ctx.meta("Brackets", INDEX, "bracket"), brackets=links))
     return pages

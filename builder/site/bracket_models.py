@@ -1,5 +1,8 @@
 """Page models of the bracket page: the knockout tree with its grid placement, the predicted
-brackets laid over it, group tables with qualifiers, the T5 table and the questions table."""
+brackets laid over it, group tables with qualifiers, the T5 table and the questions table.
+
+Each predicted bracket is its own small JSON file (:class:`BracketOverlay`), fetched by the
+page when a reader chooses it, so the page weighs the same however many forecasts there are."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ class PredictedTeam:
 
 @dataclass(frozen=True)
 class PredictedSlot:
-    layer: str  # the overlay key (PredictedBracket.key)
+    match: int  # the tree slot's match number (TreeSlot.number)
     home: PredictedTeam
     away: PredictedTeam
     pairing_hit: bool | None
@@ -45,13 +48,13 @@ class TreeSlot:
     feeds_next: bool  # a connector leaves it to the right
     fed: bool  # a connector joins its two feeding matches on the left
     feeders: tuple[int, ...]  # the matches whose winners play it (rules W74, W77)
-    predicted: tuple[PredictedSlot, ...]
 
 
 @dataclass(frozen=True)
 class TreeColumn:
     name: str
     column: int
+    omitted: int = 0  # matches of this stage left out of the drawing (listed in the match list)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,17 @@ class PredictedBracket:
     key: str
     label: str
     champion: str
+    href: str  # its BracketOverlay file, relative to the bracket page
+
+
+@dataclass(frozen=True)
+class BracketOverlay:
+    """One full-tournament forecast's bracket over the drawn tree: a JSON file beside the page, not a page."""
+
+    path: str
+    key: str  # PredictedBracket.key
+    label: str
+    slots: tuple[PredictedSlot, ...]  # one per drawn match the forecast names
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,7 @@ class BracketPage:
     slots: tuple[TreeSlot, ...]
     rows: int  # grid rows of the tree
     third_place: TreeSlot | None
+    match_list: str  # href of the competition's match list (every match of a stage too long to draw)
     predicted: tuple[PredictedBracket, ...]
     t5_rows: tuple[T5Row, ...]
     question_columns: tuple[str, ...]

@@ -21,7 +21,7 @@ from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
 from builder.site.binary_events import binary_event_pages
-from builder.site.bracket import bracket_pages
+from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
@@ -132,6 +132,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     if pages.note:
         progress(f"  {pages.note}")
     files = pages.render(models)
+    files.update(overlay_files(ctx))  # each full-tournament forecast's bracket overlay, a JSON file
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit, archive.sha256))
     data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})

@@ -1,5 +1,9 @@
 """Downloads: CSV and JSON of every table, one SQLite database, the JSON Schemas and a manifest.
 
+Every download is streamed to a file, a chunk of rows at a time: no whole CSV, JSON or
+database is ever held in memory (at 300,000 records they are hundreds of megabytes). The
+bytes are those the in-memory export gave: the same archive gives the same downloads.
+
 The manifest lists the SHA-256 of every archive file (records and schemas) and the commit
 the site was built from, so a visitor can check the published site against a clone.
 """
@@ -8,12 +12,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import math
 import os
 import sqlite3
-from collections.abc import Mapping
-from dataclasses import replace
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
+from operator import is_not
 from pathlib import Path
 
 import orjson
@@ -22,11 +27,14 @@ from builder.site.tables import Table
 from collector.archive.schema_export import schema_documents
 
 DATA_DIR = "data"
+SQLITE = f"{DATA_DIR}/prematch.sqlite"
+CHUNK_ROWS = 2000  # rows cleaned and written at a time: large enough for C-level loops, small in memory
 
 
 _PLAIN = (str, int, bool, type(None))
 _PLAIN_KINDS = frozenset(_PLAIN)
 _FLOAT_KINDS = frozenset((float, type(None)))
+_IS_NOT_NONE = partial(is_not, None)  # a C-level predicate for filter()
 
 
 def _clean(value):
@@ -41,56 +49,84 @@ def _clean(value):
     return value
 
 
-def cleaned(table: Table) -> Table:
-    """The table with every value made a plain JSON/CSV/SQLite scalar (done once, before every format).
-
-    Column by column: a column of plain values, or of finite floats and None, is kept as it is
-    (checked by C-level iteration); only the other columns go through :func:`_clean` value by value.
-    """
-    if not table.rows:
-        return table
-    columns = [column if _already_clean(column) else tuple(map(_clean, column)) for column in zip(*table.rows)]
-    return replace(table, rows=list(zip(*columns)))
-
-
 def _already_clean(column: tuple) -> bool:
     kinds = set(map(type, column))
     if kinds <= _PLAIN_KINDS:
         return True
-    return kinds <= _FLOAT_KINDS and all(map(math.isfinite, filter(_is_not_none, column)))
+    return kinds <= _FLOAT_KINDS and all(map(math.isfinite, filter(_IS_NOT_NONE, column)))
 
 
-def _is_not_none(value) -> bool:
-    return value is not None
+def clean_rows(rows: Sequence[tuple]) -> Sequence[tuple]:
+    """The rows with every value a plain JSON/CSV/SQLite scalar (the rows themselves when they are).
+
+    Column by column: a column of plain values, or of finite floats and None, is kept as it is
+    (checked by C-level iteration); only the other columns go through :func:`_clean` value by value.
+    """
+    if not rows:
+        return rows
+    columns = list(zip(*rows))
+    dirty = [i for i, column in enumerate(columns) if not _already_clean(column)]
+    if not dirty:
+        return rows
+    for i in dirty:
+        columns[i] = tuple(map(_clean, columns[i]))
+    return list(zip(*columns))
 
 
-def csv_bytes(table: Table) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([name for name, _ in table.columns])
-    writer.writerows(table.rows)  # None is written as an empty field
-    return out.getvalue().encode("utf-8")
+def _chunks(rows: Sequence[tuple]) -> Iterator[Sequence[tuple]]:
+    """The rows cleaned, ``CHUNK_ROWS`` at a time (cleaning is value by value, so chunking changes nothing)."""
+    for start in range(0, len(rows), CHUNK_ROWS):
+        yield clean_rows(rows[start : start + CHUNK_ROWS])
 
 
-def json_bytes(table: Table) -> bytes:
+def write_table(table: Table, csv_path: Path, json_path: Path, db: sqlite3.Connection) -> None:
+    """Stream ``table`` to its CSV and JSON files and into ``db``, one chunk of rows at a time.
+
+    The CSV has a header line and "\\n" line ends, None as an empty field; the JSON is the compact
+    array of one object per row (the bytes ``orjson.dumps`` gives the whole list).
+    """
     names = [name for name, _ in table.columns]
-    rows = [dict(zip(names, row, strict=True)) for row in table.rows]
-    return orjson.dumps(rows, option=orjson.OPT_APPEND_NEWLINE)
+    cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
+    db.execute(f'CREATE TABLE "{table.name}" ({cols})')
+    insert = f'INSERT INTO "{table.name}" VALUES ({", ".join("?" for _ in table.columns)})'
+    with open(csv_path, "w", encoding="utf-8", newline="") as csv_file, open(json_path, "wb") as json_file:
+        writer = csv.writer(csv_file, lineterminator="\n")
+        writer.writerow(names)
+        json_file.write(b"[")
+        separator = b""
+        for chunk in _chunks(table.rows):
+            writer.writerows(chunk)  # None is written as an empty field
+            json_file.write(separator + orjson.dumps([dict(zip(names, row, strict=True)) for row in chunk])[1:-1])
+            separator = b","
+            db.executemany(insert, chunk)
+        json_file.write(b"]\n")
 
 
-def sqlite_bytes(tables: list[Table]) -> bytes:
-    """One SQLite database holding every table (built in memory, so the bytes are reproducible)."""
-    con = sqlite3.connect(":memory:")
-    try:
-        for table in tables:
-            cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
-            con.execute(f'CREATE TABLE "{table.name}" ({cols})')
-            marks = ", ".join("?" for _ in table.columns)
-            con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', table.rows)
-        con.commit()
-        return con.serialize()
-    finally:
-        con.close()
+def open_database(path: Path) -> sqlite3.Connection:
+    """A new SQLite file for the downloads, written in one transaction without a journal (it is rebuilt if lost)."""
+    path.unlink(missing_ok=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=OFF")
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("BEGIN")
+    return db
+
+
+def close_database(db: sqlite3.Connection, path: Path) -> None:
+    """Commit, close, and zero the header's write stamps, so the file is the bytes of an in-memory image.
+
+    A file database's header counts the transactions that wrote it (offsets 24 and 92) and names
+    the SQLite library that last wrote it (offset 96); an in-memory database serialised with
+    ``Connection.serialize`` has zeros there. Zeroing them makes the download the same bytes
+    whatever SQLite version built it, and the same bytes the in-memory export gave.
+    """
+    db.execute("COMMIT")
+    db.close()
+    with open(path, "r+b") as handle:
+        handle.seek(24)
+        handle.write(bytes(4))
+        handle.seek(92)
+        handle.write(bytes(8))
 
 
 def archive_manifest(root: Path, commit: str, hashed: Mapping[str, str] | None = None) -> bytes:
@@ -102,33 +138,62 @@ def archive_manifest(root: Path, commit: str, hashed: Mapping[str, str] | None =
     """
     hashed = hashed or {}
     files: dict[str, str] = {}
-    root_str = str(root)
-    for folder, dirs, names in os.walk(root_str):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel = os.path.relpath(folder, root_str)
-        for name in names:
-            if name.startswith(".") or not os.path.isfile(path := os.path.join(folder, name)) or os.path.islink(path):
-                continue  # a link is never followed (the reader reported it)
-            relative = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
-            if relative in hashed:
-                files[relative] = hashed[relative]
-                continue
-            with open(os.path.join(folder, name), "rb") as handle:
-                files[relative] = hashlib.sha256(handle.read()).hexdigest()
+    for relative, path in _archive_files(str(root), ""):
+        found = hashed.get(relative)
+        if found is None:
+            with open(path, "rb") as handle:
+                found = hashlib.sha256(handle.read()).hexdigest()
+        files[relative] = found
     body = {"commit": commit, "archive_files": len(files), "files": dict(sorted(files.items()))}
     return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
-def export_files(tables: list[Table], archive_root: Path, commit: str,
-                 hashed: Mapping[str, str] | None = None) -> dict[str, bytes]:
-    """Site-relative path -> bytes of every download (``hashed``: see :func:`archive_manifest`)."""
-    files: dict[str, bytes] = {}
-    tables = [cleaned(table) for table in tables]
-    for table in tables:
-        files[f"{DATA_DIR}/{table.name}.csv"] = csv_bytes(table)
-        files[f"{DATA_DIR}/{table.name}.json"] = json_bytes(table)
-    files[f"{DATA_DIR}/prematch.sqlite"] = sqlite_bytes(tables)
-    for name, data in schema_documents().items():
-        files[f"{DATA_DIR}/schema/{name}"] = data
-    files[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit, hashed)
+def _archive_files(folder: str, prefix: str) -> Iterator[tuple[str, str]]:
+    """(archive-relative path, path) of every regular file under ``folder``, hidden names skipped.
+
+    A link is never followed nor listed (the reader reported it); a folder that cannot be listed
+    is skipped, as ``os.walk`` does. The type comes from the directory entry, so no file is stat'ed.
+    """
+    try:
+        with os.scandir(folder) as entries:
+            listed = sorted((entry.name, entry) for entry in entries if not entry.name.startswith("."))
+    except OSError:
+        return
+    for name, entry in listed:
+        if entry.is_dir(follow_symlinks=False):
+            yield from _archive_files(entry.path, f"{prefix}{name}/")
+        elif entry.is_file(follow_symlinks=False):
+            yield f"{prefix}{name}", entry.path
+
+
+def export_files(tables: list[Table], archive_root: Path, commit: str, hashed: Mapping[str, str] | None = None,
+                 workdir: Path | None = None) -> dict[str, bytes] | dict[str, Path]:
+    """Site-relative path -> every download (``hashed``: see :func:`archive_manifest`).
+
+    With ``workdir`` the downloads are written under it (at their site-relative paths) and the
+    values are those files' paths; without, they are written to a temporary folder and the
+    values are their bytes.
+    """
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="prematch-exports-") as folder:
+            return {name: path.read_bytes() for name, path in
+                    export_files(tables, archive_root, commit, hashed, Path(folder)).items()}
+    (workdir / DATA_DIR / "schema").mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    db = open_database(workdir / SQLITE)
+    try:
+        for table in tables:
+            csv_name, json_name = f"{DATA_DIR}/{table.name}.csv", f"{DATA_DIR}/{table.name}.json"
+            write_table(table, workdir / csv_name, workdir / json_name, db)
+            files[csv_name], files[json_name] = workdir / csv_name, workdir / json_name
+    except BaseException:
+        db.close()
+        raise
+    close_database(db, workdir / SQLITE)
+    files[SQLITE] = workdir / SQLITE
+    documents = {f"{DATA_DIR}/schema/{name}": data for name, data in schema_documents().items()}
+    documents[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit, hashed)
+    for name, data in documents.items():
+        (workdir / name).write_bytes(data)
+        files[name] = workdir / name
     return files

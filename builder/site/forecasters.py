@@ -16,6 +16,7 @@ from builder.site.models_board import (
     ForecasterSummary,
     Table,
 )
+from builder.site.paging import ROWS_PER_PAGE
 from builder.site.sitectx import SiteContext
 
 INDEX = "forecasters/index.html"
@@ -101,14 +102,25 @@ def operations_table(ops) -> Table:
 
 
 def questions_table(question_scores, team_names) -> Table:
+    """Every tournament-question score of the forecaster, at most ``ROWS_PER_PAGE`` of them.
+
+    The rows grow with the competitions of the archive, not with one page: past that many the
+    table shows the first (by competition and question) and its title says where every score is
+    (each question's own page and ``data/question_scores.csv``).
+    """
+    ordered = sorted(question_scores, key=lambda q: (q.competition_id, q.question_id, q.access, q.strategy, q.horizon))
+    title = "Tournament questions"
+    if len(ordered) > ROWS_PER_PAGE:
+        title += (f" (the first {ROWS_PER_PAGE} of {len(ordered)}: every score is on its question's page and in "
+                  "data/question_scores.csv)")
     body = []
-    for q in sorted(question_scores, key=lambda q: (q.competition_id, q.question_id, q.access, q.strategy, q.horizon)):
+    for q in ordered[:ROWS_PER_PAGE]:
         names = team_names(q.competition_id)
         measures = ", ".join(f"{m.label} {m.value}" for m in question_measures(q.measures, q.k))
         body.append((q.question_id.replace("_", " "), f"{condition_label(q.access, q.strategy)} · "
                      f"{horizon_label(q.horizon)}", ", ".join(names.get(t, t) for t in q.final_picks),
                      ", ".join(names.get(t, t) for t in q.answer), measures))
-    return Table("Tournament questions", ("question", "condition", "picks", "answer", "scores"), tuple(body))
+    return Table(title, ("question", "condition", "picks", "answer", "scores"), tuple(body))
 
 
 def forecaster_pages(ctx: SiteContext) -> list[ForecasterPage | ForecastersPage]:

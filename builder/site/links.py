@@ -28,6 +28,11 @@ def bracket_path(competition_id: str) -> str:
     return f"bracket/{competition_id}.html"
 
 
+def bracket_overlay_path(competition_id: str, key: str) -> str:
+    """One full-tournament forecast's overlay of the bracket page (JSON, fetched on selection)."""
+    return f"bracket/{competition_id}/{key}.json"
+
+
 def kickoff(moment: datetime | None, source: str) -> Kickoff:
     if moment is None:
         return Kickoff(iso_utc=None, utc_label=f"{source} (time to be announced)", source=source)

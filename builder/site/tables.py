@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
@@ -115,14 +116,9 @@ SCORE_KEYS = (
 def score_table(scores) -> Table:
     columns = tuple((k, "REAL" if k.startswith("p_") else "TEXT") for k in SCORE_KEYS)
     columns += tuple((m, "REAL") for m in MEASURES + ADVANCEMENT_MEASURES)
-    rows = []
-    for s in scores.forecasts:
-        adv = s.advancement or {}
-        rows.append(
-            tuple(getattr(s, k) for k in SCORE_KEYS)
-            + tuple(s.measures.get(m) for m in MEASURES)
-            + tuple(adv.get(m) for m in ADVANCEMENT_MEASURES)
-        )
+    keys = attrgetter(*SCORE_KEYS)  # C-level lookups: one row per scored forecast
+    rows = [keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
+            for s in scores.forecasts]
     rows.sort(key=lambda r: tuple("" if v is None else str(v) for v in r[:10]))
     return Table("scores", columns, rows, "every scored match forecast with every per-forecast measure")
 
