@@ -304,6 +304,7 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
     if not claimed:
         report.locked += 1
         return
+    release = _Release(tick.locks, slot)
     try:
         if (tick.writer.root / slot.path).exists():
             report.locked += 1
@@ -319,7 +320,8 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
             record = record.model_copy(update={"revision": slot.revision, "supersedes": slot.supersedes})
         if path_for(record) != slot.path:
             raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
-        if await asyncio.to_thread(_write, tick, record):  # fsync off the loop and outside the gate
+        # fsync off the loop and outside the gate; the claim is released in the same trip to the thread
+        if await asyncio.to_thread(_write_and_release, tick, record, release):
             report.produced += 1
             report.retried += slot.revision > 0
     except Deferred:
@@ -327,7 +329,29 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
         report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
     finally:
-        tick.locks.release(slot)
+        release()  # nothing if the writer thread released it
+
+
+class _Release:
+    """Releases one claimed key once, from whichever thread asks first (the writer thread, right after the
+    write; ``_produce`` on every way out): a second release could remove another tick's newer claim."""
+
+    def __init__(self, locks: KeyLocks, slot: Slot):
+        self._locks, self._slot, self._once, self._done = locks, slot, threading.Lock(), False
+
+    def __call__(self) -> None:
+        with self._once:
+            done, self._done = self._done, True
+        if not done:
+            self._locks.release(self._slot)
+
+
+def _write_and_release(tick: TickContext, record, release: _Release) -> bool:
+    """:func:`_write`, then release the key's claim: one trip to a writer thread, no unlink on the loop."""
+    try:
+        return _write(tick, record)
+    finally:
+        release()
 
 
 _COUNT = threading.Lock()
