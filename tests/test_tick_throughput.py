@@ -11,8 +11,8 @@ import pytest
 
 from collector.archive.writer import open_folder, write_new_file
 from collector.errors import ArchiveError, RecordExistsError
+from collector.schedule.claims import Claim
 from collector.schedule.scheduler import KeyLocks
-from collector.schedule.tick import _Release
 
 
 class Slot:
@@ -23,7 +23,7 @@ def test_a_second_release_leaves_another_ticks_newer_claim_alone(tmp_path):
     ours, theirs = KeyLocks(tmp_path / "locks"), KeyLocks(tmp_path / "locks")
     lock = tmp_path / "locks" / (Slot.path + ".lock")
     assert ours.claim(Slot)
-    release = _Release(ours, Slot)
+    release = Claim(ours, Slot)
     release()  # the writer thread, right after the record was written
     assert not lock.exists()
     assert theirs.claim(Slot)  # another tick takes the key (it will find the record and skip it)
@@ -34,7 +34,7 @@ def test_a_second_release_leaves_another_ticks_newer_claim_alone(tmp_path):
 def test_a_release_that_never_reached_the_writer_still_frees_the_key(tmp_path):
     locks = KeyLocks(tmp_path / "locks")
     assert locks.claim(Slot)
-    _Release(locks, Slot)()  # deferred, failed or cancelled before the write: released on the way out
+    Claim(locks, Slot)()  # deferred, failed or cancelled before the write: released on the way out
     assert not (tmp_path / "locks" / (Slot.path + ".lock")).exists()
     assert locks.claim(Slot)
 

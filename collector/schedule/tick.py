@@ -37,6 +37,7 @@ from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.binary_events import collect_binary, resolve_binary
+from collector.schedule.claims import Claim, claim_key
 from collector.schedule.cron import last_fire
 from collector.schedule.evidence_step import prepare_evidence
 from collector.schedule.odds import collect_odds, snapshots_for
@@ -294,22 +295,22 @@ async def _forecasts(tick: TickContext, forecasters: Sequence, client=None) -> N
 
 
 async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str, list[KnownResult]]) -> None:
-    """Claim the key, ask the forecaster (``tick.gate`` bounds the calls in flight), write its record."""
+    """Wait for a place (``tick.gate`` bounds the calls in flight), claim the key, ask the forecaster, write its record.
+
+    A key is claimed when its turn comes, not all at the start of the phase: the first requests
+    go out at once instead of after a lock file was made for every due key, and a killed tick
+    holds at most ``concurrency`` claims. Either way a key is claimed before it is asked for.
+    """
     report = tick.report
+    release = None
     try:
-        claimed = tick.locks.claim(slot)
-    except OSError as exc:
-        report.problems.append(Problem(slot.path, f"cannot claim the key: {exc}"))
-        return
-    if not claimed:
-        report.locked += 1
-        return
-    release = _Release(tick.locks, slot)
-    try:
-        if (tick.writer.root / slot.path).exists():
-            report.locked += 1
-            return
         async with tick.gate:
+            release = claim_key(tick.locks, slot, report)
+            if release is None:
+                return
+            if (tick.writer.root / slot.path).exists():
+                report.locked += 1
+                return
             if tick.timer() >= min(slot.deadline, slot.closes, tick.stop):  # window closed, or the tick's time is up
                 report.deferred += 1
                 return
@@ -329,24 +330,11 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
         report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
     finally:
-        release()  # nothing if the writer thread released it
+        if release is not None:
+            release()  # nothing if the writer thread released it
 
 
-class _Release:
-    """Releases one claimed key once, from whichever thread asks first (the writer thread, right after the
-    write; ``_produce`` on every way out): a second release could remove another tick's newer claim."""
-
-    def __init__(self, locks: KeyLocks, slot: Slot):
-        self._locks, self._slot, self._once, self._done = locks, slot, threading.Lock(), False
-
-    def __call__(self) -> None:
-        with self._once:
-            done, self._done = self._done, True
-        if not done:
-            self._locks.release(self._slot)
-
-
-def _write_and_release(tick: TickContext, record, release: _Release) -> bool:
+def _write_and_release(tick: TickContext, record, release: Claim) -> bool:
     """:func:`_write`, then release the key's claim: one trip to a writer thread, no unlink on the loop."""
     try:
         return _write(tick, record)
