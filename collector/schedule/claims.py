@@ -7,13 +7,10 @@ The lock files themselves (``O_EXCL``, named owner, stale takeover) are
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import Any
 
 from collector.errors import Problem
 from collector.schedule.scheduler import KeyLocks, Slot
-
-if TYPE_CHECKING:
-    from collector.schedule.tick import TickReport
 
 
 class Claim:
@@ -34,8 +31,9 @@ class Claim:
             self._locks.release(self._slot)
 
 
-def claim_key(locks: KeyLocks, slot: Slot, report: TickReport) -> Claim | None:
-    """The key's claim, or None when another tick holds it (counted) or its lock cannot be made (a problem)."""
+def claim_key(locks: KeyLocks, slot: Slot, report: Any) -> Claim | None:
+    """The key's claim, or None when another tick holds it (counted in ``report.locked``) or its lock cannot
+    be made (one of ``report.problems``); ``report`` is the tick's ``TickReport``."""
     try:
         claimed = locks.claim(slot)
     except OSError as exc:
