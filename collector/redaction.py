@@ -27,11 +27,16 @@ SECRET_ENV = ("OPENROUTER_API_KEY", "FOOTBALL_DATA_TOKEN", "FOOTBALL_DATA_API_KE
 
 _lock = threading.Lock()
 _registered: set[str] = set()
-_compiled: dict[frozenset[str], tuple[re.Pattern[str] | None, tuple[str, ...]]] = {}
+_compiled: dict[frozenset[str], tuple[re.Pattern[str] | None, tuple[str, ...], tuple[bytes, ...]]] = {}
 
 
 def _char(c: str) -> str:
     """One character of a secret: itself, its JSON ``\\uXXXX`` escape (any hex case) or its ``%XX`` form."""
+    return "(?:" + "|".join(_forms(c)) + ")"
+
+
+def _forms(c: str) -> list[str]:
+    """The regular expressions of :func:`_char`'s alternatives, each starting with a literal character."""
     code = ord(c)
     forms = [re.escape(c)]
     if code < 0x10000:
@@ -42,7 +47,7 @@ def _char(c: str) -> str:
         forms.append(r"\\/")
     if c == " ":
         forms.append(r"\+")
-    return "(?:" + "|".join(forms) + ")"
+    return forms
 
 
 def _base64_forms(secret: str) -> list[str]:
@@ -68,7 +73,10 @@ def pattern_for(secrets: Iterable[str]) -> re.Pattern[str] | None:
     values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET}, key=len, reverse=True)
     if not values:
         return None
-    parts = ["".join(_char(c) for c in value) for value in values]
+    # Each alternative starts with a literal character (the first character's forms are spelled out,
+    # which matches exactly what ``(?:forms)rest`` matches, in the same order), so the regex engine
+    # skips every position that no alternative can start at instead of trying each one there.
+    parts = [form + "".join(_char(c) for c in value[1:]) for value in values for form in _forms(value[0])]
     parts += [re.escape(form) for value in values for form in _base64_forms(value)]
     return re.compile("|".join(parts))
 
@@ -88,20 +96,34 @@ def known_secrets() -> frozenset[str]:
 
 
 def _fragments(secrets: frozenset[str]) -> tuple[str, ...]:
-    """Substrings at least one of which every match of :func:`pattern_for` contains (a cheap first test)."""
+    """Substrings at least one of which every match of :func:`pattern_for` contains (a cheap first test).
+
+    A match of a secret's character forms either escapes some character (so holds ``\\u`` or
+    ``%``, or ``\\/`` for a ``/`` and ``+`` for a space of the secret) or is the plain secret;
+    a base64 match is one of the literal base64 forms. ``\\/`` and ``+`` are needed only when a
+    secret has that character: ``+`` is in most records (a forecast's prompt), so asking for it
+    always sent nearly every record through the whole regex.
+    """
     plain = {s for s in secrets if len(s) >= MIN_SECRET}
-    return tuple(sorted(plain | {f for s in plain for f in _base64_forms(s)} | {"\\u", "\\/", "%", "+"} if plain else set()))
+    if not plain:
+        return ()
+    escapes = {"\\u", "%"} | ({"\\/"} if any("/" in s for s in plain) else set())
+    escapes |= {"+"} if any(" " in s for s in plain) else set()
+    return tuple(sorted(plain | {f for s in plain for f in _base64_forms(s)} | escapes))
 
 
-def _pattern() -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
+def _pattern() -> tuple[re.Pattern[str] | None, tuple[str, ...], tuple[bytes, ...]]:
+    """The pattern of the known secrets, its :func:`_fragments`, and those fragments as UTF-8 bytes."""
     secrets = known_secrets()
     with _lock:
         if secrets not in _compiled:
-            _compiled[secrets] = (pattern_for(secrets), _fragments(secrets))
+            fragments = _fragments(secrets)
+            raw = tuple(f.encode("utf-8", "surrogateescape") for f in fragments)
+            _compiled[secrets] = (pattern_for(secrets), fragments, raw)
         return _compiled[secrets]
 
 
-def _may_hold(text: str, fragments: tuple[str, ...]) -> bool:
+def _may_hold(text: str | bytes, fragments: tuple[str, ...] | tuple[bytes, ...]) -> bool:
     return any(fragment in text for fragment in fragments)  # substring tests run in C, far faster than the regex
 
 
@@ -109,7 +131,7 @@ def redact(text: str | None) -> str | None:
     """``text`` with every known secret, in every encoding, replaced by ``[redacted]``."""
     if not text:
         return text
-    pattern, fragments = _pattern()
+    pattern, fragments, _ = _pattern()
     if pattern is None or not _may_hold(text, fragments):
         return text
     return pattern.sub(REDACTED, text)
@@ -117,9 +139,13 @@ def redact(text: str | None) -> str | None:
 
 def contains_secret(text: str | bytes) -> bool:
     """Whether ``text`` still holds a known secret in any encoding :func:`redact` removes."""
-    pattern, fragments = _pattern()
+    pattern, fragments, raw = _pattern()
     if pattern is None:
         return False
     if isinstance(text, bytes):
+        # every character of the decoded text comes from its own bytes, so a fragment found in the
+        # text is found, encoded, in the bytes: bytes without any is free of secrets, undecoded
+        if not _may_hold(text, raw):
+            return False
         text = text.decode("utf-8", "surrogateescape")
     return _may_hold(text, fragments) and pattern.search(text) is not None

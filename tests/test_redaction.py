@@ -45,3 +45,29 @@ def test_base64_at_any_offset_is_found(key, before, after, bearer, urlsafe):
 def test_text_without_the_key_is_left_alone(key, text):
     if key not in text and key[:-1] not in text:
         assert pattern_for([key]).sub(REDACTED, text) == text
+
+
+KEYS_WITH_SPACE = st.text(alphabet=string.ascii_letters + string.digits + "-_/. ", min_size=12, max_size=40).filter(
+    lambda k: k == k.strip())
+
+
+@settings(max_examples=300, deadline=None)
+@given(KEYS_WITH_SPACE, st.binary(max_size=30), st.binary(max_size=30), st.lists(st.integers(0, 6), max_size=40),
+       st.booleans())
+def test_the_writers_check_of_bytes_agrees_with_the_pattern(key, before, after, choices, hidden):
+    """``contains_secret(bytes)`` (its cheap tests first) says yes exactly when the pattern finds the key in the
+    decoded text: plain, any mix of escapes (``\\/``, ``+`` for a space), next to invalid UTF-8 or a stray ``+``."""
+    from unittest.mock import patch
+
+    from collector.redaction import contains_secret
+
+    forms = []
+    for c, pick in zip(key, choices, strict=False):
+        extra = {"/": "\\/", " ": "+"}.get(c, c)
+        forms.append([c, f"\\u{ord(c):04x}", f"%{ord(c):02X}", extra, c, c, c][pick])
+    body = ("".join(forms) + key[len(choices):]) if hidden else key[:-1] + " + "
+    data = before + body.encode() + after
+    text = data.decode("utf-8", "surrogateescape")
+    with patch("collector.redaction.known_secrets", return_value=frozenset({key})):
+        assert contains_secret(data) == (pattern_for([key]).search(text) is not None)
+        assert contains_secret(data) or not hidden

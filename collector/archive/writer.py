@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 _DUMP_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)  # the root itself may be a link
+_DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
 TMP_SUFFIX = ".tmp"
 
 
@@ -52,17 +53,20 @@ def open_folder(root: Path, parts: list[str], create: bool) -> int:
     """A descriptor of ``root/parts...``, each part opened without following a link.
 
     A part that is a symlink (or not a folder) raises :class:`ArchiveError`; missing parts
-    are created when ``create``. The caller closes the descriptor.
+    (and a missing ``root``) are created when ``create``. The caller closes the descriptor.
+    Each part is opened first and made only when missing: a folder that exists (nearly every
+    write) costs one system call, not a refused ``mkdir`` as well.
     """
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(root, _ROOT_FLAGS)
+    except FileNotFoundError:
+        if not create:
+            raise
+        Path(root).mkdir(parents=True, exist_ok=True)
+        fd = os.open(root, _ROOT_FLAGS)
     for i, part in enumerate(parts):
         try:
-            if create:
-                try:
-                    os.mkdir(part, 0o755, dir_fd=fd)
-                except FileExistsError:
-                    pass
-            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            child = _open_part(fd, part, create)
         except OSError as exc:
             os.close(fd)
             where = "/".join(parts[: i + 1])
@@ -72,6 +76,20 @@ def open_folder(root: Path, parts: list[str], create: bool) -> int:
         os.close(fd)
         fd = child
     return fd
+
+
+def _open_part(fd: int, part: str, create: bool) -> int:
+    """The folder ``part`` inside the folder ``fd``, never through a link; made first when missing and ``create``."""
+    try:
+        return os.open(part, _DIR_FLAGS, dir_fd=fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    try:
+        os.mkdir(part, 0o755, dir_fd=fd)
+    except FileExistsError:
+        pass  # another writer made it meanwhile (or a link appeared: the open below refuses it)
+    return os.open(part, _DIR_FLAGS, dir_fd=fd)
 
 
 def read_no_follow(root: Path, relative: str) -> bytes:
@@ -103,7 +121,6 @@ def write_new_file(target: Path, data: bytes, root: Path | None = None) -> None:
     (default: the target's folder) are never followed through a link.
     """
     root = Path(root) if root is not None else target.parent
-    root.mkdir(parents=True, exist_ok=True)
     parts = list(target.relative_to(root).parts)
     folder = open_folder(root, parts[:-1], create=True)
     name = parts[-1]
@@ -117,10 +134,11 @@ def write_new_file(target: Path, data: bytes, root: Path | None = None) -> None:
             raise RecordExistsError(f"{target}: already exists; the archive is append-only")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             try:
                 os.link(tmp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
             except FileExistsError:
@@ -136,6 +154,13 @@ def write_new_file(target: Path, data: bytes, root: Path | None = None) -> None:
             pass
     finally:
         os.close(folder)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``fd`` (``os.write`` may write fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 class ArchiveWriter:

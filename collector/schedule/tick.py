@@ -37,6 +37,7 @@ from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, ForecasterType, ForecastStatus
 from collector.schedule.binary_events import collect_binary, resolve_binary
+from collector.schedule.claims import Claim, claim_key
 from collector.schedule.cron import last_fire
 from collector.schedule.evidence_step import prepare_evidence
 from collector.schedule.odds import collect_odds, snapshots_for
@@ -294,21 +295,22 @@ async def _forecasts(tick: TickContext, forecasters: Sequence, client=None) -> N
 
 
 async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str, list[KnownResult]]) -> None:
-    """Claim the key, ask the forecaster (``tick.gate`` bounds the calls in flight), write its record."""
+    """Wait for a place (``tick.gate`` bounds the calls in flight), claim the key, ask the forecaster, write its record.
+
+    A key is claimed when its turn comes, not all at the start of the phase: the first requests
+    go out at once instead of after a lock file was made for every due key, and a killed tick
+    holds at most ``concurrency`` claims. Either way a key is claimed before it is asked for.
+    """
     report = tick.report
+    release = None
     try:
-        claimed = tick.locks.claim(slot)
-    except OSError as exc:
-        report.problems.append(Problem(slot.path, f"cannot claim the key: {exc}"))
-        return
-    if not claimed:
-        report.locked += 1
-        return
-    try:
-        if (tick.writer.root / slot.path).exists():
-            report.locked += 1
-            return
         async with tick.gate:
+            release = claim_key(tick.locks, slot, report)
+            if release is None:
+                return
+            if (tick.writer.root / slot.path).exists():
+                report.locked += 1
+                return
             if tick.timer() >= min(slot.deadline, slot.closes, tick.stop):  # window closed, or the tick's time is up
                 report.deferred += 1
                 return
@@ -319,7 +321,8 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
             record = record.model_copy(update={"revision": slot.revision, "supersedes": slot.supersedes})
         if path_for(record) != slot.path:
             raise PrematchError(f"the record's key points at {path_for(record)}, not at the key asked for")
-        if await asyncio.to_thread(_write, tick, record):  # fsync off the loop and outside the gate
+        # fsync off the loop and outside the gate; the claim is released in the same trip to the thread
+        if await asyncio.to_thread(_write_and_release, tick, record, release):
             report.produced += 1
             report.retried += slot.revision > 0
     except Deferred:
@@ -327,7 +330,16 @@ async def _produce(tick: TickContext, slot: Slot, forecaster, history: dict[str,
     except Exception as exc:  # noqa: BLE001 - one forecaster's bug must not stop the others
         report.problems.append(Problem(slot.path, f"forecaster {slot.forecaster} failed: {type(exc).__name__}: {exc}"))
     finally:
-        tick.locks.release(slot)
+        if release is not None:
+            release()  # nothing if the writer thread released it
+
+
+def _write_and_release(tick: TickContext, record, release: Claim) -> bool:
+    """:func:`_write`, then release the key's claim: one trip to a writer thread, no unlink on the loop."""
+    try:
+        return _write(tick, record)
+    finally:
+        release()
 
 
 _COUNT = threading.Lock()
