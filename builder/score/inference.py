@@ -30,6 +30,7 @@ from itertools import combinations
 
 import numpy as np
 
+from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
 from builder.score.types import ScoredForecast, TestResult
 
@@ -286,7 +287,6 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
     return specs
 
 
-CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 
 
 def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, float]:

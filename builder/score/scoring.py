@@ -26,6 +26,7 @@ from builder.score import (
     reliability,
     robustness,
 )
+from builder.score.columns import RowTable
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -134,13 +135,15 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
     market_rows = market.market_events(scores.forecasts)
+    table = RowTable.of(scores.forecasts)  # the rows as columns, shared by the three views
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
-                                               resampler if all_view_intervals else None)
-    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
+                                               resampler if all_view_intervals else None, table=table)
+    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
+                                            table=table)
     composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
     scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites)
     scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites)
-    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler
 
 
