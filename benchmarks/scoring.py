@@ -10,10 +10,11 @@ in the same process:
 
 and prints each time and its ratio to the parse. ``--digest`` also prints the SHA-256 of the
 JSON of every slice's scores, so two versions of the scorer can be compared to the last bit
-(the same digest means the same numbers, the same rows, the same order). ``--profile`` prints
+(the same digest means the same numbers, the same rows, the same order; ``--mixed`` adds the
+shapes the plain archive lacks: samples to average, a second competition). ``--profile`` prints
 the cProfile of scoring and slices (top functions by cumulative time).
 
-    python benchmarks/scoring.py [--records 30000 100000] [--digest] [--profile]
+    python benchmarks/scoring.py [--records 30000 100000] [--digest] [--profile] [--mixed]
 """
 
 from __future__ import annotations
@@ -34,13 +35,35 @@ sys.path.insert(0, str(REPO / "tests"))
 RECORDS_PER_EVENT = 8 * 12 + 3 + 1 + 2  # 8 models x 12 cells, elo x 3, market, event, outcome
 
 
-def synthetic(n_records: int):
-    """The records and in-memory archive of a synthetic archive of about ``n_records`` records."""
+def synthetic(n_records: int, shape: str = "plain"):
+    """The records and in-memory archive of a synthetic archive of about ``n_records`` records
+    (``shape`` "mixed": see :func:`mixed`, about 2.3 times as many records)."""
     from factories import archive_from_records, synthetic_records
 
     n_events = max(8, round(n_records / RECORDS_PER_EVENT))
     records = synthetic_records(n_events=n_events, n_models=8, seed=20260715, knockout_from=int(n_events * 0.7))
+    records = mixed(records) if shape == "mixed" else records
     return records, archive_from_records(records)
+
+
+def mixed(records: list) -> list:
+    """``records`` with a second sample (home and away swapped) of every seventh scorable match
+    forecast, plus a copy of everything as a second competition ``wc2``: the shapes the plain
+    synthetic archive lacks (samples to average, competition slices)."""
+    from collector.records import Competition, Forecast, MatchForecast
+
+    out = list(records)
+    for i, r in enumerate(records):
+        if isinstance(r, Forecast) and isinstance(r.payload, MatchForecast) and i % 7 == 0:
+            pl = r.payload
+            swapped = pl.model_copy(update={"home_win_90": pl.away_win_90, "away_win_90": pl.home_win_90})
+            out.append(r.model_copy(update={"sample": 1, "payload": swapped}))
+    for r in list(out):
+        if isinstance(r, Competition):
+            out.append(r.model_copy(update={"id": "wc2", "name": "Second cup"}))
+        elif hasattr(r, "competition_id"):
+            out.append(r.model_copy(update={"competition_id": "wc2"}))
+    return out
 
 
 def digest(archive, scores, parts) -> str:
@@ -76,6 +99,7 @@ def main() -> int:
     parser.add_argument("--records", type=int, nargs="+", default=[30_000, 100_000], help="approximate record counts")
     parser.add_argument("--digest", action="store_true", help="print a SHA-256 of every slice's scores")
     parser.add_argument("--profile", action="store_true", help="print cProfile of scoring and slices")
+    parser.add_argument("--mixed", action="store_true", help="add second samples and a second competition")
     args = parser.parse_args()
 
     import orjson
@@ -87,7 +111,7 @@ def main() -> int:
     print(f"{'records':>8} {'forecasts':>9} {'orjson s':>8} {'scoring s':>9} {'ratio':>6} {'slices s':>8} "
           f"{'ratio':>6} {'both/orjson':>11}")
     for size in args.records:
-        records, archive = synthetic(size)
+        records, archive = synthetic(size, "mixed" if args.mixed else "plain")
         stored = [record_bytes(r) for r in records]
         start = time.perf_counter()
         for blob in stored:

@@ -69,6 +69,14 @@ class RowTable:
                    np.array([[r.result == c for c in CLASSES] for r in rows], dtype=float).reshape(-1, 3),
                    np.array([r.forecaster_type == "llm" for r in rows], dtype=bool))
 
+    def take(self, index: np.ndarray) -> RowTable:
+        """The table of rows ``index`` (ascending), keeping this table's cell and event codes
+        (a view lists cells in leaderboard order and events by first appearance among its rows,
+        whatever their codes, so a part's table gives the numbers ``RowTable.of`` of its rows gives)."""
+        index = np.asarray(index, dtype=np.intp)
+        return RowTable([self.rows[i] for i in index.tolist()], self.values[index], self.cell[index], self.cells,
+                        self.event[index], self.events, self.p[index], self.outcome[index], self.llm[index])
+
     def by_cell(self) -> dict[tuple, np.ndarray]:
         """Each cell's row indices (ascending, i.e. in row order), cells by first appearance."""
         order = np.argsort(self.cell, kind="stable")

@@ -106,7 +106,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
 
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
-               inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
+               inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS,
+               table: RowTable | None = None) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -115,11 +116,12 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     without the analyses the leaderboard does not show (calibration, questions, operations).
     The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
     here (whenever anything is scored, the most complete cell is ranked, so the matched view
-    has rows).
+    has rows). ``table`` is ``RowTable.of(rows)`` when the caller has it (``score_slices`` takes
+    each part's from the whole archive's).
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
-        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options)
+        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options, table=table)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -127,7 +129,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
-            options: AnalysisOptions = LSA_DEFAULTS):
+            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
 
     Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
@@ -135,7 +137,7 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
     market_rows = market.market_events(scores.forecasts)
-    table = RowTable.of(scores.forecasts)  # the rows as columns, shared by the three views
+    table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None, table=table)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
