@@ -91,6 +91,15 @@ class Resampler:
     def index(self) -> dict[tuple[str, str], int]:
         return {key: i for i, key in enumerate(self.events)}
 
+    def counts(self, present: np.ndarray) -> np.ndarray:
+        """``weights @ present`` (replicates x columns: how many of each column's events a replicate
+        draws), one product per distinct column of ``present`` (the measures of a cell share one).
+        Exact whatever the grouping: integer counts summed in floats far below 2**53."""
+        if not present.size:
+            return self.weights @ present.astype(float)
+        patterns, inverse = np.unique(present, axis=1, return_inverse=True)
+        return (self.weights @ patterns.astype(float))[:, inverse.reshape(-1)]
+
     def mean_intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
         """Intervals of column means by this resampler's method (studentized by default)."""
         if self.method == "percentile":
@@ -108,7 +117,7 @@ class Resampler:
             part = values[:, start : start + chunk]
             present = ~np.isnan(part)
             totals = self.weights @ np.where(present, part, 0.0)
-            counts = self.weights @ present.astype(float)
+            counts = self.counts(present)
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
                 low[start : start + chunk], high[start : start + chunk] = _percentiles(totals / counts,
@@ -130,7 +139,7 @@ class Resampler:
         t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
         for start in range(0, values.shape[1], chunk):
             cols = slice(start, start + chunk)
-            counts = self.weights @ present[:, cols].astype(float)
+            counts = self.counts(present[:, cols])
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 shift = (self.weights @ centred[:, cols]) / counts  # m* - m
