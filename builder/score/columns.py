@@ -26,7 +26,8 @@ from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast
 NAMES = MEASURES + ADVANCEMENT_MEASURES
 """The columns of :attr:`RowTable.values`, in this order."""
 CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
-_CELL_KEY = attrgetter(*CELL_FIELDS)
+CELL_KEY = attrgetter(*CELL_FIELDS)
+"""A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
 
@@ -62,7 +63,7 @@ class RowTable:
 
     @classmethod
     def of(cls, rows: list[ScoredForecast]) -> RowTable:
-        cell, cells = codes(map(_CELL_KEY, rows))
+        cell, cells = codes(map(CELL_KEY, rows))
         event, events = codes(map(_EVENT_KEY, rows))
         return cls(rows, measure_matrix(rows), cell, cells, event, events,
                    np.array([(r.p_home, r.p_draw, r.p_away) for r in rows], dtype=float).reshape(-1, 3),

@@ -23,10 +23,9 @@ Choices:
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
+from builder.score.columns import CELL_KEY
 from builder.score.returns import return_hda, sharpe_ratio
 from builder.score.types import Cell, ScoredForecast
 
@@ -79,11 +78,27 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     returns = return_hda(p, odds, y)
     returns[~np.isfinite(odds).all(axis=1)] = np.nan  # no quoted price: no return
     brier_diff = np.array([r.measures["brier"] - m.measures["brier"] for r, m in paired])
-    per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
-        per_cell[r.cell()][(r.competition_id, r.event_id)].append((ret, diff))
-    return {cell: {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
-            for cell, events in per_cell.items()}
+    return _per_cell_event([r for r, _ in paired], np.column_stack([returns, brier_diff]))
+
+
+def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell, dict[tuple, tuple[float, float]]]:
+    """{cell: {event: (mean return, mean Brier difference)}} over the rows' samples, cells and
+    events in the order they first appear; sums in row order (NaN returns propagate), as
+    ``sum(v) / len(v)`` per event."""
+    groups: dict[tuple, int] = {}
+    gid = np.fromiter((groups.setdefault((CELL_KEY(r), (r.competition_id, r.event_id)), len(groups)) for r in rows),
+                      dtype=np.intp, count=len(rows))
+    sums = np.zeros((len(groups), 2))
+    np.add.at(sums, gid, values)
+    means = (sums / np.bincount(gid, minlength=len(groups))[:, None]).tolist()
+    cells: dict[tuple, Cell] = {}
+    out: dict[Cell, dict[tuple, tuple[float, float]]] = {}
+    for (cell, event), g in groups.items():
+        if cell not in cells:
+            cells[cell] = Cell(*cell)
+            out[cells[cell]] = {}
+        out[cells[cell]][event] = (means[g][0], means[g][1])
+    return out
 
 
 def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:
