@@ -358,15 +358,16 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     resampler = resampler or resampler_for(rows)
     specs = model_pair_specs(rows, "brier") + market_specs(rows)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
+    cell_means = {}
     for measure in ("brier", "log_loss"):
-        means = llm_cell_means(rows, measure)
+        means = cell_means[measure] = llm_cell_means(rows, measure)
         specs += factor_specs(means, "access", "closed_book", "open_book", measure)
         for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
             specs += factor_specs(means, "access", "evidence_package", other, measure)
         specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
             specs += factor_specs(means, "horizon", early, late, measure)
-    specs += factor_specs(rows, "access", "closed_book", "open_book", "brier", by_forecaster=True)
+    specs += factor_specs(cell_means["brier"], "access", "closed_book", "open_book", "brier", by_forecaster=True)
     return run_tests(resampler, [s for s in specs if s[6]])
 
 

@@ -23,6 +23,8 @@ Choices:
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 
 from builder.score.columns import CELL_KEY
@@ -83,22 +85,14 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
 
 def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell, dict[tuple, tuple[float, float]]]:
     """{cell: {event: (mean return, mean Brier difference)}} over the rows' samples, cells and
-    events in the order they first appear; sums in row order (NaN returns propagate), as
-    ``sum(v) / len(v)`` per event."""
-    groups: dict[tuple, int] = {}
-    gid = np.fromiter((groups.setdefault((CELL_KEY(r), (r.competition_id, r.event_id)), len(groups)) for r in rows),
-                      dtype=np.intp, count=len(rows))
-    sums = np.zeros((len(groups), 2))
-    np.add.at(sums, gid, values)
-    means = (sums / np.bincount(gid, minlength=len(groups))[:, None]).tolist()
-    cells: dict[tuple, Cell] = {}
-    out: dict[Cell, dict[tuple, tuple[float, float]]] = {}
-    for (cell, event), g in groups.items():
-        if cell not in cells:
-            cells[cell] = Cell(*cell)
-            out[cells[cell]] = {}
-        out[cells[cell]][event] = (means[g][0], means[g][1])
-    return out
+    events in the order they first appear. Python's ``sum`` per event (NaN returns propagate):
+    its rounding is the interpreter's (compensated from Python 3.12), so the numbers are those
+    every other per-sample mean of Python floats gives on the same interpreter."""
+    per_cell: dict[tuple, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for r, pair in zip(rows, values.tolist(), strict=True):
+        per_cell[CELL_KEY(r)][(r.competition_id, r.event_id)].append(pair)
+    return {Cell(*cell): {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
+            for cell, events in per_cell.items()}
 
 
 def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:
