@@ -47,8 +47,8 @@ def synthetic(n_records: int, shape: str = "plain"):
 
 
 def mixed(records: list) -> list:
-    """``records`` with a second sample (home and away swapped) of every seventh scorable match
-    forecast, plus a copy of everything as a second competition ``wc2``: the shapes the plain
+    """``records`` with a second and a third sample (home and away swapped, home and draw swapped)
+    of every seventh scorable match forecast, plus a copy of everything as a second competition ``wc2``: the shapes the plain
     synthetic archive lacks (samples to average, competition slices)."""
     from collector.records import Competition, Forecast, MatchForecast
 
@@ -57,7 +57,9 @@ def mixed(records: list) -> list:
         if isinstance(r, Forecast) and isinstance(r.payload, MatchForecast) and i % 7 == 0:
             pl = r.payload
             swapped = pl.model_copy(update={"home_win_90": pl.away_win_90, "away_win_90": pl.home_win_90})
-            out.append(r.model_copy(update={"sample": 1, "payload": swapped}))
+            drawn = pl.model_copy(update={"home_win_90": pl.draw_90, "draw_90": pl.home_win_90})
+            out += [r.model_copy(update={"sample": 1, "payload": swapped}),
+                    r.model_copy(update={"sample": 2, "payload": drawn})]
     for r in list(out):
         if isinstance(r, Competition):
             out.append(r.model_copy(update={"id": "wc2", "name": "Second cup"}))
