@@ -11,6 +11,10 @@ Choices (documented here, tested in tests/test_aggregate.py):
 - Matched view: only events that every *ranked* forecaster of the condition scored.
 - Equal-weight ensemble ``llm-ensemble``: per event and condition, the mean probability vector
   of the LLM forecasters (each first averaged over samples), needing at least two of them.
+
+The views aggregate the rows' columns (``builder.score.columns.RowTable``: a measures matrix,
+cell and event codes), built once per archive part and shared by the three views; every mean
+sums its values in row order, as the row-by-row aggregation before it did.
 """
 
 from __future__ import annotations
@@ -111,11 +115,12 @@ def leaderboard(archive, forecasts: list[Forecast], rows: list[ScoredForecast], 
 
     ``table`` is ``RowTable.of(rows)`` when the caller already has it."""
     table = RowTable.of(rows) if table is None else table
-    scheduled: dict[Cell, int] = defaultdict(int)
+    counted: dict[tuple, int] = defaultdict(int)  # plain tuples: one Cell per cell, not per forecast
     kinds: dict[str, str] = {}
     for f in forecasts:
-        scheduled[Cell(f.forecaster, f.access.value, f.strategy.value, f.horizon.value, f.clock.value)] += 1
+        counted[(f.forecaster, f.access.value, f.strategy.value, f.horizon.value, f.clock.value)] += 1
         kinds[f.forecaster] = f.forecaster_type.value
+    scheduled = {Cell(*key): n for key, n in counted.items()}
     eligible = eligible_by_condition(archive, forecasts)
     by_cell = cells_of(table)
     for cell in scheduled:
@@ -130,7 +135,7 @@ _NONE = np.empty(0, dtype=np.intp)
 
 
 def cells_of(table: RowTable) -> dict[Cell, np.ndarray]:
-    """Each cell's row indices, cells in leaderboard order (as :func:`group_by_cell`)."""
+    """Each cell's row indices (in row order), cells in leaderboard order (:func:`_cell_sort`)."""
     return dict(sorted(((Cell(*key), index) for key, index in table.by_cell().items()),
                        key=lambda kv: _cell_sort(kv[0])))
 
