@@ -127,8 +127,8 @@ def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> 
         y = np.full((len(events), len(names)), np.nan)
         col = {e: i for i, e in enumerate(events)}
         for j, name in enumerate(names):
-            for e, values in by_forecaster[name].items():
-                y[col[e], j] = float(np.mean(values))
+            for e, values in by_forecaster[name].items():  # one sample: its value (= np.mean of one)
+                y[col[e], j] = values[0] if len(values) == 1 else float(np.mean(values))
         out += _condition_rows(condition, names, events, y, kinds, resampler)
     return out
 
