@@ -11,6 +11,10 @@ Choices (documented here, tested in tests/test_aggregate.py):
 - Matched view: only events that every *ranked* forecaster of the condition scored.
 - Equal-weight ensemble ``llm-ensemble``: per event and condition, the mean probability vector
   of the LLM forecasters (each first averaged over samples), needing at least two of them.
+
+The views aggregate the rows' columns (``builder.score.columns.RowTable``: a measures matrix,
+cell and event codes), built once per archive part and shared by the three views; every mean
+sums its values in row order, as the row-by-row aggregation before it did.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 import numpy as np
 
-from builder.score import calibration, inference, market
+from builder.score import inference, market
+from builder.score.columns import NAMES, RowTable, codes, group_means
 from builder.score.metrics import (
     accuracy_hda,
     brier_score_hda,
@@ -32,7 +37,6 @@ from builder.score.metrics import (
     scoreline_display,
 )
 from builder.score.types import (
-    ADVANCEMENT_MEASURES,
     INTERVAL_MEASURES,
     MEASURES,
     Cell,
@@ -53,22 +57,10 @@ NOTES = [
 ]
 
 Condition = tuple[str, str, str, str]  # access, strategy, horizon, clock
-CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 
 
 def condition_of(cell: Cell) -> Condition:
     return (cell.access, cell.strategy, cell.horizon, cell.clock)
-
-
-_CELL_KEY = attrgetter(*CELL_FIELDS)
-"""A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
-
-
-def group_by_cell(rows: list[ScoredForecast]) -> dict[Cell, list[ScoredForecast]]:
-    cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
-    for row in rows:
-        cells[_CELL_KEY(row)].append(row)
-    return dict(sorted(((Cell(*key), found) for key, found in cells.items()), key=lambda kv: _cell_sort(kv[0])))
 
 
 def _cell_sort(cell: Cell) -> tuple:
@@ -77,27 +69,14 @@ def _cell_sort(cell: Cell) -> tuple:
             cell.strategy, cell.forecaster)
 
 
-def event_matrix(rows: list[ScoredForecast], names: tuple[str, ...]) -> dict[tuple[str, str], np.ndarray]:
-    """Per event, the mean of each named measure over the rows (samples); NaN where undefined."""
-    return per_cell_events(rows, names).get("all", {})
-
-
 def per_cell_events(rows: list[ScoredForecast], names: tuple[str, ...],
                     cell_of: Callable[[ScoredForecast], object] = lambda r: "all") -> dict:
     """{cell: {event: vector of per-event means}}, averaging samples, in one vectorised pass."""
     groups: dict[tuple, int] = {}
-    gid = np.empty(len(rows), dtype=np.intp)
-    values = np.full((len(rows), len(names)), np.nan)
-    for i, row in enumerate(rows):
-        gid[i] = groups.setdefault((cell_of(row), (row.competition_id, row.event_id)), len(groups))
-        values[i] = _measure_values(row, names)
-    present = ~np.isnan(values)
-    sums = np.zeros((len(groups), len(names)))
-    counts = np.zeros((len(groups), len(names)))
-    np.add.at(sums, gid, np.where(present, values, 0.0))
-    np.add.at(counts, gid, present.astype(float))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums / counts
+    gid = np.fromiter((groups.setdefault((cell_of(row), (row.competition_id, row.event_id)), len(groups))
+                       for row in rows), dtype=np.intp, count=len(rows))
+    values = np.array([_measure_values(row, names) for row in rows], dtype=float).reshape(len(rows), len(names))
+    means = group_means(values, gid, len(groups))
     out: dict = defaultdict(dict)
     for (cell, event), g in groups.items():
         out[cell][event] = means[g]
@@ -131,38 +110,47 @@ def eligible_by_condition(archive, forecasts: list[Forecast]) -> dict[Condition,
 
 
 def leaderboard(archive, forecasts: list[Forecast], rows: list[ScoredForecast], market_rows: dict,
-                resampler: inference.Resampler | None = None) -> list[LeaderboardRow]:
-    """The "all" view: every forecaster x cell with its scored events, coverage and ranking."""
-    scheduled: dict[Cell, int] = defaultdict(int)
+                resampler: inference.Resampler | None = None, *, table: RowTable | None = None) -> list[LeaderboardRow]:
+    """The "all" view: every forecaster x cell with its scored events, coverage and ranking.
+
+    ``table`` is ``RowTable.of(rows)`` when the caller already has it."""
+    table = RowTable.of(rows) if table is None else table
+    counted: dict[tuple, int] = defaultdict(int)  # plain tuples: one Cell per cell, not per forecast
     kinds: dict[str, str] = {}
     for f in forecasts:
-        scheduled[Cell(f.forecaster, f.access.value, f.strategy.value, f.horizon.value, f.clock.value)] += 1
+        counted[(f.forecaster, f.access.value, f.strategy.value, f.horizon.value, f.clock.value)] += 1
         kinds[f.forecaster] = f.forecaster_type.value
+    scheduled = {Cell(*key): n for key, n in counted.items()}
     eligible = eligible_by_condition(archive, forecasts)
-    by_cell = group_by_cell(rows)
+    by_cell = cells_of(table)
     for cell in scheduled:
-        by_cell.setdefault(cell, [])
-    built = build_rows(by_cell, "all", resampler, market_rows,
+        by_cell.setdefault(cell, _NONE)
+    built = build_rows(table, by_cell, "all", resampler, market_rows,
                        eligible=lambda c: len(eligible.get(condition_of(c), ())),
                        scheduled=lambda c: scheduled.get(c, 0), kinds=kinds)
     return rank_by_coverage(built)
 
 
-def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, market_rows: dict, *,
+_NONE = np.empty(0, dtype=np.intp)
+
+
+def cells_of(table: RowTable) -> dict[Cell, np.ndarray]:
+    """Each cell's row indices (in row order), cells in leaderboard order (:func:`_cell_sort`)."""
+    return dict(sorted(((Cell(*key), index) for key, index in table.by_cell().items()),
+                       key=lambda kv: _cell_sort(kv[0])))
+
+
+def build_rows(table: RowTable, by_cell: dict[Cell, np.ndarray], view: str, resampler, market_rows: dict, *,
                eligible: Callable[[Cell], int], scheduled: Callable[[Cell], int], kinds: dict[str, str],
                keep: Callable[[Cell, tuple[str, str]], bool] = lambda c, e: True) -> list[LeaderboardRow]:
-    names = MEASURES + ADVANCEMENT_MEASURES
-    all_rows = [r for cell_rows in by_cell.values() for r in cell_rows]
-    event_means = per_cell_events(all_rows, names, cell_of=_CELL_KEY)
-    per_cell = {cell: {k: v for k, v in event_means.get(_CELL_KEY(cell), {}).items() if keep(cell, k)}
-                for cell in by_cell}
-    intervals = cell_intervals(per_cell, names, resampler)
+    """One leaderboard row per cell of ``by_cell`` (cell -> the table's row indices of the view;
+    ``keep`` says which of a cell's events its market summary counts, as the rows do)."""
+    per_cell = {cell: table.event_means(index) for cell, index in by_cell.items()}
+    intervals = cell_intervals(table, per_cell, resampler)
+    adv = NAMES.index("advancement_brier")
     out = []
-    for cell, events in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):
-        matrix = np.array(list(events.values())) if events else np.empty((0, len(names)))
-        means = {n: _mean(matrix[:, j]) for j, n in enumerate(names)}
-        n_adv = int(np.sum(~np.isnan(matrix[:, names.index("advancement_brier")]))) if len(matrix) else 0
-        kept = [r for r in by_cell[cell] if keep(cell, (r.competition_id, r.event_id))]
+    for cell, (events, matrix) in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):
+        means = {n: _mean(matrix[:, j]) for j, n in enumerate(NAMES)}
         total = eligible(cell)
         out.append(LeaderboardRow(
             forecaster=cell.forecaster, forecaster_type=kinds.get(cell.forecaster, "llm"), access=cell.access,
@@ -170,27 +158,32 @@ def build_rows(by_cell: dict[Cell, list[ScoredForecast]], view: str, resampler, 
             scheduled=scheduled(cell), eligible_events=total, coverage=len(events) / total if total else None,
             ranked=False, measures=means, intervals=intervals.get(cell, {}),
             scoreline_display=_opt(scoreline_display(means["scoreline"])) if means["scoreline"] is not None else None,
-            ece=calibration.ece_of_rows(kept), n_advancement=n_adv,
+            ece=table.ece(by_cell[cell]), n_advancement=int(np.sum(~np.isnan(matrix[:, adv]))),
             market=market.summarise({e: v for e, v in market_rows.get(cell, {}).items() if keep(cell, e)}),
         ))
     return out
 
 
-def cell_intervals(per_cell: dict, names: tuple[str, ...], resampler) -> dict[Cell, dict]:
-    """Bootstrap intervals of every interval measure of every cell in one matrix product."""
+def cell_intervals(table: RowTable, per_cell: dict, resampler) -> dict[Cell, dict]:
+    """Bootstrap intervals of every interval measure of every cell in one matrix product
+    (``per_cell``: cell -> (event codes, per-event means) of :meth:`RowTable.event_means`)."""
     if resampler is None or not per_cell:
         return {}
     idx = resampler.index()
-    cols = [(cell, n) for cell in per_cell for n in INTERVAL_MEASURES]
-    matrix = np.full((len(resampler.events), len(cols)), np.nan)
-    for j, (cell, name) in enumerate(cols):
-        k = names.index(name)
-        for event, values in per_cell[cell].items():
-            matrix[idx[event], j] = values[k]
+    position = np.array([idx.get(e, -1) for e in table.events], dtype=np.intp)
+    picked = [NAMES.index(n) for n in INTERVAL_MEASURES]
+    width = len(INTERVAL_MEASURES)
+    matrix = np.full((len(resampler.events), len(per_cell) * width), np.nan)
+    for c, (events, means) in enumerate(per_cell.values()):
+        if (position[events] < 0).any():
+            raise KeyError(f"events {[table.events[e] for e in events[position[events] < 0]]} are not resampled")
+        matrix[position[events][:, None], np.arange(c * width, (c + 1) * width)] = means[:, picked]
     low, high = resampler.mean_intervals(matrix)
     out: dict[Cell, dict] = defaultdict(dict)
-    for j, (cell, name) in enumerate(cols):
-        out[cell][name] = None if np.isnan(low[j]) else (float(low[j]), float(high[j]))
+    for c, cell in enumerate(per_cell):
+        for m, name in enumerate(INTERVAL_MEASURES):
+            j = c * width + m
+            out[cell][name] = None if np.isnan(low[j]) else (float(low[j]), float(high[j]))
     return out
 
 
@@ -208,51 +201,71 @@ def rank_by_coverage(rows: list[LeaderboardRow]) -> list[LeaderboardRow]:
 
 
 def matched_view(board: list[LeaderboardRow], rows: list[ScoredForecast], market_rows: dict,
-                 resampler=None) -> list[LeaderboardRow]:
+                 resampler=None, *, table: RowTable | None = None) -> list[LeaderboardRow]:
     """The same rows restricted to events every ranked forecaster of the condition scored."""
-    by_cell = group_by_cell(rows)
+    table = RowTable.of(rows) if table is None else table
+    by_cell = cells_of(table)
     ranked_cells = [Cell(r.forecaster, r.access, r.strategy, r.horizon, r.clock) for r in board if r.ranked]
-    common: dict[Condition, set] = {}
+    common: dict[Condition, set] = {}  # event codes of the table
     for cell in ranked_cells:
-        events = {(r.competition_id, r.event_id) for r in by_cell.get(cell, [])}
+        events = set(table.event[by_cell.get(cell, _NONE)].tolist())
         cond = condition_of(cell)
         common[cond] = events if cond not in common else common[cond] & events
-    selected = {c: by_cell.get(c, []) for c in ranked_cells}
+    selected = {}
+    for c in ranked_cells:
+        index = by_cell.get(c, _NONE)
+        shared = np.fromiter(common.get(condition_of(c), ()), dtype=np.intp)
+        selected[c] = index[np.isin(table.event[index], shared)]
+    common_keys = {cond: {table.events[e] for e in found} for cond, found in common.items()}
     kinds = {r.forecaster: r.forecaster_type for r in board}
     sched = {Cell(r.forecaster, r.access, r.strategy, r.horizon, r.clock): r.scheduled for r in board}
-    built = build_rows(selected, "matched", resampler, market_rows,
+    built = build_rows(table, selected, "matched", resampler, market_rows,
                        eligible=lambda c: len(common.get(condition_of(c), ())),
                        scheduled=lambda c: sched.get(c, 0), kinds=kinds,
-                       keep=lambda c, e: e in common.get(condition_of(c), set()))
+                       keep=lambda c, e: e in common_keys.get(condition_of(c), set()))
     return rank_by_coverage(built)
 
 
-def ensemble_rows(rows: list[ScoredForecast], resampler=None) -> list[LeaderboardRow]:
-    """Equal-weight LLM ensemble per condition, scored on the probability measures only."""
-    members: dict[tuple, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
-    truth: dict[tuple, tuple] = {}
-    for r in rows:
-        if r.forecaster_type == "llm":
-            key = (r.access, r.strategy, r.horizon, r.clock, r.competition_id, r.event_id)
-            members[key][r.forecaster].append(np.array([r.p_home, r.p_draw, r.p_away]))
-            truth[key] = (r.result, r.knockout)
-    keys = [k for k, m in members.items() if len(m) >= 2]
-    if not keys:
+def ensemble_rows(rows: list[ScoredForecast], resampler=None, *, table: RowTable | None = None) -> list[LeaderboardRow]:
+    """Equal-weight LLM ensemble per condition, scored on the probability measures only.
+
+    Per (condition, event): each LLM's samples are averaged, then the LLMs (two at least), in
+    the order they first appear; both means sum in row order (``np.add.at``), as ``np.mean``
+    over the rows' vectors does."""
+    table = RowTable.of(rows) if table is None else table
+    llm = np.flatnonzero(table.llm)
+    if not len(llm):
         return []
-    p = np.array([np.mean([np.mean(v, axis=0) for v in members[k].values()], axis=0) for k in keys])
-    y = np.array([("home", "draw", "away").index(truth[k][0]) for k in keys])
+    condition = [cell[1:] for cell in table.cells]
+    key, keys = codes(zip((condition[c] for c in table.cell[llm].tolist()), table.event[llm].tolist(), strict=True))
+    member, members = codes(zip(key.tolist(), (table.cells[c][0] for c in table.cell[llm].tolist()), strict=True))
+    per_member = group_means(table.p[llm], member, len(members))  # each LLM's mean over its samples
+    member_key = np.array([k for k, _ in members], dtype=np.intp)
+    sums = np.zeros((len(keys), 3))
+    np.add.at(sums, member_key, per_member)
+    size = np.bincount(member_key, minlength=len(keys))
+    wanted = np.flatnonzero(size >= 2)
+    if not len(wanted):
+        return []
+    p = sums[wanted] / size[wanted][:, None]
+    last = np.zeros(len(keys), dtype=np.intp)
+    np.maximum.at(last, key, llm)  # the truth of a key: its last row's (the same for every row of the event)
+    y = np.array([("home", "draw", "away").index(table.rows[last[k]].result) for k in wanted], dtype=int)
     cols = {"brier": brier_score_hda(p, y), "log_loss": log_loss_hda(p, y), "rps": rps_hda(p, y),
             "accuracy": accuracy_hda(p, y)}
     cols["brier_pa"] = cols["brier"] / 3.0  # Prophet Arena scale: mean over the three markets
-    scored = [
-        ScoredForecast(k[4], k[5], ENSEMBLE_ID, "ensemble", None, k[0], k[1], k[2], 0, k[3], "derived", "",
-                       truth[k][1], *map(float, p[i]), 0, 0, 0, 0, truth[k][0], None,
-                       {n: float(cols[n][i]) if n in cols else float("nan") for n in MEASURES})
-        for i, k in enumerate(keys)
-    ]
-    by_cell = group_by_cell(scored)
-    counts = {c: len(v) for c, v in by_cell.items()}
-    return build_rows(by_cell, "ensemble", resampler, {}, eligible=lambda c: counts[c],
+    scored = []
+    for i, k in enumerate(wanted.tolist()):
+        (access, strategy, horizon, clock), (competition, event) = keys[k][0], table.events[keys[k][1]]
+        truth = table.rows[last[k]]
+        scored.append(ScoredForecast(
+            competition, event, ENSEMBLE_ID, "ensemble", None, access, strategy, horizon, 0, clock, "derived", "",
+            truth.knockout, *map(float, p[i]), 0, 0, 0, 0, truth.result, None,
+            {n: float(cols[n][i]) if n in cols else float("nan") for n in MEASURES}))
+    ensemble = RowTable.of(scored)
+    by_cell = cells_of(ensemble)
+    counts = {c: len(v) for c, v in by_cell.items()}  # one row per event
+    return build_rows(ensemble, by_cell, "ensemble", resampler, {}, eligible=lambda c: counts[c],
                       scheduled=lambda c: 0, kinds={ENSEMBLE_ID: "ensemble"})
 
 

@@ -51,6 +51,10 @@ class DifficultyRow:
     high: float | None
 
 
+REPLICATE_BLOCK = 512
+"""Bootstrap replicates whose adjusted means are formed at a time (memory, not results)."""
+
+
 def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(alpha, beta) of the two-way fit for one or many weight vectors.
 
@@ -84,9 +88,15 @@ def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None 
     """beta_f + mean_e alpha_e (weighted by ``weights``), replicates x forecasters."""
     alpha, beta = fit(y, mask, weights)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
-    present = ~np.isnan(alpha)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_alpha = (np.where(present, alpha, 0.0) * w).sum(axis=1) / np.where(present, w, 0.0).sum(axis=1)
+    mean_alpha = np.empty(len(alpha))
+    # a block of replicates at a time: the temporaries stay small; each replicate's sums are the
+    # same row sums (elementwise work and row reductions only), so the same floats
+    for start in range(0, len(alpha), REPLICATE_BLOCK):
+        part, wp = alpha[start : start + REPLICATE_BLOCK], w[start : start + REPLICATE_BLOCK]
+        present = ~np.isnan(part)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_alpha[start : start + REPLICATE_BLOCK] = ((np.where(present, part, 0.0) * wp).sum(axis=1)
+                                                           / np.where(present, wp, 0.0).sum(axis=1))
     return beta + mean_alpha[:, None]
 
 
@@ -127,8 +137,8 @@ def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> 
         y = np.full((len(events), len(names)), np.nan)
         col = {e: i for i, e in enumerate(events)}
         for j, name in enumerate(names):
-            for e, values in by_forecaster[name].items():
-                y[col[e], j] = float(np.mean(values))
+            for e, values in by_forecaster[name].items():  # one sample: its value (= np.mean of one)
+                y[col[e], j] = values[0] if len(values) == 1 else float(np.mean(values))
         out += _condition_rows(condition, names, events, y, kinds, resampler)
     return out
 
@@ -141,7 +151,9 @@ def _condition_rows(condition, names, events, y, kinds, resampler) -> list[Diffi
     low = high = np.full(keep.sum(), np.nan)
     if resampler is not None and keep.sum() >= 2:
         idx = resampler.index()
-        weights = resampler.weights[:, [idx[e] for e in events]]
+        columns = [idx[e] for e in events]
+        # every resampled event, in order (the usual case): the weights themselves, not a copy
+        weights = resampler.weights if columns == list(range(len(resampler.events))) else resampler.weights[:, columns]
         boot = adjusted_scores(sub_y, sub_mask, weights)
         tail = (1 - LEVEL) / 2 * 100
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=0)

@@ -19,7 +19,7 @@ import numpy as np
 
 from builder.score import fine_grained_layers as fl
 from builder.score.fine_grained import task_scores
-from builder.score.t1 import t1_score
+from builder.score.t1 import t1_of
 from builder.score.types import LeaderboardRow, ScoredForecast
 from collector.archive.reader import Archive
 from collector.records import Forecast, MatchForecast
@@ -29,21 +29,36 @@ def forecast_tasks(archive: Archive, row: ScoredForecast) -> dict[str, float]:
     """The T2-T4 task scores of one scored row (empty when it has no fine-grained part or no report)."""
     record = archive.records.get(row.path or "")
     payload = record.payload if isinstance(record, Forecast) else None
-    report = archive.match_reports.get((row.competition_id, row.event_id))
+    return payload_tasks(archive, payload, (row.competition_id, row.event_id))
+
+
+def payload_tasks(archive: Archive, payload, event: tuple[str, str]) -> dict[str, float]:
+    """The T2-T4 task scores of a forecast's payload on ``event`` (competition, event id): empty
+    when it is no match forecast, has no fine-grained part or the event has no match report."""
+    report = archive.match_reports.get(event)
     if not isinstance(payload, MatchForecast) or payload.fine_grained is None or report is None:
         return {}
-    outcome = archive.outcomes.get((row.competition_id, row.event_id))
+    outcome = archive.outcomes.get(event)
     final = outcome.score_extra_time or outcome.score_90 if outcome is not None else None
     return task_scores(payload.fine_grained, report, None if final is None else final.home + final.away)
 
 
+def row_layers(tasks: dict[str, float], measures: dict[str, float],
+               advancement: dict[str, float] | None) -> dict[str, float]:
+    """A row's ``layers`` (T1 from its measures, T2-T4 from its ``tasks``), NaN = unavailable."""
+    return fl.match_layers(tasks, t1_of(measures, advancement))
+
+
 def with_layers(archive: Archive, rows: list[ScoredForecast]) -> list[ScoredForecast]:
-    """Each row with ``layers`` (T1-T4, NaN = unavailable) and ``fine_tasks`` (the T2-T4 task scores)."""
+    """Each row with ``layers`` (T1-T4, NaN = unavailable) and ``fine_tasks`` (the T2-T4 task scores).
+
+    ``builder.score.scoring`` gives rows their layers as it builds them (the same functions);
+    this is for rows scored without them."""
     out = []
     for row in rows:
         tasks = forecast_tasks(archive, row)
-        layers = fl.match_layers(tasks, t1_score(row))
-        out.append(dataclasses.replace(row, layers=layers, fine_tasks=tasks))
+        out.append(dataclasses.replace(row, layers=row_layers(tasks, row.measures, row.advancement),
+                                       fine_tasks=tasks))
     return out
 
 
@@ -58,28 +73,40 @@ def composite_of(rows: list[ScoredForecast]) -> dict[str, float | int | None]:
     for r in rows:
         if r.layers is not None:
             per_event[(r.competition_id, r.event_id)].append(r.layers)
-    matches = [{k: _nanmean([m.get(k, np.nan) for m in ms]) for k in fl.LAYER_WEIGHTS} for ms in per_event.values()]
-    means = fl.layer_means(matches)
+    names = tuple(fl.LAYER_WEIGHTS)
+    matrix = np.array([[ms[0].get(k, np.nan) for k in names] if len(ms) == 1  # one sample: its own value
+                       else [_nanmean([m.get(k, np.nan) for m in ms]) for k in names] for ms in per_event.values()],
+                      dtype=float).reshape(len(per_event), len(names))
+    means = fl.layer_column_means(matrix)
     raw = fl.composite_raw({k: v for k, (v, _) in means.items()})
     if not any(r.fine_tasks for r in rows):
         raw = float("nan")
     out: dict[str, float | int | None] = {"composite_raw": _none(raw),
                                           "composite": None if math.isnan(raw) else fl.composite_display(raw),
-                                          "composite_n": len(matches)}
+                                          "composite_n": len(per_event)}
     for layer, (mean, n) in means.items():
         out[f"{layer}_raw"], out[f"{layer}_n"] = _none(mean), n
         out[layer] = None if math.isnan(mean) else fl.layer_display(mean)
     return out
 
 
-def with_composite(board: list[LeaderboardRow], rows: list[ScoredForecast]) -> list[LeaderboardRow]:
-    """The leaderboard rows with their cell's composite (over every scored match of the cell)."""
+def with_composite(board: list[LeaderboardRow], rows: list[ScoredForecast],
+                   found: dict[tuple, dict] | None = None) -> list[LeaderboardRow]:
+    """The leaderboard rows with their cell's composite (over every scored match of the cell).
+
+    ``found`` (cell tuple -> composite) is filled and reused, so views of the same ``rows``
+    compute each cell's composite once; every row gets its own copy."""
+    found = {} if found is None else found
     cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
     for r in rows:
         cells[(r.forecaster, r.access, r.strategy, r.horizon, r.clock)].append(r)
-    return [dataclasses.replace(b, composite=composite_of(cells.get((b.forecaster, b.access, b.strategy, b.horizon,
-                                                                     b.clock), [])))
-            for b in board]
+    out = []
+    for b in board:
+        key = (b.forecaster, b.access, b.strategy, b.horizon, b.clock)
+        if key not in found:
+            found[key] = composite_of(cells.get(key, []))
+        out.append(dataclasses.replace(b, composite=dict(found[key])))
+    return out
 
 
 def _nanmean(values: list[float]) -> float:

@@ -45,15 +45,25 @@ def layer_score(tasks: dict[str, float], layer: str) -> float:
 def match_layers(tasks: dict[str, float], t1: float | None = None) -> dict[str, float]:
     """T1 (given, from the result and score) and T2-T4 of one match."""
     out = {"T1": np.nan if t1 is None else float(t1)}
+    if not tasks:  # no fine-grained part or no report: every task-based layer is unavailable
+        out.update(dict.fromkeys(TASK_WEIGHTS, float("nan")))
+        return out
     out.update({layer: layer_score(tasks, layer) for layer in TASK_WEIGHTS})
     return out
 
 
 def layer_means(per_match: list[dict[str, float]]) -> dict[str, tuple[float, int]]:
     """Per layer, the mean over the matches where it is available and that N."""
+    matrix = np.array([[m.get(layer, np.nan) for layer in LAYER_WEIGHTS] for m in per_match], dtype=float)
+    return layer_column_means(matrix.reshape(len(per_match), len(LAYER_WEIGHTS)))
+
+
+def layer_column_means(matrix: np.ndarray) -> dict[str, tuple[float, int]]:
+    """:func:`layer_means` of a matches x layers matrix (columns in :data:`LAYER_WEIGHTS` order, NaN =
+    unavailable): each column's mean over its available entries, in match order, and that N."""
     out = {}
-    for layer in LAYER_WEIGHTS:
-        values = np.array([m.get(layer, np.nan) for m in per_match], dtype=float)
+    for j, layer in enumerate(LAYER_WEIGHTS):
+        values = matrix[:, j]
         ok = values[~np.isnan(values)]
         out[layer] = (float(ok.mean()) if ok.size else float("nan"), int(ok.size))
     return out

@@ -30,6 +30,7 @@ from itertools import combinations
 
 import numpy as np
 
+from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
 from builder.score.types import ScoredForecast, TestResult
 
@@ -90,6 +91,15 @@ class Resampler:
     def index(self) -> dict[tuple[str, str], int]:
         return {key: i for i, key in enumerate(self.events)}
 
+    def counts(self, present: np.ndarray) -> np.ndarray:
+        """``weights @ present`` (replicates x columns: how many of each column's events a replicate
+        draws), one product per distinct column of ``present`` (the measures of a cell share one).
+        Exact whatever the grouping: integer counts summed in floats far below 2**53."""
+        if not present.size:
+            return self.weights @ present.astype(float)
+        patterns, inverse = np.unique(present, axis=1, return_inverse=True)
+        return (self.weights @ patterns.astype(float))[:, inverse.reshape(-1)]
+
     def mean_intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
         """Intervals of column means by this resampler's method (studentized by default)."""
         if self.method == "percentile":
@@ -107,7 +117,7 @@ class Resampler:
             part = values[:, start : start + chunk]
             present = ~np.isnan(part)
             totals = self.weights @ np.where(present, part, 0.0)
-            counts = self.weights @ present.astype(float)
+            counts = self.counts(present)
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
                 low[start : start + chunk], high[start : start + chunk] = _percentiles(totals / counts,
@@ -129,7 +139,7 @@ class Resampler:
         t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
         for start in range(0, values.shape[1], chunk):
             cols = slice(start, start + chunk)
-            counts = self.weights @ present[:, cols].astype(float)
+            counts = self.counts(present[:, cols])
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 shift = (self.weights @ centred[:, cols]) / counts  # m* - m
@@ -286,7 +296,6 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
     return specs
 
 
-CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 
 
 def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, float]:
@@ -349,15 +358,16 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     resampler = resampler or resampler_for(rows)
     specs = model_pair_specs(rows, "brier") + market_specs(rows)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
+    cell_means = {}
     for measure in ("brier", "log_loss"):
-        means = llm_cell_means(rows, measure)
+        means = cell_means[measure] = llm_cell_means(rows, measure)
         specs += factor_specs(means, "access", "closed_book", "open_book", measure)
         for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
             specs += factor_specs(means, "access", "evidence_package", other, measure)
         specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
             specs += factor_specs(means, "horizon", early, late, measure)
-    specs += factor_specs(rows, "access", "closed_book", "open_book", "brier", by_forecaster=True)
+    specs += factor_specs(cell_means["brier"], "access", "closed_book", "open_book", "brier", by_forecaster=True)
     return run_tests(resampler, [s for s in specs if s[6]])
 
 

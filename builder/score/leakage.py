@@ -180,11 +180,12 @@ def _team_words(competition: Competition, team_id: str) -> set[str]:
 
 def match_reports(forecast: Forecast, competition: Competition | None, event: Event | None) -> list[LeakFlag]:
     """Cited URLs that name both teams and a report word (and no preview word)."""
-    if competition is None or event is None:
+    urls = cited_urls(forecast) if competition is not None and event is not None else []
+    if not urls:  # the team words (a search through the competition's teams) only when there is a URL to test
         return []
     home, away = _team_words(competition, event.home_team), _team_words(competition, event.away_team)
     flags = []
-    for url in cited_urls(forecast):
+    for url in urls:
         words = f" {_fold(url)} "
         if not (any(f" {w} " in words for w in home) and any(f" {w} " in words for w in away)):
             continue
@@ -225,7 +226,7 @@ def audit_archive(archive: Archive, forecasts: Iterable[Forecast]) -> dict[str, 
 def with_leak_counts(rows: list, flags: dict[str, tuple[LeakFlag, ...]], forecasts: Iterable[Forecast]) -> list:
     """The operational rows with each forecaster's suspected leaks counted (``OperationalRow.suspected_leaks``)."""
     counts: dict[tuple[str, str], int] = {}
-    for forecast in forecasts:
+    for forecast in forecasts if flags else ():  # no flags: nothing to count (and no path to build)
         if path_for(forecast) in flags:
             key = (forecast.forecaster, forecast.clock.value)
             counts[key] = counts.get(key, 0) + 1

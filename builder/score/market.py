@@ -27,6 +27,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from builder.score.columns import CELL_KEY
 from builder.score.returns import return_hda, sharpe_ratio
 from builder.score.types import Cell, ScoredForecast
 
@@ -79,10 +80,18 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     returns = return_hda(p, odds, y)
     returns[~np.isfinite(odds).all(axis=1)] = np.nan  # no quoted price: no return
     brier_diff = np.array([r.measures["brier"] - m.measures["brier"] for r, m in paired])
-    per_cell: dict[Cell, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
-    for (r, _), ret, diff in zip(paired, returns.tolist(), brier_diff.tolist(), strict=True):
-        per_cell[r.cell()][(r.competition_id, r.event_id)].append((ret, diff))
-    return {cell: {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
+    return _per_cell_event([r for r, _ in paired], np.column_stack([returns, brier_diff]))
+
+
+def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell, dict[tuple, tuple[float, float]]]:
+    """{cell: {event: (mean return, mean Brier difference)}} over the rows' samples, cells and
+    events in the order they first appear. Python's ``sum`` per event (NaN returns propagate):
+    its rounding is the interpreter's (compensated from Python 3.12), so the numbers are those
+    every other per-sample mean of Python floats gives on the same interpreter."""
+    per_cell: dict[tuple, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for r, pair in zip(rows, values.tolist(), strict=True):
+        per_cell[CELL_KEY(r)][(r.competition_id, r.event_id)].append(pair)
+    return {Cell(*cell): {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
             for cell, events in per_cell.items()}
 
 

@@ -26,6 +26,7 @@ from builder.score import (
     reliability,
     robustness,
 )
+from builder.score.columns import RowTable
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -77,9 +78,9 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     match_forecasts = [f for f in forecasts if f.target_kind == "match"]
     flags = leakage.audit_archive(archive, match_forecasts)  # suspected leaks: shown, counted, not scored
     scores.leakage = {path: [(f.rule, f.reason) for f in found] for path, found in flags.items()}
-    if not options.include_leaked:
+    if flags and not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
-    scores.forecasts = fine_grained_board.with_layers(archive, score_match_forecasts(archive, match_forecasts))
+    scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
@@ -105,7 +106,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
 
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
-               inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
+               inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS,
+               table: RowTable | None = None) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -114,11 +116,12 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     without the analyses the leaderboard does not show (calibration, questions, operations).
     The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
     here (whenever anything is scored, the most complete cell is ranked, so the matched view
-    has rows).
+    has rows). ``table`` is ``RowTable.of(rows)`` when the caller has it (``score_slices`` takes
+    each part's from the whole archive's).
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
-        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options)
+        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options, table=table)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -126,7 +129,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
-            options: AnalysisOptions = LSA_DEFAULTS):
+            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
 
     Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
@@ -134,12 +137,15 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
     market_rows = market.market_events(scores.forecasts)
+    table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
-                                               resampler if all_view_intervals else None)
-    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler)
-    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts)
-    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts)
-    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler)
+                                               resampler if all_view_intervals else None, table=table)
+    scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
+                                            table=table)
+    composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
+    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites)
+    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites)
+    scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler
 
 
@@ -161,7 +167,8 @@ def scorable_pairs(
 
 
 def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[ScoredForecast]:
-    """Every per-forecast measure, computed in one vectorised pass over all scorable forecasts."""
+    """Every per-forecast measure, computed in one vectorised pass over all scorable forecasts,
+    with each row's WorldCupArena layers (``builder.score.fine_grained_board``)."""
     pairs = scorable_pairs(archive, forecasts)
     if not pairs:
         return []
@@ -183,6 +190,8 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     numbers = zip(p.tolist(), ph.tolist(), pa.tolist(), h.tolist(), a.tolist(), y.tolist(), measure_rows, strict=True)
     rows = []
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
+        measures, adv = dict(zip(MEASURES, values, strict=True)), advancement.get(i)
+        tasks = fine_grained_board.payload_tasks(archive, payload, (forecast.competition_id, forecast.target_id))
         rows.append(
             ScoredForecast(
                 competition_id=forecast.competition_id,
@@ -207,13 +216,15 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
                 score_away=s_a,
                 result=CLASSES[cls],
                 confidence=payload.confidence,
-                measures=dict(zip(MEASURES, values, strict=True)),
-                advancement=advancement.get(i),
+                measures=measures,
+                advancement=adv,
                 key=forecast.key(),
                 path=path_for(forecast),
                 lead_time_minutes=forecast.lead_time_minutes,
                 search_observed=_searched(forecast),
                 buy_odds=quoted_odds(forecast.inputs) if forecast.forecaster_type.value == "market" else None,
+                layers=fine_grained_board.row_layers(tasks, measures, adv),
+                fine_tasks=tasks,
             )
         )
     return rows

@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
+
+from builder.score.columns import RowTable
 from builder.score.scoring import score_part
 from builder.score.types import ALL, Scores, Slice
 from collector.archive.reader import Archive
@@ -79,17 +82,22 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
     The whole archive's slice is ``scores`` itself (the build's ``score_archive`` result, the
     ``score --json`` numbers). Every other slice reuses the build's scored rows: ``score_part``
     gets the slice's match forecasts (sorted by key, as ``score_archive`` sorts them) and its
-    rows, in the build's order. Significance tests are run for whole competitions only (a
+    rows, in the build's order, with their columns taken from one ``RowTable`` of the whole. Significance tests are run for whole competitions only (a
     slice whose stage is ``all``).
     """
     found: dict[Slice, Scores] = {}
+    wanted = slices(archive) if wanted is None else wanted
+    if all(current.whole for current in wanted):
+        return {current: scores for current in wanted}
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
-    for current in slices(archive) if wanted is None else wanted:
+    table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
+    for current in wanted:
         if current.whole:
             found[current] = scores
             continue
         keep = slice_filter(archive, current.competition, current.stage)
+        kept = np.array([keep(*event) for event in table.events], dtype=bool).reshape(-1)  # per event code
+        part = table.take(np.flatnonzero(kept[table.event]))
         found[current] = score_part(archive, [f for f in match_forecasts if keep(f.competition_id, f.target_id)],
-                                    [r for r in scores.forecasts if keep(r.competition_id, r.event_id)],
-                                    inference_tests=current.stage == ALL)
+                                    part.rows, inference_tests=current.stage == ALL, table=part)
     return found

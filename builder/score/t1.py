@@ -14,9 +14,13 @@ T1_WEIGHTS = {"result": 0.55, "score": 0.35, "goal_difference": 0.05, "qualifica
 
 def t1_score(row: ScoredForecast) -> float:
     """WorldCupArena T1 (result and score) of one forecast, availability-aware (eq. 2)."""
-    m = row.measures
+    return t1_of(row.measures, row.advancement)
+
+
+def t1_of(m: dict[str, float], advancement: dict[str, float] | None) -> float:
+    """:func:`t1_score` from a row's measures and advancement measures (before the row exists)."""
     parts = {"result": 100.0 * (1.0 - m["brier"] / 2.0), "score": m["scoreline_wca"],
              "goal_difference": 100.0 * max(0.0, 1.0 - m["goal_difference_error_wca"] / 5.0)}
-    if row.advancement:
-        parts["qualification"] = 100.0 * (1.0 - row.advancement["advancement_brier"] / 2.0)
+    if advancement:
+        parts["qualification"] = 100.0 * (1.0 - advancement["advancement_brier"] / 2.0)
     return sum(T1_WEIGHTS[k] * v for k, v in parts.items()) / sum(T1_WEIGHTS[k] for k in parts)
