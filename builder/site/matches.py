@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 
 from builder.site.fine_grained_view import fine_grained_section
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
@@ -22,6 +23,8 @@ from builder.site.models import (
     MatchRow,
     OutcomeView,
 )
+from builder.site.pagecache import Deferred
+from builder.site.pageinputs import match_inputs
 from builder.site.paging import part_links, part_path, split_rows
 from builder.site.provenance import record_link
 from builder.site.rationale import clean_text, rationale_budget
@@ -264,15 +267,16 @@ def match_list_page(ctx: SiteContext, competition: Competition, events: list[Eve
     )
 
 
-def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage | MatchPage]:
-    """Every match page and every competition's match list, in a stable order."""
+def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage | Deferred | MatchesIndexPage]:
+    """Every match page (deferred: built only if its inputs changed) and every competition's match
+    list, in a stable order."""
     by_event: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
     for forecast in ctx.archive.forecasts:
         if forecast.target_kind == "match":
             by_event[(forecast.competition_id, forecast.target_id)].append(forecast)
     counts = {key: len(value) for key, value in by_event.items()}
     events_by_comp: dict[str, list[Event]] = defaultdict(list)
-    pages: list[MatchListPage | MatchPage] = []
+    pages: list = []
     sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
     rounds = group_rounds(ctx.archive.events.values(), sizes)
     consensuses = {}
@@ -281,9 +285,10 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
         if event.competition_id not in ctx.archive.competitions:
             continue
         events_by_comp[event.competition_id].append(event)
-        page = match_page(ctx, event, by_event.get(key, []), measures, rounds)
-        consensuses[key] = page.consensus
-        pages.append(page)
+        forecasts = by_event.get(key, [])
+        consensuses[key] = consensus(forecasts)
+        inputs = match_inputs(ctx, event, forecasts, measures, round_label(event, rounds))
+        pages.append(Deferred(match_path(*key), inputs, partial(match_page, ctx, event, forecasts, measures, rounds)))
     summaries = []
     for cid in sorted(events_by_comp):
         page = match_list_page(ctx, ctx.archive.competitions[cid], events_by_comp[cid], counts, consensuses, rounds)
