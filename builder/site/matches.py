@@ -11,6 +11,7 @@ from builder.site.fine_grained_view import fine_grained_section
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.market_chart import market_vs_model
+from builder.site.measures import measure_inputs
 from builder.site.models import (
     CompetitionSummary,
     Consensus,
@@ -280,6 +281,7 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
     sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
     rounds = group_rounds(ctx.archive.events.values(), sizes)
     consensuses = {}
+    scored = measure_inputs(ctx.scores)
     for key in sorted(ctx.archive.events):
         event = ctx.archive.events[key]
         if event.competition_id not in ctx.archive.competitions:
@@ -287,7 +289,7 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
         events_by_comp[event.competition_id].append(event)
         forecasts = by_event.get(key, [])
         consensuses[key] = consensus(forecasts)
-        inputs = match_inputs(ctx, event, forecasts, measures, round_label(event, rounds))
+        inputs = match_inputs(ctx, event, forecasts, scored, round_label(event, rounds))
         pages.append(Deferred(match_path(*key), inputs, partial(match_page, ctx, event, forecasts, measures, rounds)))
     summaries = []
     for cid in sorted(events_by_comp):

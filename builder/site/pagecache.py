@@ -122,6 +122,7 @@ class PageCache:
     db: CacheDB | None = None
     rendered: int = 0
     reused: int = 0
+    unreadable: int = 0  # reused pages whose bytes the cache could not give back (rendered again)
     note: str = ""
 
     @classmethod
@@ -146,17 +147,25 @@ class PageCache:
         known = self.db.known(key) if self.db is not None and key is not None else None
         if known is not None:
             self.reused += 1
-            return item.path, Cached(known[0], known[1], lambda: self._load(key, item))
+            return item.path, Cached(known[0], known[1], lambda: self._load(key, known[0], item))
         html = render_page(item.build() if isinstance(item, Deferred) else item)
         self.rendered += 1
         if self.db is not None and key is not None:
             self.db.keep(key, hashlib.sha256(html).hexdigest(), html)
         return item.path, html
 
-    def _load(self, key: str, item) -> bytes:
-        """A reused page's bytes from the cache, or rendered again if the cache cannot give them."""
+    def _load(self, key: str, sha256: str, item) -> bytes:
+        """A reused page's bytes from the cache; rendered again (and reported) if the cache cannot give
+        the bytes it hashed."""
         html = self.db.html(key) if self.db is not None else None
-        return html if html is not None else render_page(item.build() if isinstance(item, Deferred) else item)
+        if html is not None and hashlib.sha256(html).hexdigest() == sha256:
+            return html
+        self.note = f"page cache: {item.path} unreadable or altered in the cache; rendered again"
+        self.unreadable += 1
+        html = render_page(item.build() if isinstance(item, Deferred) else item)
+        if self.db is not None:
+            self.db.keep(key, hashlib.sha256(html).hexdigest(), html)  # the altered entry is replaced
+        return html
 
     def save(self, out_dir: Path, states: dict[str, FileState]) -> str:
         """Keep this build's pages and the site's file states (after the site is in place).
@@ -171,4 +180,5 @@ class PageCache:
             self.db.close()
 
     def summary(self) -> str:
-        return f"pages rendered {self.rendered}, reused from the cache {self.reused}"
+        bad = f" ({self.unreadable} unreadable in the cache, rendered again)" if self.unreadable else ""
+        return f"pages rendered {self.rendered}, reused from the cache {self.reused}{bad}"

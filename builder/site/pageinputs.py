@@ -14,8 +14,9 @@ compares every file; an input left out here shows up there as a stale page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from builder.site.fine_grained_view import _rows_by_path
-from builder.site.forecast_view import MeasuresFor
 from builder.site.sitectx import SiteContext
 from collector.archive.layout import path_for
 from collector.records import Event, Forecast
@@ -32,22 +33,27 @@ def _file(ctx: SiteContext, record) -> tuple[str, str]:
     return path, ctx.archive.sha256.get(path, "")
 
 
-def forecast_inputs(ctx: SiteContext, forecast: Forecast, measures: MeasuresFor) -> tuple:
-    """One forecast card: its record, the commit that added it, its generation stats, its scores and flags."""
+def forecast_inputs(ctx: SiteContext, forecast: Forecast, scored: Callable[[Forecast], tuple]) -> str:
+    """One forecast card: its record, the commit that added it, its generation stats, its scores and flags.
+
+    One ``repr`` of builtins (strings, floats, dicts, tuples, None): exact for them (a float's
+    repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking each value.
+    """
     path = path_for(forecast)
     row = _rows_by_path(ctx.scores).get(path)
-    return (path, ctx.archive.sha256.get(path, ""), ctx.added.get(path, ""),
-            tuple(_file(ctx, s) for s in ctx.archive.attempt_statistics.get(path, ())),
-            measures(forecast), tuple(ctx.scores.leakage.get(path, ())),
-            None if row is None else (row.fine_tasks, row.layers))
+    return repr((path, ctx.archive.sha256.get(path, ""), ctx.added.get(path, ""),
+                 tuple(_file(ctx, s) for s in ctx.archive.attempt_statistics.get(path, ())),
+                 scored(forecast), tuple(ctx.scores.leakage.get(path, ())),
+                 None if row is None else (row.fine_tasks, row.layers)))
 
 
-def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], measures: MeasuresFor,
+def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], scored: Callable[[Forecast], tuple],
                  round_text: str) -> tuple:
-    """Everything :func:`builder.site.matches.match_page` reads for ``event``."""
+    """Everything :func:`builder.site.matches.match_page` reads for ``event`` (``scored``:
+    :func:`builder.site.measures.measure_inputs`)."""
     cid, eid = event.competition_id, event.id
     return ("match", ctx.replay, ctx.repository_url, round_text,
             record_input(ctx, ("competition", cid)), record_input(ctx, ("event", cid, eid)),
             record_input(ctx, ("outcome", cid, eid)), record_input(ctx, ("match_report", cid, eid)),
             tuple(_file(ctx, s) for s in ctx.odds_snapshots(cid, eid)),
-            tuple(forecast_inputs(ctx, f, measures) for f in forecasts))
+            "\x1e".join(forecast_inputs(ctx, f, scored) for f in forecasts))
