@@ -163,10 +163,13 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     writer.put(*pages.page(data_page(ctx, data)))
     for name, content in static_files().items():
         writer.put(name, content)
-    progress(f"writing the records' copies and the changed files ({writer.written} staged so far)")
+    progress("writing the files that changed")
     for name, content in record_files(archive, archive_dir):
         writer.put(name, content)
-    return writer.commit()
+    states = writer.commit()
+    progress(f"  {writer.written} of {len(states)} files written, the rest unchanged" if not writer.fresh
+             else f"  {len(states)} files written")
+    return states
 
 
 def page_models(ctx: SiteContext) -> Iterator:
