@@ -154,7 +154,7 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     ``scratch``: a folder for exports streamed to temporary files (a ``Path`` content is moved
     or copied into the site by the writer)."""
     progress("building page models and rendering the pages whose inputs changed")
-    for model in page_models(ctx):
+    for model in page_models(ctx, progress):
         writer.put(*pages.page(model))
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     exports = export_files(all_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256)
@@ -172,9 +172,12 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     return states
 
 
-def page_models(ctx: SiteContext) -> Iterator:
+def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> Iterator:
     """Every page model (or :class:`~builder.site.pagecache.Deferred` page) of the site, one family
-    at a time so a family's models are freed once rendered (the data page comes with the downloads)."""
+    at a time so a family's models are freed once rendered (the data page comes with the downloads).
+
+    The analysis page computes the paper tables (scoring work) when its model is built: a phase
+    of its own in the progress lines."""
     measures = measures_lookup(ctx.scores)
     yield from leaderboard_pages(ctx)
     yield from match_pages(ctx, measures)
@@ -185,7 +188,9 @@ def page_models(ctx: SiteContext) -> Iterator:
     yield from team_pages(ctx)
     yield from forecaster_pages(ctx)
     yield charts_page(ctx)
+    progress("analysing the paper tables (the analysis page)")
     yield analysis_page(ctx)
+    progress("finishing the pages (method, audit, build facts)")
     yield from method_pages(ctx)
     yield build_facts_page(ctx)
 

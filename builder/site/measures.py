@@ -61,14 +61,17 @@ def _rows(scores: Scores) -> tuple[dict, dict]:
 
 def measure_inputs(scores: Scores) -> Callable[[Forecast], tuple]:
     """A function from a forecast record to what :func:`measures_lookup` shows of it is made of
-    (its row's measures, advancement or k), unformatted: a page-input fingerprint's part
+    (the row's shown measures and advancement, or its measures and k), unformatted: a page-input fingerprint's part
     (:mod:`builder.site.pageinputs`), cheaper than formatting every measure of every page."""
     match, question = _rows(scores)
 
     def inputs_for(forecast: Forecast) -> tuple:
-        if forecast.target_kind == "match":
+        if forecast.target_kind == "match":  # the values measures_for formats, and nothing else
             s = match.get(forecast.key())
-            return () if s is None else (s.measures, s.advancement)
+            if s is None:
+                return ()
+            shown = tuple(s.measures.get(key) for key, _, _ in MATCH_SHOWN)
+            return shown + ((tuple(s.advancement.get(key) for key, _, _ in ADVANCEMENT_SHOWN),) if s.advancement else ())
         q = question.get(forecast.key())
         return () if q is None else (q.measures, q.k)
 

@@ -18,8 +18,7 @@ from collections.abc import Callable
 
 from builder.site.fine_grained_view import _rows_by_path
 from builder.site.sitectx import SiteContext
-from collector.archive.layout import path_for
-from collector.records import Event, Forecast
+from collector.records import Event, Forecast, MatchForecast
 
 
 def record_input(ctx: SiteContext, key: tuple[str, ...]) -> tuple[str, str] | None:
@@ -29,7 +28,7 @@ def record_input(ctx: SiteContext, key: tuple[str, ...]) -> tuple[str, str] | No
 
 
 def _file(ctx: SiteContext, record) -> tuple[str, str]:
-    path = path_for(record)
+    path = ctx.record_path(record)
     return path, ctx.archive.sha256.get(path, "")
 
 
@@ -39,12 +38,15 @@ def forecast_inputs(ctx: SiteContext, forecast: Forecast, scored: Callable[[Fore
     One ``repr`` of builtins (strings, floats, dicts, tuples, None): exact for them (a float's
     repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking each value.
     """
-    path = path_for(forecast)
-    row = _rows_by_path(ctx.scores).get(path)
+    path = ctx.record_path(forecast)
+    payload = forecast.payload
+    fine = None  # the fine-grained section reads its row's task and layer scores, for such forecasts only
+    if isinstance(payload, MatchForecast) and payload.fine_grained is not None:
+        row = _rows_by_path(ctx.scores).get(path)
+        fine = None if row is None else (row.fine_tasks, row.layers)
     return repr((path, ctx.archive.sha256.get(path, ""), ctx.added.get(path, ""),
                  tuple(_file(ctx, s) for s in ctx.archive.attempt_statistics.get(path, ())),
-                 scored(forecast), tuple(ctx.scores.leakage.get(path, ())),
-                 None if row is None else (row.fine_tasks, row.layers)))
+                 scored(forecast), tuple(ctx.scores.leakage.get(path, ())), fine))
 
 
 def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], scored: Callable[[Forecast], tuple],

@@ -11,6 +11,7 @@ from builder.site.links import kickoff, root_for
 from builder.site.market_chart import snapshots_by_event
 from builder.site.models import Kickoff, Meta
 from builder.site.provenance import ArenaUrls
+from collector.archive.layout import path_for
 from collector.archive.reader import Archive
 from collector.records import Clock
 
@@ -34,6 +35,7 @@ class SiteContext:
     _odds: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
     _match_forecasts: dict[tuple[str, str], list] = field(default_factory=dict, init=False, repr=False, compare=False)
     _consensus: dict[tuple[str, str], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _paths: dict[int, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def repository_url(self) -> str | None:
@@ -63,6 +65,14 @@ class SiteContext:
                 if forecast.target_kind == "match":
                     grouped.setdefault((forecast.competition_id, forecast.target_id), []).append(forecast)
         return self._match_forecasts.get((competition_id, event_id), [])
+
+    def record_path(self, record) -> str:
+        """The archive path of a loaded record (found by the object, indexed once per context; else
+        the path its key names, where the reader checked it sits)."""
+        if not self._paths and self.archive.records:
+            self._paths.update({id(r): p for p, r in self.archive.records.items()})
+        found = self._paths.get(id(record))
+        return found if found is not None else path_for(record)
 
     def memo_consensus(self, key: tuple[str, str], make) -> Any:
         """The display consensus of a match (``make()``, :func:`builder.site.matches.consensus`), computed once per context:
