@@ -87,11 +87,16 @@ def _quiet(_line: str) -> None:
     pass
 
 
+def _built_twice(archive, tmp_path):
+    """A full build (no cache) and a build that fills a cache, of the same archive and commit."""
+    full, site, cache = tmp_path / "full", tmp_path / "site", tmp_path / "cache"
+    build_site(archive, full, commit="c1", progress=_quiet)
+    build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
+    return full, site, cache
+
+
 def test_a_deleted_site_is_rebuilt_from_the_cache_with_the_same_bytes(small_archive, tmp_path):
-    full = tmp_path / "full"
-    build_site(small_archive, full, commit="c1", progress=_quiet)
-    site, cache = tmp_path / "site", tmp_path / "cache"
-    build_site(small_archive, site, commit="c1", progress=_quiet, cache=cache)
+    full, site, cache = _built_twice(small_archive, tmp_path)
     shutil.rmtree(site)
     again = build_site(small_archive, site, commit="c1", progress=_quiet, cache=cache)
     assert again.rendered == 0 and again.reused == again.pages
@@ -99,9 +104,7 @@ def test_a_deleted_site_is_rebuilt_from_the_cache_with_the_same_bytes(small_arch
 
 
 def test_an_altered_page_in_the_cache_is_reported_and_rendered_again(small_archive, tmp_path):
-    full, site, cache = tmp_path / "full", tmp_path / "site", tmp_path / "cache"
-    build_site(small_archive, full, commit="c1", progress=_quiet)
-    build_site(small_archive, site, commit="c1", progress=_quiet, cache=cache)
+    full, site, cache = _built_twice(small_archive, tmp_path)
     with sqlite3.connect(cache / CACHE_FILE) as db:
         db.execute("UPDATE pages SET html = CAST('<p>tampered</p>' AS BLOB)")
     shutil.rmtree(site)  # every page must now come out of the cache
@@ -112,9 +115,7 @@ def test_an_altered_page_in_the_cache_is_reported_and_rendered_again(small_archi
 
 
 def test_a_cache_with_rows_of_the_wrong_types_is_reported_and_ignored(small_archive, tmp_path):
-    full, site, cache = tmp_path / "full", tmp_path / "site", tmp_path / "cache"
-    build_site(small_archive, full, commit="c1", progress=_quiet)
-    build_site(small_archive, site, commit="c1", progress=_quiet, cache=cache)
+    full, site, cache = _built_twice(small_archive, tmp_path)
     with sqlite3.connect(cache / CACHE_FILE) as db:
         db.execute("UPDATE site SET ino = 'not a number'")
     lines: list[str] = []
