@@ -123,3 +123,18 @@ def test_a_cache_with_rows_of_the_wrong_types_is_reported_and_ignored(small_arch
     assert any("unreadable" in line for line in lines) and report.rendered == report.pages
     build_site(small_archive, full, commit="c2", progress=_quiet)
     assert _tree(site) == _tree(full)
+
+
+def test_a_rebuild_with_the_cache_rewrites_only_what_changed(small_archive, tmp_path):
+    full, site, cache = _built_twice(small_archive, tmp_path)
+    record = next(p for p in (site / "records").rglob("*.json"))
+    before = {name: (site / name).stat() for name in ("index.html", "build.html", record.relative_to(site).as_posix())}
+    lines: list[str] = []
+    build_site(small_archive, site, commit="c2", progress=lines.append, cache=cache)
+    after = {name: (site / name).stat() for name in before}
+    unchanged = [name for name in before if (before[name].st_ino, before[name].st_mtime_ns) ==
+                 (after[name].st_ino, after[name].st_mtime_ns)]
+    assert unchanged == ["index.html", record.relative_to(site).as_posix()]  # build.html names the new commit
+    assert any("files written, the rest unchanged" in line for line in lines)
+    build_site(small_archive, full, commit="c2", progress=_quiet)
+    assert _tree(site) == _tree(full)
