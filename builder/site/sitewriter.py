@@ -40,6 +40,7 @@ from collector.errors import ArchiveError
 
 RACY_NS = 50_000_000  # 50 ms: more than a coarse file-system clock tick
 CHUNK = 1 << 20
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,15 @@ def _umask() -> int:
     return mask
 
 
-def file_sha256(path: Path) -> str:
+def site_file_sha256(path: Path) -> str:
+    """SHA-256 of a site file's bytes ("" if it cannot be read or has become a link: it is then rewritten)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
+    try:
+        with open(os.open(path, _READ_FLAGS), "rb") as handle:
+            while chunk := handle.read(CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return ""
     return digest.hexdigest()
 
 
@@ -159,7 +164,7 @@ class SiteWriter:
             return True
         if size >= 0 and size != st.st_size:
             return False
-        if file_sha256(self.out / name) == sha:  # the same bytes under an unknown or untrusted state
+        if site_file_sha256(self.out / name) == sha:  # the same bytes under an unknown or untrusted state
             self.states[name] = FileState(sha, st.st_size)
             return True
         return False
@@ -211,7 +216,8 @@ def _identify(content: Content) -> tuple[str, int]:
     if isinstance(content, bytes):
         return hashlib.sha256(content).hexdigest(), len(content)
     if isinstance(content, Path):
-        return file_sha256(content), content.stat().st_size
+        with open(content, "rb") as handle:  # a finished export: an unreadable one is an error, not a change
+            return hashlib.file_digest(handle, "sha256").hexdigest(), os.fstat(handle.fileno()).st_size
     if isinstance(content, ArchiveCopy):
         return content.sha256, -1  # the size is known once copied (never needed before)
     if isinstance(content, Cached):
