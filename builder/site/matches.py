@@ -25,7 +25,7 @@ from builder.site.models import (
     OutcomeView,
 )
 from builder.site.pagecache import Deferred
-from builder.site.pageinputs import match_inputs
+from builder.site.pageinputs import card_inputs, match_inputs
 from builder.site.paging import part_links, part_path, split_rows
 from builder.site.provenance import record_link
 from builder.site.rationale import clean_text, rationale_budget
@@ -282,7 +282,7 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
     sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
     rounds = group_rounds(ctx.archive.events.values(), sizes)
     consensuses = {}
-    scored = measure_inputs(ctx.scores)
+    cards = card_inputs(ctx, measure_inputs(ctx.scores))
     for key in sorted(ctx.archive.events):
         event = ctx.archive.events[key]
         if event.competition_id not in ctx.archive.competitions:
@@ -290,7 +290,7 @@ def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage |
         events_by_comp[event.competition_id].append(event)
         forecasts = ctx.match_forecasts(*key)
         consensuses[key] = match_consensus(ctx, key)
-        inputs = match_inputs(ctx, event, forecasts, scored, round_label(event, rounds))
+        inputs = match_inputs(ctx, event, forecasts, cards, round_label(event, rounds))
         pages.append(Deferred(match_path(*key), inputs, partial(match_page, ctx, event, forecasts, measures, rounds)))
     summaries = []
     for cid in sorted(events_by_comp):

@@ -18,6 +18,8 @@ MATCH_SHOWN = (
     ("scoreline", "scoreline", 3), ("exact", "exact", 0),
 )
 ADVANCEMENT_SHOWN = (("advancement_brier", "adv. Brier", 3),)
+SHOWN_KEYS = tuple(key for key, _, _ in MATCH_SHOWN)
+ADVANCEMENT_KEYS = tuple(key for key, _, _ in ADVANCEMENT_SHOWN)
 
 
 def _fmt(label: str, value: float | None, digits: int) -> Measure:
@@ -70,8 +72,8 @@ def measure_inputs(scores: Scores) -> Callable[[Forecast], tuple]:
             s = match.get(forecast.key())
             if s is None:
                 return ()
-            shown = tuple(s.measures.get(key) for key, _, _ in MATCH_SHOWN)
-            return shown + ((tuple(s.advancement.get(key) for key, _, _ in ADVANCEMENT_SHOWN),) if s.advancement else ())
+            shown = tuple(map(s.measures.get, SHOWN_KEYS))
+            return shown + ((tuple(map(s.advancement.get, ADVANCEMENT_KEYS)),) if s.advancement else ())
         q = question.get(forecast.key())
         return () if q is None else (q.measures, q.k)
 

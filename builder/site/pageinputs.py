@@ -32,30 +32,36 @@ def _file(ctx: SiteContext, record) -> tuple[str, str]:
     return path, ctx.archive.sha256.get(path, "")
 
 
-def forecast_inputs(ctx: SiteContext, forecast: Forecast, scored: Callable[[Forecast], tuple]) -> str:
-    """One forecast card: its record, the commit that added it, its generation stats, its scores and flags.
+def card_inputs(ctx: SiteContext, scored: Callable[[Forecast], tuple]) -> Callable[[Forecast], str]:
+    """A function from a forecast to what its card is made of: its record, the commit that added
+    it, its generation stats, its scores and flags (``scored``: :func:`builder.site.measures.measure_inputs`).
 
-    One ``repr`` of builtins (strings, floats, dicts, tuples, None): exact for them (a float's
-    repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking each value.
+    One ``repr`` of builtins (strings, floats, dicts, tuples, None) per card: exact for them (a
+    float's repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking
+    each value. The lookups are bound once: this runs for every forecast at every build.
     """
-    path = ctx.record_path(forecast)
-    payload = forecast.payload
-    fine = None  # the fine-grained section reads its row's task and layer scores, for such forecasts only
-    if isinstance(payload, MatchForecast) and payload.fine_grained is not None:
-        row = _rows_by_path(ctx.scores).get(path)
-        fine = None if row is None else (row.fine_tasks, row.layers)
-    return repr((path, ctx.archive.sha256.get(path, ""), ctx.added.get(path, ""),
-                 tuple(_file(ctx, s) for s in ctx.archive.attempt_statistics.get(path, ())),
-                 scored(forecast), tuple(ctx.scores.leakage.get(path, ())), fine))
+    sha256, added, stats = ctx.archive.sha256.get, ctx.added.get, ctx.archive.attempt_statistics.get
+    leakage, rows, path_of = ctx.scores.leakage.get, _rows_by_path(ctx.scores), ctx.record_path
+
+    def inputs(forecast: Forecast) -> str:
+        path = path_of(forecast)
+        payload = forecast.payload
+        fine = None  # the fine-grained section reads its row's task and layer scores, for such forecasts only
+        if isinstance(payload, MatchForecast) and payload.fine_grained is not None:
+            row = rows.get(path)
+            fine = None if row is None else (row.fine_tasks, row.layers)
+        return repr((path, sha256(path, ""), added(path, ""), tuple(_file(ctx, s) for s in stats(path, ())),
+                     scored(forecast), tuple(leakage(path, ())), fine))
+
+    return inputs
 
 
-def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], scored: Callable[[Forecast], tuple],
+def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], cards: Callable[[Forecast], str],
                  round_text: str) -> tuple:
-    """Everything :func:`builder.site.matches.match_page` reads for ``event`` (``scored``:
-    :func:`builder.site.measures.measure_inputs`)."""
+    """Everything :func:`builder.site.matches.match_page` reads for ``event`` (``cards``: :func:`card_inputs`)."""
     cid, eid = event.competition_id, event.id
     return ("match", ctx.replay, ctx.repository_url, round_text,
             record_input(ctx, ("competition", cid)), record_input(ctx, ("event", cid, eid)),
             record_input(ctx, ("outcome", cid, eid)), record_input(ctx, ("match_report", cid, eid)),
             tuple(_file(ctx, s) for s in ctx.odds_snapshots(cid, eid)),
-            "\x1e".join(forecast_inputs(ctx, f, scored) for f in forecasts))
+            "\x1e".join(map(cards, forecasts)))

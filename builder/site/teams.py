@@ -8,6 +8,7 @@ its group's table (tournaments) and the knockout rounds it reached, in order.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -62,11 +63,16 @@ def team_pages(ctx: SiteContext) -> list[TeamPage]:
         events = sorted((e for (c, _), e in ctx.archive.events.items() if c == cid), key=_event_sort_key)
         tables = {t.name: t for t in group_tables(ctx, competition, names)} if competition.groups else {}
         stages = {s.id: s for s in competition.stages}
+        by_team: dict[str, list] = defaultdict(list)  # each team's matches, in kickoff order
+        for event in events:
+            by_team[event.home_team].append(event)
+            if event.away_team != event.home_team:
+                by_team[event.away_team].append(event)
         for team in competition.teams:
             path = team_path(cid, team.id)
             root = root_for(path)
             rows, reached = [], []
-            for event in (e for e in events if team.id in (e.home_team, e.away_team)):
+            for event in by_team.get(team.id, ()):
                 home = event.home_team == team.id
                 outcome = ctx.archive.outcomes.get((cid, event.id))
                 shared = match_consensus(ctx, (cid, event.id))
