@@ -6,9 +6,10 @@ about reading and rendering, not the writer's fsyncs) without the records of its
 
 * ``orjson``: read every record file and ``orjson.loads`` it (the floor: plain parsing);
 * ``cold``: ``build_site`` end to end with an empty page cache (load and validate, score,
-  every slice of the leaderboard, page models, render every page, exports, write), with its
-  phase times and peak memory;
-* ``warm``: the same build again with the cache the cold one left (nothing changed);
+  every slice of the leaderboard, page models and pages: "building", exports, then the record
+  copies and putting the files in place: "writing"), with its phase times and peak memory;
+* ``warm``: the same build again with the cache the cold one left (nothing changed: only the
+  pages and files whose inputs or bytes changed are built and written);
 * ``tick``: the tick's records are written, then the build runs with the warm cache.
 
 It prints each build's time, peak memory (max RSS of the build process), pages rendered

@@ -126,3 +126,30 @@ def test_a_rebuild_over_a_tampered_site_gives_the_site_again(replay_repo, tmp_pa
     report = build_site(replay_repo / "archive", site, progress=lambda _l: None, cache=tmp_path / "cache")
     assert report.rendered == 0  # every page came from the cache, none from the tampered folder
     assert _tree(site) == fresh and not (site / "data").is_symlink() and not (site / "data-moved").exists()
+
+
+def test_a_tick_that_brings_an_outcome_rebuilds_the_pages_it_shows_on_and_only_those(replay_repo, tmp_path):
+    """Over the tick that adds kor-v-cze's outcome and match report (and the ticks either side),
+    the incremental site equals the full one: the match page, both teams' pages, the group's
+    list and the leaderboards change; the pages of other matches are reused."""
+    log = _git(replay_repo, "log", "--reverse", "--format=%H %s").splitlines()
+    found = next(i for i, line in enumerate(log) if _git(replay_repo, "show", "--name-only", "--format=",
+                                                            line.split()[0]).count("outcome.r000.json"))
+    ticks = [line.split()[0] for line in log[max(found - 1, 0): found + 2]]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(replay_repo), str(clone)], check=True)
+    cache, previous = tmp_path / "cache", {}
+    for step, commit in enumerate(ticks):
+        _git(clone, "checkout", "-q", commit)
+        build_site(clone / "archive", tmp_path / "full", progress=lambda _l: None)
+        incremental = build_site(clone / "archive", tmp_path / "inc", progress=lambda _l: None, cache=cache)
+        full_site, inc_site = _tree(tmp_path / "full"), _tree(tmp_path / "inc")
+        assert inc_site == full_site, f"tick {commit}: incremental and full builds differ"
+        changed = {name for name, html in full_site.items() if name.endswith(".html") and previous.get(name) != html}
+        if step == found - max(found - 1, 0) and step > 0:  # the outcome's tick
+            outcome = next(n for n in full_site if n.startswith("records/") and n.endswith("outcome.r000.json")
+                           and n not in previous)
+            event = outcome.split("/events/")[1].split("/")[0]
+            assert f"matches/worldcup-2026/{event}.html" in changed
+            assert len(changed) <= incremental.rendered < incremental.pages // 2
+        previous = full_site

@@ -31,9 +31,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="exit 1 when archive files fail validation (they are reported and left out either way)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="folder of the page cache: only pages whose inputs changed since the build that "
-                             "filled it are rendered, the site is the same bytes (default: .git/prematch of the "
-                             "archive's repository; none outside git)")
-    parser.add_argument("--no-cache", action="store_true", help="render every page and leave any cache alone")
+                             "filled it are rendered and only files whose bytes changed are rewritten, the site is "
+                             "the same bytes (default: .git/prematch of the archive's repository; none outside git)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="render every page, write the whole site afresh and leave any cache alone")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
     return parser
 

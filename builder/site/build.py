@@ -1,18 +1,19 @@
 """The conductor of ``python -m builder build``: archive -> scores -> page models -> HTML -> folder.
 
-Everything is rendered in memory and the output folder is written once at the end (into a
-temporary sibling that then replaces the previous build), so a failed build never leaves a
-half-written site. The same archive builds to the same bytes: nothing depends on the clock,
-and every list is sorted.
+Each file goes to the :class:`~builder.site.sitewriter.SiteWriter` as soon as it is made (no
+dict of every page's bytes): without a cache the site is written into a temporary sibling that
+then replaces the previous build; with one, only the files whose bytes changed are staged and
+renamed into place once every file is ready, so a failed build never leaves a half-written
+site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
+pages whose inputs did not change. The same archive builds to the same bytes: nothing depends
+on the clock, and every list is sorted.
 """
 
 from __future__ import annotations
 
 import gc
-import os
-import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from builder.site.provenance import ArenaUrls, added_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
+from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter
 from builder.site.tables import all_tables
 from builder.site.teams import team_pages
 from builder.site.textpages import data_page, method_pages
@@ -125,48 +127,74 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
     ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
                       latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
-    progress("building page models")
-    models = page_models(ctx)
-    progress(f"rendering {len(models) + 1} pages")
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
-    files = pages.render(models)
-    files.update(overlay_files(ctx))  # each full-tournament forecast's bracket overlay, a JSON file
-    progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    files.update(export_files(all_tables(archive, scores), archive_dir, ctx.commit, archive.sha256))
-    data = data_page(ctx, {k: v for k, v in files.items() if k.startswith("data/")})
-    files.update(pages.render([data]))
-    files.update(static_files())
-    files.update(record_files(archive, archive_dir))
-    report.pages = sum(1 for name in files if name.endswith(".html"))
-    report.files = len(files)
-    report.heavy_pages = sorted((k, len(v)) for k, v in files.items() if k.endswith(".html") and len(v) > PAGE_LIMIT)
-    progress(f"writing {report.files} files")
-    write_site(out_dir, files)
-    unsaved = pages.save()
+    writer = SiteWriter(out_dir, pages.site_states(out_dir))
+    try:
+        with tempfile.TemporaryDirectory(prefix=".exports.", dir=writer.staging.parent) as scratch:
+            states = _write_files(ctx, archive, archive_dir, pages, writer, Path(scratch), progress)
+    except BaseException:
+        writer.discard()
+        pages.close()
+        raise
+    report.pages = sum(1 for name in states if name.endswith(".html"))
+    report.files = len(states)
+    report.heavy_pages = sorted((k, s.size) for k, s in states.items() if k.endswith(".html") and s.size > PAGE_LIMIT)
+    unsaved = pages.save(out_dir, states)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
     report.rendered, report.reused = pages.rendered, pages.reused
     return report
 
 
-def page_models(ctx: SiteContext) -> list:
-    """Every page model of the site (the data page is added once the downloads exist)."""
+def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
+                 scratch: Path, progress: Callable[[str], None]) -> dict:
+    """Hand every file of the site to ``writer`` as it is made, then put them in place.
+
+    ``scratch``: a folder for exports streamed to temporary files (a ``Path`` content is moved
+    or copied into the site by the writer)."""
+    progress("building page models and rendering the pages whose inputs changed")
+    for model in page_models(ctx, progress):
+        writer.put(*pages.page(model))
+    for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
+        writer.put(name, content)
+    progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
+    exports = export_files(all_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256, workdir=scratch)
+    data = {name: writer.put(name, content) for name, content in exports.items()}
+    del exports
+    writer.put(*pages.page(data_page(ctx, data)))
+    for name, content in static_files().items():
+        writer.put(name, content)
+    progress("writing the files that changed")
+    for name, content in record_files(archive, archive_dir):
+        writer.put(name, content)
+    states = writer.commit()
+    progress(f"  {writer.written} of {len(states)} files written, the rest unchanged" if not writer.fresh
+             else f"  {len(states)} files written")
+    return states
+
+
+def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> Iterator:
+    """Every page model (or :class:`~builder.site.pagecache.Deferred` page) of the site, one family
+    at a time so a family's models are freed once rendered (the data page comes with the downloads).
+
+    The analysis page computes the paper tables (scoring work) when its model is built: a phase
+    of its own in the progress lines."""
     measures = measures_lookup(ctx.scores)
-    models: list = []
-    models += leaderboard_pages(ctx)
-    models += match_pages(ctx, measures)
-    models.append(layers_page(ctx))  # WorldCupArena composite, layers and the T1-T5 radar
-    models += question_pages(ctx, measures)
-    models += binary_event_pages(ctx)
-    models += bracket_pages(ctx)
-    models += team_pages(ctx)
-    models += forecaster_pages(ctx)
-    models.append(charts_page(ctx))
-    models.append(analysis_page(ctx))
-    models += method_pages(ctx)
-    models.append(build_facts_page(ctx))
-    return models
+    yield from leaderboard_pages(ctx)
+    yield from match_pages(ctx, measures)
+    yield layers_page(ctx)  # WorldCupArena composite, layers and the T1-T5 radar
+    yield from question_pages(ctx, measures)
+    yield from binary_event_pages(ctx)
+    yield from bracket_pages(ctx)
+    yield from team_pages(ctx)
+    yield from forecaster_pages(ctx)
+    yield charts_page(ctx)
+    progress("analysing the paper tables (the analysis page)")
+    yield analysis_page(ctx)
+    progress("finishing the pages (method, audit, build facts)")
+    yield from method_pages(ctx)
+    yield build_facts_page(ctx)
 
 
 def static_files() -> dict[str, bytes]:
@@ -177,39 +205,17 @@ def static_files() -> dict[str, bytes]:
     return files
 
 
-def record_files(archive, archive_dir: Path) -> dict[str, bytes]:
-    """Every valid record's raw JSON at ``records/{archive path}``, so each page can link the file it shows."""
+def record_files(archive, archive_dir: Path) -> Iterator[tuple[str, Content]]:
+    """Every valid record's raw JSON at ``records/{archive path}``, so each page can link the file it shows.
+
+    Each is an :class:`ArchiveCopy` under the SHA-256 of the bytes the load validated: the writer
+    copies it only when the site's copy is missing or stale, never holding them all in memory."""
     root = Path(archive_dir)
-    return {f"records/{path}": (root / path).read_bytes() for path in sorted(archive.records)}
+    for path in sorted(archive.records):
+        yield f"records/{path}", ArchiveCopy(root / path, archive.sha256[path])
 
 
 def check_out_dir(out_dir: Path) -> None:
     """Refuse to replace a non-empty folder that no earlier build wrote (it may hold someone's files)."""
     if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / MARKER).exists())):
         raise ConfigError(f"{out_dir}: exists, is not empty and is not a Prematch site; refusing to replace it")
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_site(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Write every file into a fresh folder beside ``out_dir``, then swap it in."""
-    out_dir = out_dir.resolve()
-    check_out_dir(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:  # mkdtemp makes the folder 0700; the site gets the modes of any folder (0755 under umask 022)
-        staging.chmod(0o777 & ~_umask())
-        for name in sorted(files):
-            target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[name])
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        staging.rename(out_dir)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 
 from builder.site.fine_grained_view import fine_grained_section
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.market_chart import market_vs_model
+from builder.site.measures import measure_inputs
 from builder.site.models import (
     CompetitionSummary,
     Consensus,
@@ -22,6 +24,8 @@ from builder.site.models import (
     MatchRow,
     OutcomeView,
 )
+from builder.site.pagecache import Deferred
+from builder.site.pageinputs import card_inputs, match_inputs
 from builder.site.paging import part_links, part_path, split_rows
 from builder.site.provenance import record_link
 from builder.site.rationale import clean_text, rationale_budget
@@ -147,6 +151,11 @@ def consensus(forecasts: Iterable[Forecast]) -> Consensus | None:
     )
 
 
+def match_consensus(ctx: SiteContext, key: tuple[str, str]) -> Consensus | None:
+    """:func:`consensus` of one match's forecasts, computed once per build."""
+    return ctx.memo_consensus(key, lambda: consensus(ctx.match_forecasts(*key)))
+
+
 def _sort_forecasts(forecasts: list[Forecast]) -> list[Forecast]:
     order = {"llm": 0, "market": 1, "baseline": 2}
     return sorted(forecasts, key=lambda f: (order.get(f.forecaster_type.value, 3), f.forecaster, f.key()))
@@ -201,7 +210,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         away=names.get(event.away_team, event.away_team),
         knockout=event.knockout,
         outcome=outcome_view(outcome, names) if outcome else None,
-        consensus=consensus(forecasts),
+        consensus=match_consensus(ctx, (event.competition_id, event.id)),
         forecasts=views,
         archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
         or event_path(event.competition_id, event.id, event.revision),
@@ -264,26 +273,25 @@ def match_list_page(ctx: SiteContext, competition: Competition, events: list[Eve
     )
 
 
-def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage | MatchPage]:
-    """Every match page and every competition's match list, in a stable order."""
-    by_event: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
-    for forecast in ctx.archive.forecasts:
-        if forecast.target_kind == "match":
-            by_event[(forecast.competition_id, forecast.target_id)].append(forecast)
-    counts = {key: len(value) for key, value in by_event.items()}
+def match_pages(ctx: SiteContext, measures: MeasuresFor) -> list[MatchListPage | Deferred | MatchesIndexPage]:
+    """Every match page (deferred: built only if its inputs changed) and every competition's match
+    list, in a stable order."""
+    counts = {key: len(ctx.match_forecasts(*key)) for key in ctx.archive.events}
     events_by_comp: dict[str, list[Event]] = defaultdict(list)
-    pages: list[MatchListPage | MatchPage] = []
+    pages: list = []
     sizes = {(cid, g.name): len(g.teams) for cid, c in ctx.archive.competitions.items() for g in c.groups}
     rounds = group_rounds(ctx.archive.events.values(), sizes)
     consensuses = {}
+    cards = card_inputs(ctx, measure_inputs(ctx.scores))
     for key in sorted(ctx.archive.events):
         event = ctx.archive.events[key]
         if event.competition_id not in ctx.archive.competitions:
             continue
         events_by_comp[event.competition_id].append(event)
-        page = match_page(ctx, event, by_event.get(key, []), measures, rounds)
-        consensuses[key] = page.consensus
-        pages.append(page)
+        forecasts = ctx.match_forecasts(*key)
+        consensuses[key] = match_consensus(ctx, key)
+        inputs = match_inputs(ctx, event, forecasts, cards, round_label(event, rounds))
+        pages.append(Deferred(match_path(*key), inputs, partial(match_page, ctx, event, forecasts, measures, rounds)))
     summaries = []
     for cid in sorted(events_by_comp):
         page = match_list_page(ctx, ctx.archive.competitions[cid], events_by_comp[cid], counts, consensuses, rounds)

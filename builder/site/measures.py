@@ -6,6 +6,8 @@ Scored rows carry their record's ``Forecast.key()`` (``ScoredForecast.key``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from builder.score.types import Scores
 from builder.site.forecast_view import MeasuresFor
 from builder.site.models import Measure
@@ -16,6 +18,8 @@ MATCH_SHOWN = (
     ("scoreline", "scoreline", 3), ("exact", "exact", 0),
 )
 ADVANCEMENT_SHOWN = (("advancement_brier", "adv. Brier", 3),)
+SHOWN_KEYS = tuple(key for key, _, _ in MATCH_SHOWN)
+ADVANCEMENT_KEYS = tuple(key for key, _, _ in ADVANCEMENT_SHOWN)
 
 
 def _fmt(label: str, value: float | None, digits: int) -> Measure:
@@ -52,10 +56,33 @@ def question_measures(m: dict[str, float | None], k: int) -> tuple[Measure, ...]
     return tuple(shown)
 
 
+def _rows(scores: Scores) -> tuple[dict, dict]:
+    """The scored rows by record key: match forecasts, question forecasts."""
+    return {s.key: s for s in scores.forecasts}, {q.key: q for q in scores.questions}
+
+
+def measure_inputs(scores: Scores) -> Callable[[Forecast], tuple]:
+    """A function from a forecast record to what :func:`measures_lookup` shows of it is made of
+    (the row's shown measures and advancement, or its measures and k), unformatted: a page-input fingerprint's part
+    (:mod:`builder.site.pageinputs`), cheaper than formatting every measure of every page."""
+    match, question = _rows(scores)
+
+    def inputs_for(forecast: Forecast) -> tuple:
+        if forecast.target_kind == "match":  # the values measures_for formats, and nothing else
+            s = match.get(forecast.key())
+            if s is None:
+                return ()
+            shown = tuple(map(s.measures.get, SHOWN_KEYS))
+            return shown + ((tuple(map(s.advancement.get, ADVANCEMENT_KEYS)),) if s.advancement else ())
+        q = question.get(forecast.key())
+        return () if q is None else (q.measures, q.k)
+
+    return inputs_for
+
+
 def measures_lookup(scores: Scores) -> MeasuresFor:
     """A function from a forecast record to its displayed scores (empty before resolution)."""
-    match = {s.key: s for s in scores.forecasts}
-    question = {q.key: q for q in scores.questions}
+    match, question = _rows(scores)
 
     def measures_for(forecast: Forecast) -> tuple[Measure, ...]:
         if forecast.target_kind == "match":

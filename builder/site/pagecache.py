@@ -2,16 +2,20 @@
 
 A page is a pure function of its declared page model and the templates, so its fingerprint is
 the SHA-256 of the templates and the site code (:func:`templates_fingerprint`), the model's
-type and a canonical walk of the model's values (:func:`model_fingerprint`). A build with the previous build's cache renders only the
-pages whose fingerprint is new and takes the others' bytes from the cache; the site is
-byte-identical to a build without a cache. Per-build facts (commit, anchor, last update) are
-kept out of the models (:mod:`builder.site.buildfacts`), so an unchanged page keeps its
-fingerprint from build to build.
+type and a canonical walk of the model's values (:func:`model_fingerprint`). A page family
+that can name its inputs before building its model (a match page: its records' SHA-256s, its
+scores, its round; :mod:`builder.site.pageinputs`) hands over a :class:`Deferred` page instead,
+keyed by the fingerprint of those inputs: when an earlier build rendered the same inputs, the
+model is never built. A build with the previous build's cache renders only the pages whose
+fingerprint is new and takes the others' bytes from the cache; the site is byte-identical to a
+build without a cache. Per-build facts (commit, anchor, last update) are kept out of the models
+(:mod:`builder.site.buildfacts`), so an unchanged page keeps its fingerprint from build to build.
 
-The cache is one SQLite file (``pages.sqlite``) in a cache folder: ``.git/prematch/`` of the
-archive's repository by default, or a folder the Pages workflow keeps with the Actions cache.
-It holds the pages of the latest build only. A cache that cannot be read is reported and the
-build renders everything; it never changes what a page says, only how fast it is built.
+The cache is one SQLite file (``pages.sqlite``, :mod:`builder.site.cachedb`) in a cache folder:
+``.git/prematch/`` of the archive's repository by default, or a folder the Pages workflow keeps
+with the Actions cache. It holds the pages of the latest build and the state of the site it
+wrote (:mod:`builder.site.sitewriter`). A cache that cannot be read is reported and the build
+renders everything; it never changes what a page says, only how fast it is built.
 """
 
 from __future__ import annotations
@@ -20,19 +24,19 @@ import dataclasses
 import datetime as dt
 import enum
 import hashlib
-import sqlite3
-from collections.abc import Callable, Iterable
-from contextlib import closing
+from collections.abc import Callable
 from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-from builder.site.render import render_page
+from builder.site.cachedb import CACHE_FILE, CacheDB
+from builder.site.render import PageModel, render_page
+from builder.site.sitewriter import Cached, FileState
 from site_templates import TEMPLATES_DIR
 
-CACHE_FILE = "pages.sqlite"
+__all__ = ["CACHE_FILE", "Deferred", "PageCache", "Unfingerprintable", "model_fingerprint", "templates_fingerprint"]
 SITE_CODE = Path(__file__).resolve().parent  # builder/site
 _ATOMS = (type(None), bool, int, float, str, enum.Enum, dt.datetime, dt.date, dt.time, Decimal, np.generic)
 
@@ -61,8 +65,16 @@ def model_fingerprint(model, templates: str) -> str:
     field. Anything else raises :class:`Unfingerprintable` (never a guess that could reuse a
     stale page).
     """
-    parts: list[str] = [templates]
-    _walk(model, parts.append)
+    return _digest([templates], model)
+
+
+def inputs_fingerprint(page: Deferred, templates: str) -> str:
+    """SHA-256 of the templates' fingerprint, the page's path and kind, and a walk of its inputs."""
+    return _digest([templates, "inputs", page.path], page.inputs)
+
+
+def _digest(parts: list[str], value) -> str:
+    _walk(value, parts.append)
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -91,70 +103,82 @@ def _walk(value, emit: Callable[[str], None]) -> None:
         raise Unfingerprintable(f"{type(value).__qualname__} in a page model cannot be fingerprinted")
 
 
+@dataclasses.dataclass(frozen=True)
+class Deferred:
+    """A page named by its inputs: ``build`` makes its model, called only when no earlier build
+    rendered these inputs. ``inputs`` must hold everything the model is made of (walked like a
+    model); the replay-ticks test holds it to that (incremental and full builds are the same bytes)."""
+
+    path: str
+    inputs: tuple
+    build: Callable[[], PageModel]
+
+
 @dataclasses.dataclass
 class PageCache:
     """The previous build's pages by fingerprint, and what this build rendered or reused."""
 
-    folder: Path | None
     templates: str
-    previous: dict[str, bytes] = dataclasses.field(default_factory=dict)
-    current: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    db: CacheDB | None = None
     rendered: int = 0
     reused: int = 0
+    unreadable: int = 0  # reused pages whose bytes the cache could not give back (rendered again)
     note: str = ""
 
     @classmethod
     def open(cls, folder: Path | None) -> PageCache:
-        """Read the cache in ``folder`` (None: no cache, every page is rendered)."""
-        cache = cls(folder, templates_fingerprint())
-        if folder is None or not (folder / CACHE_FILE).exists():
-            return cache
-        try:
-            with closing(sqlite3.connect(folder / CACHE_FILE)) as db:
-                cache.previous = {str(key): bytes(html) for key, html in db.execute("SELECT fingerprint, html FROM pages")}
-        except sqlite3.Error as exc:
-            cache.note = f"page cache {folder / CACHE_FILE} unreadable ({exc}); rendering every page"
+        """Open the cache in ``folder`` (None: no cache, every page is rendered and the site written afresh)."""
+        cache = cls(templates_fingerprint())
+        if folder is not None:
+            cache.db = CacheDB.open(folder)
+            cache.note = cache.db.note
         return cache
 
-    def render(self, models: Iterable) -> dict[str, bytes]:
-        """Each model's page (path -> HTML), reused from the previous build where the fingerprint matches."""
-        pages: dict[str, bytes] = {}
-        for model in models:
-            try:
-                key = model_fingerprint(model, self.templates)
-            except Unfingerprintable:
-                key = None
-            html = self.previous.get(key) if key is not None else None
-            if html is None:
-                html = render_page(model)
-                self.rendered += 1
-            else:
-                self.reused += 1
-            if key is not None:
-                self.current[key] = html
-            pages[model.path] = html
-        return pages
+    def site_states(self, out_dir: Path) -> dict[str, FileState] | None:
+        """The previous site's file states (None without a cache: the site is written afresh)."""
+        return None if self.db is None else self.db.site_states(out_dir)
 
-    def save(self) -> str:
-        """Replace the cache's contents with this build's pages (written after the site is in place).
+    def page(self, item) -> tuple[str, bytes | Cached]:
+        """One page (a model or a :class:`Deferred`) as (path, content for :class:`SiteWriter`)."""
+        try:
+            key = inputs_fingerprint(item, self.templates) if isinstance(item, Deferred) else model_fingerprint(item, self.templates)
+        except Unfingerprintable:
+            key = None
+        known = self.db.known(key) if self.db is not None and key is not None else None
+        if known is not None:
+            self.reused += 1
+            return item.path, Cached(known[0], known[1], lambda: self._load(key, known[0], item))
+        html = render_page(item.build() if isinstance(item, Deferred) else item)
+        self.rendered += 1
+        if self.db is not None and key is not None:
+            self.db.keep(key, hashlib.sha256(html).hexdigest(), html)
+        return item.path, html
+
+    def _load(self, key: str, sha256: str, item) -> bytes:
+        """A reused page's bytes from the cache; rendered again (and reported) if the cache cannot give
+        the bytes it hashed."""
+        html = self.db.html(key) if self.db is not None else None
+        if html is not None and hashlib.sha256(html).hexdigest() == sha256:
+            return html
+        self.note = f"page cache: {item.path} unreadable or altered in the cache; rendered again"
+        self.unreadable += 1
+        html = render_page(item.build() if isinstance(item, Deferred) else item)
+        if self.db is not None:
+            self.db.keep(key, hashlib.sha256(html).hexdigest(), html)  # the altered entry is replaced
+        return html
+
+    def save(self, out_dir: Path, states: dict[str, FileState]) -> str:
+        """Keep this build's pages and the site's file states (after the site is in place).
 
         Returns "" or why the cache could not be written (the site is built all the same).
         """
-        if self.folder is None:
-            return ""
-        target = self.folder / CACHE_FILE
-        staging = target.with_name(f".{CACHE_FILE}.new")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            staging.unlink(missing_ok=True)
-            with closing(sqlite3.connect(staging)) as db, db:
-                db.execute("CREATE TABLE pages (fingerprint TEXT PRIMARY KEY, html BLOB NOT NULL)")
-                db.executemany("INSERT INTO pages VALUES (?, ?)", sorted(self.current.items()))
-            staging.replace(target)  # a private cache, not an archive file: replacing is fine
-        except (OSError, sqlite3.Error) as exc:
-            return f"page cache {target} not written ({exc}); the next build renders every page"
-        return ""
+        return "" if self.db is None else self.db.save(out_dir, states)
+
+    def close(self) -> None:
+        """After a failed build: drop this build's pages, keep the previous cache."""
+        if self.db is not None:
+            self.db.close()
 
     def summary(self) -> str:
-        return f"pages rendered {self.rendered}, reused from the cache {self.reused}"
-
+        bad = f" ({self.unreadable} unreadable in the cache, rendered again)" if self.unreadable else ""
+        return f"pages rendered {self.rendered}, reused from the cache {self.reused}{bad}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 
 from builder.site.fmt import number
 from builder.site.forecast_view import MeasuresFor, question_forecast_view
@@ -75,7 +76,7 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
     headers, rows = score_summary(ctx.scores)
     pages.append(QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"),
                                questions=tuple(summaries), score_headers=headers, score_rows=rows,
-                               binary_events=sum(r.kind == "binary_event" for r in ctx.archive.records.values())))
+                               binary_events=list(map(attrgetter("kind"), ctx.archive.records.values())).count("binary_event")))
     return pages
 
 

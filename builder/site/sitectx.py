@@ -11,6 +11,7 @@ from builder.site.links import kickoff, root_for
 from builder.site.market_chart import snapshots_by_event
 from builder.site.models import Kickoff, Meta
 from builder.site.provenance import ArenaUrls
+from collector.archive.layout import path_for
 from collector.archive.reader import Archive
 from collector.records import Clock
 
@@ -32,6 +33,9 @@ class SiteContext:
     """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _odds: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _match_forecasts: dict[tuple[str, str], list] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _consensus: dict[tuple[str, str], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _paths: dict[int, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def repository_url(self) -> str | None:
@@ -52,6 +56,30 @@ class SiteContext:
         if "by_event" not in self._odds:
             self._odds["by_event"] = snapshots_by_event(self.archive.records)
         return self._odds["by_event"].get((competition_id, event_id), [])
+
+    def match_forecasts(self, competition_id: str, event_id: str) -> list:
+        """The effective forecasts of one match, in archive order (grouped once per context; callers must not modify it)."""
+        if not self._match_forecasts and self.archive.forecasts:
+            grouped = self._match_forecasts
+            for forecast in self.archive.forecasts:
+                if forecast.target_kind == "match":
+                    grouped.setdefault((forecast.competition_id, forecast.target_id), []).append(forecast)
+        return self._match_forecasts.get((competition_id, event_id), [])
+
+    def record_path(self, record) -> str:
+        """The archive path of a loaded record (found by the object, indexed once per context; else
+        the path its key names, where the reader checked it sits)."""
+        if not self._paths and self.archive.records:
+            self._paths.update({id(r): p for p, r in self.archive.records.items()})
+        found = self._paths.get(id(record))
+        return found if found is not None else path_for(record)
+
+    def memo_consensus(self, key: tuple[str, str], make) -> Any:
+        """The display consensus of a match (``make()``, :func:`builder.site.matches.consensus`), computed once per context:
+        the match page, its competition's list and both teams' pages show it."""
+        if key not in self._consensus:
+            self._consensus[key] = make()
+        return self._consensus[key]
 
     def updated(self) -> Kickoff | None:
         """The latest tick time of the archive (its newest manifest), shown as "last updated" on every page."""

@@ -14,12 +14,16 @@ from typing import ClassVar
 
 from builder.site.bracket import group_tables
 from builder.site.links import kickoff, match_path, root_for
-from builder.site.matches import _event_sort_key, consensus, decided_text, result_label
+from builder.site.matches import (
+    _event_sort_key,
+    decided_text,
+    match_consensus,
+    result_label,
+)
 from builder.site.models import Kickoff, Link, Meta
 from builder.site.models_board import GroupTable
 from builder.site.render import declare
 from builder.site.sitectx import SiteContext
-from collector.records import Forecast
 
 
 def team_path(competition_id: str, team_id: str) -> str:
@@ -53,24 +57,25 @@ class TeamPage:
 
 
 def team_pages(ctx: SiteContext) -> list[TeamPage]:
-    by_event: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
-    for forecast in ctx.archive.forecasts:
-        if forecast.target_kind == "match":
-            by_event[(forecast.competition_id, forecast.target_id)].append(forecast)
     pages = []
     for cid, competition in sorted(ctx.archive.competitions.items()):
         names = ctx.team_names(cid)
         events = sorted((e for (c, _), e in ctx.archive.events.items() if c == cid), key=_event_sort_key)
         tables = {t.name: t for t in group_tables(ctx, competition, names)} if competition.groups else {}
         stages = {s.id: s for s in competition.stages}
+        by_team: dict[str, list] = defaultdict(list)  # each team's matches, in kickoff order
+        for event in events:
+            by_team[event.home_team].append(event)
+            if event.away_team != event.home_team:
+                by_team[event.away_team].append(event)
         for team in competition.teams:
             path = team_path(cid, team.id)
             root = root_for(path)
             rows, reached = [], []
-            for event in (e for e in events if team.id in (e.home_team, e.away_team)):
+            for event in by_team.get(team.id, ()):
                 home = event.home_team == team.id
                 outcome = ctx.archive.outcomes.get((cid, event.id))
-                shared = consensus(by_event.get((cid, event.id), []))
+                shared = match_consensus(ctx, (cid, event.id))
                 stage = stages[event.stage].name if event.stage in stages else event.stage
                 if event.knockout and stage not in reached:
                     reached.append(stage)
@@ -78,7 +83,7 @@ def team_pages(ctx: SiteContext) -> list[TeamPage]:
                     href=root + match_path(cid, event.id), kickoff=kickoff(event.kickoff_utc, event.kickoff_source),
                     stage=stage, opponent=names.get(event.away_team if home else event.home_team, "?"),
                     venue="home" if home else "away", result=result_label(outcome),
-                    decided=decided_text(event, outcome), forecasts=len(by_event.get((cid, event.id), [])),
+                    decided=decided_text(event, outcome), forecasts=len(ctx.match_forecasts(cid, event.id)),
                     win=(shared.probabilities[0] if home else shared.probabilities[2]) if shared else "–",
                 ))
             group = next((g.name for g in competition.groups if team.id in g.teams), None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Mapping
 
 import markdown
 from markupsafe import Markup
@@ -11,6 +11,7 @@ from builder.site.models import TextPage
 from builder.site.models_board import DataPage, Download
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext
+from builder.site.sitewriter import FileState
 
 DATA_INTRO = """Every forecast, outcome and score, as **CSV** and **JSON**, and one **SQLite** database
 holding the same tables (`forecasts`, `outcomes`, `scores`, `leaderboard`, `question_scores`).
@@ -46,12 +47,13 @@ def _size(n: int) -> str:
     return f"{n / 1_048_576:.1f} MB" if n >= 1_048_576 else f"{n / 1024:.1f} KB"
 
 
-def data_page(ctx: SiteContext, files: dict[str, bytes]) -> DataPage:
+def data_page(ctx: SiteContext, files: Mapping[str, FileState]) -> DataPage:
+    """The downloads page; ``files``: each download's size and SHA-256 as the site writer took them."""
     path = "data/index.html"
     downloads, schemas = [], []
     for name in sorted(files):
         rel = name.removeprefix("data/")
-        entry = Download(rel, rel, _size(len(files[name])), hashlib.sha256(files[name]).hexdigest())
+        entry = Download(rel, rel, _size(files[name].size), files[name].sha256)
         (schemas if rel.startswith("schema/") else downloads).append(entry)
     return DataPage(
         path=path, meta=ctx.meta("Data", path, "data"), downloads=tuple(downloads), schemas=tuple(schemas),

@@ -1,0 +1,152 @@
+"""The page cache's file: ``pages.sqlite`` in the cache folder (one SQLite database, private to builds).
+
+It holds the latest build's pages (fingerprint -> SHA-256, size, HTML; :mod:`builder.site.pagecache`)
+and the state of every file of the site that build wrote (:class:`builder.site.sitewriter.FileState`).
+Pages rendered during a build are inserted in one open transaction, committed only once the
+site is in place (:meth:`CacheDB.save`), so a failed build leaves the previous cache as it was.
+Only the fingerprints are read at the start; a reused page's HTML is read when it must be written.
+
+A file that is not such a database (or of another format) is reported, removed and started
+afresh: the build then renders every page, exactly as without a cache.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from builder.site.sitewriter import FileState
+
+CACHE_FILE = "pages.sqlite"
+FORMAT = "pages-2"
+SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE pages (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER NOT NULL, html BLOB NOT NULL)",
+    "CREATE TABLE site (name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL)",
+)
+
+
+class CacheDB:
+    """An open page cache: what the previous build kept, and this build's pending writes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db: sqlite3.Connection | None = None
+        self.pages: dict[str, tuple[str, int]] = {}
+        self.used: set[str] = set()
+        self.site: dict[str, FileState] = {}
+        self.site_out = ""
+        self.note = ""  # reported once: why the previous cache could not be used
+        self.broken = ""  # why this build's cache cannot be written
+
+    @classmethod
+    def open(cls, folder: Path) -> CacheDB:
+        cache = cls(Path(folder) / CACHE_FILE)
+        try:
+            cache.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            cache.broken = f"page cache {cache.path} not written ({exc}); the next build renders every page"
+            return cache
+        if cache.path.exists():
+            try:
+                cache._read()
+                return cache
+            except (sqlite3.Error, ValueError) as exc:
+                cache._close()
+                cache.pages, cache.site = {}, {}
+                cache.note = f"page cache {cache.path} unreadable ({exc}); rendering every page"
+                cache.path.unlink(missing_ok=True)
+        cache._create()
+        return cache
+
+    def _read(self) -> None:
+        self.db = sqlite3.connect(self.path, timeout=60)
+        meta = dict(self.db.execute("SELECT key, value FROM meta"))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
+        self.site_out = meta.get("site_out", "")
+        for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
+            if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
+                raise ValueError(f"page row {key!r}: not (text, text, integer)")
+            self.pages[key] = (sha, size)
+        for name, *numbers in self.db.execute("SELECT name, sha256, size, mtime_ns, ctime_ns, ino FROM site"):
+            if not (isinstance(name, str) and isinstance(numbers[0], str) and all(isinstance(n, int) for n in numbers[1:])):
+                raise ValueError(f"site row {name!r}: not (text, text, integers)")
+            self.site[name] = FileState(*numbers)
+
+    def _create(self) -> None:
+        try:
+            self.db = sqlite3.connect(self.path, timeout=60)
+            with self.db:
+                for statement in SCHEMA:
+                    self.db.execute(statement)
+                self.db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+        except sqlite3.Error as exc:
+            self._close()
+            self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
+
+    def _close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def known(self, key: str) -> tuple[str, int] | None:
+        """(SHA-256, size) of the page the previous build kept under ``key``, or None."""
+        found = self.pages.get(key)
+        if found is not None:
+            self.used.add(key)
+        return found
+
+    def html(self, key: str) -> bytes | None:
+        """The kept bytes of a page (None if the cache cannot give them: the caller renders it)."""
+        try:
+            row = self.db.execute("SELECT html FROM pages WHERE key = ?", (key,)).fetchone() if self.db else None
+        except sqlite3.Error:
+            return None
+        return bytes(row[0]) if row is not None and isinstance(row[0], bytes) else None
+
+    def keep(self, key: str, sha256: str, html: bytes) -> None:
+        """Add a page rendered by this build (committed by :meth:`save`)."""
+        if self.db is None or self.broken:
+            return
+        try:
+            self.db.execute("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)", (key, sha256, len(html), html))
+            self.used.add(key)
+        except sqlite3.Error as exc:
+            self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
+
+    def site_states(self, out_dir: Path) -> dict[str, FileState]:
+        """The file states of the site the previous build wrote into ``out_dir`` ({} for another folder)."""
+        return self.site if self.site_out == str(Path(out_dir).resolve()) else {}
+
+    def save(self, out_dir: Path, states: dict[str, FileState]) -> str:
+        """Commit this build's pages, drop the pages it did not use, record the site's file states."""
+        if self.broken or self.db is None:
+            self._close()
+            return self.broken
+        out = str(Path(out_dir).resolve())
+        before = self.site if self.site_out == out else None
+        try:
+            with self.db:
+                self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
+                self.db.executemany("INSERT INTO used VALUES (?)", ((k,) for k in self.used))
+                self.db.execute("DELETE FROM pages WHERE key NOT IN (SELECT key FROM used)")
+                if before is None:
+                    self.db.execute("DELETE FROM site")
+                    before = {}
+                gone = [(name,) for name in before if name not in states]
+                self.db.executemany("DELETE FROM site WHERE name = ?", gone)
+                self.db.executemany("INSERT OR REPLACE INTO site VALUES (?, ?, ?, ?, ?, ?)", (
+                    (name, s.sha256, s.size, s.mtime_ns, s.ctime_ns, s.ino)
+                    for name, s in states.items() if before.get(name) != s))
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('site_out', ?)", (out,))
+        except sqlite3.Error as exc:
+            return f"page cache {self.path} not written ({exc}); the next build renders every page"
+        finally:
+            self._close()
+        return ""
+
+    def close(self) -> None:
+        """Leave the cache as the previous build wrote it (a failed build: pending pages are dropped)."""
+        self._close()
