@@ -262,8 +262,8 @@ class ServiceClient:
         length and SHA-256."""
         try:
             limit = self.max_response_bytes
-            if limit is None:
-                await response.aread()
+            if limit is None or _declared_within(response.headers, limit):
+                await response.aread()  # h11 delivers no byte past a declared Content-Length
                 return response, None, None
             kept, total, digest = bytearray(), 0, hashlib.sha256()
             async for chunk in response.aiter_bytes():
@@ -276,6 +276,14 @@ class ServiceClient:
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
         cut = httpx.Response(response.status_code, headers=headers, content=bytes(kept), request=request)
         return cut, (total if total > limit else None), (digest.hexdigest() if total > limit else None)
+
+
+def _declared_within(headers: httpx.Headers, limit: int) -> bool:
+    """True when the body is uncompressed and declares a Content-Length within ``limit``: it can be
+    read whole (the HTTP parser stops at the declared length), with no copy and no hash per chunk.
+    A compressed body could inflate past any limit, so it is always read capped."""
+    declared = headers.get("content-length", "")
+    return declared.isdigit() and int(declared) <= limit and headers.get("content-encoding", "identity") == "identity"
 
 
 def _secrets(service: str, headers: dict[str, str]) -> list[str]:
