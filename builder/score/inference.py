@@ -337,18 +337,21 @@ def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a
     return specs
 
 
-def market_specs(rows: list[ScoredForecast]) -> list[tuple]:
+def market_specs(rows: list[ScoredForecast], market: dict | None = None) -> list[tuple]:
     """Forecaster Brier - market Brier on the events with a market price (seeds/000 App. D,
-    seeds/002); one Holm family per condition."""
+    seeds/002); one Holm family per condition. ``market`` is ``market_events(rows)`` when the
+    caller has it (the leaderboard views computed it from the same rows)."""
     specs = []
-    for cell, events in sorted(market_events(rows).items(), key=lambda kv: tuple(vars(kv[0]).values())):
+    market = market_events(rows) if market is None else market
+    for cell, events in sorted(market.items(), key=lambda kv: tuple(vars(kv[0]).values())):
         family = f"market/{cell.access}/{cell.strategy}/{cell.horizon}" + ("/replay" if cell.clock == "replay" else "")
         diffs = {e: v[1] for e, v in events.items()}
         specs.append((family, f"{cell.forecaster} - market", cell.forecaster, "market", "brier", cell.clock, diffs))
     return specs
 
 
-def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
+def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None,
+              market: dict | None = None) -> list[TestResult]:
     """Model pairs, forecasters against the market, and the factorial contrasts of seeds/000:
     closed - open (and evidence package - closed, evidence package - open where the third access level
     was asked), score-first - probabilistic, and every pair of horizons (earlier - later),
@@ -356,7 +359,7 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     if not rows:
         return []
     resampler = resampler or resampler_for(rows)
-    specs = model_pair_specs(rows, "brier") + market_specs(rows)
+    specs = model_pair_specs(rows, "brier") + market_specs(rows, market)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
     cell_means = {}
     for measure in ("brier", "log_loss"):
