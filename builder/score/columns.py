@@ -101,6 +101,13 @@ class RowTable:
         return expected_calibration_error(self.p[index].ravel(), self.outcome[index].ravel())
 
 
+def sample_mean(samples: list) -> np.ndarray | tuple:
+    """``np.mean(samples, axis=0)`` of samples (probability vectors, or numbers): the one sample
+    itself when there is one (numpy's mean of one row is that row, exactly), without the cost of a
+    numpy reduction per forecast."""
+    return samples[0] if len(samples) == 1 else np.mean(samples, axis=0)
+
+
 def group_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Per group, the mean of each column over the group's rows, NaN entries left out (NaN when
     none is left). Sums run in row order (``np.add.at``), as a row-by-row sum does."""
