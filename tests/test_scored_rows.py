@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from builder.score import inference, market
+from builder.score.columns import sample_mean
 from builder.score.scoring import _row_maker, score_archive, score_match_forecasts
 from builder.score.types import ScoredForecast
 from collector.records import Forecast
@@ -53,3 +55,13 @@ def test_tests_given_the_views_market_pairs_equal_tests_pairing_the_rows_themsel
     own = inference.all_tests(scores.forecasts, resampler)
     assert any(t.family.startswith("market/") for t in own)
     assert given == own
+
+
+def test_the_mean_of_one_sample_is_numpy_s_mean_to_the_bit():
+    values = [-0.0, 0.0, 0.1, 1e-300, -2.5, float("nan"), float("inf"), 3]
+    for x in values:
+        assert repr(float(sample_mean([x]))) == repr(float(np.mean([x])))
+    vectors = [(-0.0, 0.5, 0.5), (0.137, 0.291, 0.572), (1.0, 0.0, -0.0)]
+    for v in vectors:
+        assert repr(np.asarray(sample_mean([v]), dtype=float).tolist()) == repr(np.mean([v], axis=0).tolist())
+    assert np.array_equal(sample_mean(vectors), np.mean(vectors, axis=0))
