@@ -142,13 +142,21 @@ class Resampler:
             counts = self.counts(present[:, cols])
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                shift = (self.weights @ centred[:, cols]) / counts  # m* - m
-                second = (self.weights @ centred[:, cols] ** 2) / counts
+                # the same ufuncs in the same order, written into the products' own arrays
+                # (replicates x chunk temporaries cost more than the arithmetic)
+                shift = self.weights @ centred[:, cols]
+                np.divide(shift, counts, out=shift)  # m* - m
+                second = self.weights @ centred[:, cols] ** 2
+                np.divide(second, counts, out=second)
                 # a replicate drawing one value only has spread 0, but second - shift^2 leaves
                 # rounding noise (~1e-17) that would make t astronomically large: treat it as 0
-                spread = second - shift**2
-                spread = np.where(spread > SPREAD_TOLERANCE * second, spread, 0.0)
-                t = shift / np.sqrt(spread / counts)
+                spread = shift**2
+                np.subtract(second, spread, out=spread)
+                np.multiply(second, SPREAD_TOLERANCE, out=second)
+                spread[~(spread > second)] = 0.0
+                np.divide(spread, counts, out=spread)
+                np.sqrt(spread, out=spread)
+                t = np.divide(shift, spread, out=shift)
                 t[~np.isfinite(t)] = np.nan
                 t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
         low, high = mean - t_high * se, mean - t_low * se
