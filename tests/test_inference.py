@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -194,3 +195,40 @@ def test_baselines_are_compared_with_llms_and_with_each_other_in_their_own_famil
     assert families["llm_vs_baseline"] == [("m.a", "elo"), ("m.a", "uniform")]
     assert families["baseline_pairs"] == [("elo", "uniform")]
     assert "model_pairs" not in families  # one LLM: no pairs
+
+
+def _reference_studentized(resampler, values, level=0.95):
+    """Bootstrap-t intervals written out with a temporary per step (the in-place code's reference)."""
+    present = ~np.isnan(values)
+    n = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.where(present, values, 0.0).sum(axis=0) / n
+        centred = np.where(present, values - mean, 0.0)
+        se = np.sqrt((centred**2).sum(axis=0) / n / n)
+        counts = resampler.weights @ present.astype(float)
+        shift = (resampler.weights @ centred) / counts
+        second = (resampler.weights @ centred**2) / counts
+        spread = second - shift**2
+        spread = np.where(spread > inference.SPREAD_TOLERANCE * second, spread, 0.0)
+        t = shift / np.sqrt(spread / counts)
+        t[~np.isfinite(t)] = np.nan
+        tail = (1 - level) / 2 * 100
+        t_low, t_high = inference._percentiles(t, [tail, 100 - tail])  # the order statistics themselves
+    unusable = (n < 2) | (se == 0)
+    return np.where(unusable, np.nan, mean - t_high * se), np.where(unusable, np.nan, mean - t_low * se)
+
+
+def test_studentized_intervals_are_the_step_by_step_formula_to_the_bit():
+    rng = np.random.default_rng(11)
+    events = {("c", f"e{i:03d}"): i % 4 == 0 for i in range(40)}
+    resampler = inference.Resampler.for_events(events, replicates=500, permutations=10)
+    values = rng.random((40, 20))
+    values[rng.random((40, 20)) < 0.3] = np.nan
+    values[:, 3] = 1.0  # no spread at all: no interval
+    values[:, 4] = np.where(np.arange(40) < 2, 0.5, np.nan)  # two values: many replicates draw one only
+    values[:, 5] = (np.arange(40) % 2).astype(float)  # a 0/1 measure
+    low, high = resampler.studentized_intervals(values, chunk=20)  # one chunk: the same products as the reference
+    ref_low, ref_high = _reference_studentized(resampler, values)
+    assert np.isnan(low[3]) and np.isfinite(low[0])
+    assert low.tobytes() == ref_low.tobytes() and high.tobytes() == ref_high.tobytes()

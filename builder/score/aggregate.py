@@ -105,7 +105,7 @@ def eligible_by_condition(archive, forecasts: list[Forecast]) -> dict[Condition,
     for f in forecasts:
         key = (f.competition_id, f.target_id)
         if key in resolved:
-            eligible[(f.access.value, f.strategy.value, f.horizon.value, f.clock.value)].add(key)
+            eligible[(f.access._value_, f.strategy._value_, f.horizon._value_, f.clock._value_)].add(key)
     return eligible
 
 
@@ -117,9 +117,9 @@ def leaderboard(archive, forecasts: list[Forecast], rows: list[ScoredForecast], 
     table = RowTable.of(rows) if table is None else table
     counted: dict[tuple, int] = defaultdict(int)  # plain tuples: one Cell per cell, not per forecast
     kinds: dict[str, str] = {}
-    for f in forecasts:
-        counted[(f.forecaster, f.access.value, f.strategy.value, f.horizon.value, f.clock.value)] += 1
-        kinds[f.forecaster] = f.forecaster_type.value
+    for f in forecasts:  # StrEnum fields: ``_value_`` is ``.value`` without the enum descriptor (per forecast)
+        counted[(f.forecaster, f.access._value_, f.strategy._value_, f.horizon._value_, f.clock._value_)] += 1
+        kinds[f.forecaster] = f.forecaster_type._value_
     scheduled = {Cell(*key): n for key, n in counted.items()}
     eligible = eligible_by_condition(archive, forecasts)
     by_cell = cells_of(table)

@@ -101,6 +101,16 @@ class RowTable:
         return expected_calibration_error(self.p[index].ravel(), self.outcome[index].ravel())
 
 
+def sample_mean(samples: list) -> np.ndarray | tuple | float:
+    """``np.mean(samples, axis=0)`` of samples (probability vectors, or numbers), without a numpy
+    reduction per forecast when there is one sample: numpy's mean of one row is ``0.0 + x`` per
+    entry, i.e. the sample itself with -0.0 turned into 0.0, which ``x + 0.0`` gives exactly."""
+    if len(samples) != 1:
+        return np.mean(samples, axis=0)
+    one = samples[0]
+    return one + 0.0 if isinstance(one, (int, float)) else tuple(x + 0.0 for x in one)
+
+
 def group_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Per group, the mean of each column over the group's rows, NaN entries left out (NaN when
     none is left). Sums run in row order (``np.add.at``), as a row-by-row sum does."""

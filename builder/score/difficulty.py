@@ -79,8 +79,13 @@ def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> t
         beta = np.linalg.solve(a, b[..., None])[..., 0]
     except np.linalg.LinAlgError:
         beta = np.einsum("rfg,rg->rf", np.linalg.pinv(a), b)
-    alpha = ((s[None, :] - beta @ m.T) * inv_n[None, :])
-    alpha = np.where((w > 0) & (n > 0)[None, :], alpha, np.nan)
+    # alpha = (s - beta m^T) / n per replicate and event, NaN without weight: the same ufuncs in
+    # the same order, written into the product's array (replicates x events temporaries are the
+    # cost here, not the arithmetic)
+    alpha = beta @ m.T
+    np.subtract(s[None, :], alpha, out=alpha)
+    np.multiply(alpha, inv_n[None, :], out=alpha)
+    np.copyto(alpha, np.nan, where=~((w > 0) & (n > 0)[None, :]))
     return alpha, beta
 
 

@@ -21,6 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from builder.score.columns import sample_mean
 from builder.score.inference import Resampler, factor_specs, llm_cell_means, run_tests
 from builder.score.metrics import brier_score_hda
 from builder.score.types import ScoredForecast, TestResult
@@ -48,7 +49,7 @@ def ensemble_specs(rows: list[ScoredForecast]) -> list[tuple]:
         if len(members) < 2:
             continue
         names = sorted(members)
-        p = np.array([np.mean(members[m], axis=0) for m in names])
+        p = np.array([sample_mean(members[m]) for m in names], dtype=float)
         y = np.full(len(names) + 1, results[key])
         scores = brier_score_hda(np.vstack([p, p.mean(axis=0)]), y)
         member_scores, ensemble = scores[:-1], scores[-1]
@@ -59,7 +60,7 @@ def ensemble_specs(rows: list[ScoredForecast]) -> list[tuple]:
     specs = []
     for (horizon, clock), by_member in sorted(diffs.items()):
         for member, events in sorted(by_member.items()):
-            per_match = {e: float(np.mean(v)) for e, v in events.items()}
+            per_match = {e: float(sample_mean(v)) for e, v in events.items()}
             family = ("ensemble_average/" if member == "average member" else "ensemble/") + horizon + _suffix(clock)
             specs.append((family, f"llm-ensemble - {member} ({horizon})", "llm-ensemble", member, "brier", clock,
                           per_match))

@@ -142,13 +142,21 @@ class Resampler:
             counts = self.counts(present[:, cols])
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                shift = (self.weights @ centred[:, cols]) / counts  # m* - m
-                second = (self.weights @ centred[:, cols] ** 2) / counts
+                # the same ufuncs in the same order, written into the products' own arrays
+                # (replicates x chunk temporaries cost more than the arithmetic)
+                shift = self.weights @ centred[:, cols]
+                np.divide(shift, counts, out=shift)  # m* - m
+                second = self.weights @ centred[:, cols] ** 2
+                np.divide(second, counts, out=second)
                 # a replicate drawing one value only has spread 0, but second - shift^2 leaves
                 # rounding noise (~1e-17) that would make t astronomically large: treat it as 0
-                spread = second - shift**2
-                spread = np.where(spread > SPREAD_TOLERANCE * second, spread, 0.0)
-                t = shift / np.sqrt(spread / counts)
+                spread = shift**2
+                np.subtract(second, spread, out=spread)
+                np.multiply(second, SPREAD_TOLERANCE, out=second)
+                spread[~(spread > second)] = 0.0
+                np.divide(spread, counts, out=spread)
+                np.sqrt(spread, out=spread)
+                t = np.divide(shift, spread, out=shift)
                 t[~np.isfinite(t)] = np.nan
                 t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
         low, high = mean - t_high * se, mean - t_low * se
@@ -337,18 +345,21 @@ def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a
     return specs
 
 
-def market_specs(rows: list[ScoredForecast]) -> list[tuple]:
+def market_specs(rows: list[ScoredForecast], market: dict | None = None) -> list[tuple]:
     """Forecaster Brier - market Brier on the events with a market price (seeds/000 App. D,
-    seeds/002); one Holm family per condition."""
+    seeds/002); one Holm family per condition. ``market`` is ``market_events(rows)`` when the
+    caller has it (the leaderboard views computed it from the same rows)."""
     specs = []
-    for cell, events in sorted(market_events(rows).items(), key=lambda kv: tuple(vars(kv[0]).values())):
+    market = market_events(rows) if market is None else market
+    for cell, events in sorted(market.items(), key=lambda kv: tuple(vars(kv[0]).values())):
         family = f"market/{cell.access}/{cell.strategy}/{cell.horizon}" + ("/replay" if cell.clock == "replay" else "")
         diffs = {e: v[1] for e, v in events.items()}
         specs.append((family, f"{cell.forecaster} - market", cell.forecaster, "market", "brier", cell.clock, diffs))
     return specs
 
 
-def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) -> list[TestResult]:
+def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None,
+              market: dict | None = None) -> list[TestResult]:
     """Model pairs, forecasters against the market, and the factorial contrasts of seeds/000:
     closed - open (and evidence package - closed, evidence package - open where the third access level
     was asked), score-first - probabilistic, and every pair of horizons (earlier - later),
@@ -356,7 +367,7 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None) ->
     if not rows:
         return []
     resampler = resampler or resampler_for(rows)
-    specs = model_pair_specs(rows, "brier") + market_specs(rows)
+    specs = model_pair_specs(rows, "brier") + market_specs(rows, market)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
     cell_means = {}
     for measure in ("brier", "log_loss"):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from builder.score.columns import sample_mean
 from builder.score.inference import LEVEL, Resampler
 from builder.score.metrics import CLASSES
 from builder.score.types import ScoredForecast
@@ -69,7 +70,7 @@ def averaged_vectors(rows: list[ScoredForecast], horizon: str, clock: str, kind:
             result[key] = r.result
     keys = sorted(per_member)
     members = {m for k in keys for m in per_member[k]}
-    vectors = np.array([np.mean([np.mean(v, axis=0) for v in per_member[k].values()], axis=0) for k in keys])
+    vectors = np.array([np.mean([sample_mean(v) for v in per_member[k].values()], axis=0) for k in keys])
     outcomes = np.array([[result[k] == c for c in CLASSES] for k in keys], dtype=float)
     return [k[:2] for k in keys], vectors.reshape(-1, 3), outcomes.reshape(-1, 3), len(members)
 

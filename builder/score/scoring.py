@@ -8,6 +8,8 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from builder.score import (
@@ -81,7 +83,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     if flags and not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
-    resampler = _boards(scores, archive, match_forecasts, options=options)
+    resampler, market_rows = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
     if resampler is not None:
@@ -98,8 +100,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
         operations.operational_rows(sorted(forecasts + retried, key=Forecast.key)), flags, forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
-        scores.tests = inference.all_tests(scores.forecasts, resampler) + families.family_tests(scores.forecasts,
-                                                                                               resampler)
+        scores.tests = (inference.all_tests(scores.forecasts, resampler, market_rows)
+                        + families.family_tests(scores.forecasts, resampler))
         scores.robustness = robustness.robustness(scores.forecasts, resampler)
     scores.notes = aggregate.NOTES + inference.NOTES
     return scores
@@ -121,16 +123,18 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
-        resampler = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options, table=table)
+        resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
+                                         table=table)
         if inference_tests and resampler is not None:
-            scores.tests = inference.all_tests(rows, resampler) + families.family_tests(rows, resampler)
+            scores.tests = inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
         return scores
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
             options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None):
-    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler.
+    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler and the
+    rows' ``market.market_events`` (the market tests reuse them rather than pairing the rows again).
 
     Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
     numbers and its ranking do not depend on them).
@@ -146,7 +150,7 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites)
     scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
-    return resampler
+    return resampler, market_rows
 
 
 def scorable_pairs(
@@ -189,51 +193,70 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     measure_rows = zip(*(np.asarray(columns[name], dtype=float).tolist() for name in MEASURES), strict=True)
     numbers = zip(p.tolist(), ph.tolist(), pa.tolist(), h.tolist(), a.tolist(), y.tolist(), measure_rows, strict=True)
     rows = []
+    new_row = _row_maker()
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
         measures, adv = dict(zip(MEASURES, values, strict=True)), advancement.get(i)
         tasks = fine_grained_board.payload_tasks(archive, payload, (forecast.competition_id, forecast.target_id))
-        rows.append(
-            ScoredForecast(
-                competition_id=forecast.competition_id,
-                event_id=forecast.target_id,
-                forecaster=forecast.forecaster,
-                forecaster_type=forecast.forecaster_type.value,
-                model=forecast.model,
-                access=forecast.access.value,
-                strategy=forecast.strategy.value,
-                horizon=forecast.horizon.value,
-                sample=forecast.sample,
-                clock=forecast.clock.value,
-                status=forecast.status.value,
-                stage=event.stage,
-                knockout=event.knockout,
-                p_home=probs[0],
-                p_draw=probs[1],
-                p_away=probs[2],
-                predicted_home=p_h,
-                predicted_away=p_a,
-                score_home=s_h,
-                score_away=s_a,
-                result=CLASSES[cls],
-                confidence=payload.confidence,
-                measures=measures,
-                advancement=adv,
-                key=forecast.key(),
-                path=path_for(forecast),
-                lead_time_minutes=forecast.lead_time_minutes,
-                search_observed=_searched(forecast),
-                buy_odds=quoted_odds(forecast.inputs) if forecast.forecaster_type.value == "market" else None,
-                layers=fine_grained_board.row_layers(tasks, measures, adv),
-                fine_tasks=tasks,
-            )
-        )
+        kind = forecast.forecaster_type._value_  # StrEnum members: ``_value_`` is ``.value`` without the descriptor
+        rows.append(new_row(
+            competition_id=forecast.competition_id,
+            event_id=forecast.target_id,
+            forecaster=forecast.forecaster,
+            forecaster_type=kind,
+            model=forecast.model,
+            access=forecast.access._value_,
+            strategy=forecast.strategy._value_,
+            horizon=forecast.horizon._value_,
+            sample=forecast.sample,
+            clock=forecast.clock._value_,
+            status=forecast.status._value_,
+            stage=event.stage,
+            knockout=event.knockout,
+            p_home=probs[0],
+            p_draw=probs[1],
+            p_away=probs[2],
+            predicted_home=p_h,
+            predicted_away=p_a,
+            score_home=s_h,
+            score_away=s_a,
+            result=CLASSES[cls],
+            confidence=payload.confidence,
+            measures=measures,
+            advancement=adv,
+            key=forecast.key(),
+            path=path_for(forecast),
+            lead_time_minutes=forecast.lead_time_minutes,
+            search_observed=_searched(forecast),
+            layers=fine_grained_board.row_layers(tasks, measures, adv),
+            fine_tasks=tasks,
+            buy_odds=quoted_odds(forecast.inputs) if kind == "market" else None,
+        ))
     return rows
+
+
+def _row_maker():
+    """A maker of :class:`ScoredForecast` rows from every field by keyword, for the one place that
+    builds a row per scored forecast: the frozen dataclass's ``__init__`` sets each of its 31
+    fields through ``object.__setattr__``; this fills the instance's ``__dict__`` at once (the
+    same fields, values and types; equality, ``replace`` and ``asdict`` see no difference).
+    Every field must be given: a missing or unknown one raises ``TypeError`` here."""
+    names = frozenset(f.name for f in dataclasses.fields(ScoredForecast))
+    new = object.__new__
+
+    def make(**values) -> ScoredForecast:
+        if values.keys() != names:
+            raise TypeError(f"ScoredForecast fields missing or unknown: {sorted(names ^ values.keys())}")
+        row = new(ScoredForecast)
+        row.__dict__.update(values)
+        return row
+
+    return make
 
 
 def _searched(forecast: Forecast) -> bool | None:
     """True if any answered call's tool trace shows a search, False if the traces tell and none
     did, None when no trace tells (the rule of ``collector.forecasters.llm.forecaster``)."""
-    seen = {a.tool_trace.search_observed.value for a in forecast.attempts if a.http_status == 200}
+    seen = {a.tool_trace.search_observed._value_ for a in forecast.attempts if a.http_status == 200}
     if not seen - {"unknown"}:
         return None
     return "searched" in seen
