@@ -183,6 +183,18 @@ def test_a_file_or_a_stray_folder_at_the_top_is_refused(tmp_path):
         check_archive_dir(archive / "worldcup-2026" / "competition.r000.json")
 
 
+def test_a_competition_folder_another_tick_is_writing_its_first_record_into_is_accepted(tmp_path):
+    """Two ticks on a fresh archive: one has made the folder and its record's temporary file but
+    not linked the record yet when the other checks the archive (a race CI once hit)."""
+    archive = tmp_path / "archive"
+    (archive / "worldcup-2026").mkdir(parents=True)
+    (archive / "worldcup-2026" / ".competition.r000.json.host~1~2~ab12cd34.tmp").write_text("{")
+    check_archive_dir(archive)
+    (archive / "worldcup-2026" / "notes.txt").write_text("x")  # a visible stranger still is one
+    with pytest.raises(UsageError, match=r"worldcup-2026/ is not a competition folder"):
+        check_archive_dir(archive)
+
+
 ARCHIVE_COMMANDS = [
     (main, ["status"]),
     (main, ["status", "--json"]),

@@ -417,9 +417,11 @@ def _archive_problem(root: Path) -> str | None:
 
 
 def _is_competition_folder(folder: Path) -> bool:
-    """A folder with a competition record, ``events/`` or ``questions/``, or an empty one."""
+    """A folder with a competition record, ``events/`` or ``questions/``, or one holding nothing but
+    hidden entries (empty, or a writer's temporary file whose record another tick is linking in
+    right now: two ticks on a fresh archive)."""
     return (any((folder / name).is_dir() for name in COMPETITION_MARKERS)
-            or any(folder.glob("competition.r*.json")) or not any(folder.iterdir()))
+            or any(folder.glob("competition.r*.json")) or all(p.name.startswith(".") for p in folder.iterdir()))
 
 
 def _some(names: list[str]) -> str:
