@@ -17,7 +17,7 @@ import pytest
 
 import collector.commands.schema as schema_command
 from builder.cli import main as builder_main
-from collector.archive.reader import check_archive_dir
+from collector.archive.folder import check_archive_dir
 from collector.cli import build_parser, main
 from collector.commandline import finish, parse_utc_instant, resolve_clock
 from collector.errors import PrematchError, Problem, ProblemsFound, UsageError

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from builder.site.build import build_site, check_out_dir
 from collector.archive.cache import default_cache_folder
-from collector.archive.reader import check_archive_dir
+from collector.archive.folder import check_archive_dir
 from collector.commandline import finish
 from collector.errors import ConfigError, UsageError
 

@@ -15,7 +15,8 @@ import orjson
 
 from builder.score.paper_tables import PaperTable, paper_tables
 from builder.score.scoring import score_archive
-from collector.archive.reader import check_archive_dir, load_archive
+from collector.archive.folder import check_archive_dir
+from collector.archive.reader import load_archive
 from collector.commandline import finish
 from collector.errors import Problem, UsageError
 

@@ -12,7 +12,8 @@ import orjson
 from builder.score.options import LSA_DEFAULTS, PREMATCH_V1
 from builder.score.scoring import score_archive
 from builder.score.types import clean
-from collector.archive.reader import check_archive_dir, load_archive
+from collector.archive.folder import check_archive_dir
+from collector.archive.reader import load_archive
 from collector.commandline import finish
 from collector.errors import Problem, UsageError
 

@@ -17,7 +17,8 @@ from typing import Any
 import orjson
 
 from builder.score.t5 import score_forecast, score_league
-from collector.archive.reader import check_archive_dir, load_archive
+from collector.archive.folder import check_archive_dir
+from collector.archive.reader import load_archive
 from collector.commandline import finish
 from collector.errors import Problem, UsageError
 from collector.records import TournamentForecast

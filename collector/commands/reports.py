@@ -7,7 +7,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from collector.archive.reader import check_archive_dir, load_archive
+from collector.archive.folder import check_archive_dir
+from collector.archive.reader import load_archive
 from collector.archive.writer import ArchiveWriter
 from collector.commandline import (
     INSTANT_HELP,

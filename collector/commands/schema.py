@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from collector.archive.reader import check_archive_dir
+from collector.archive.folder import check_archive_dir
 from collector.archive.schema_export import export_schemas
 from collector.commandline import Done, finish
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import orjson
 
-from collector.archive.reader import Archive, check_archive_dir, load_archive
+from collector.archive.folder import check_archive_dir
+from collector.archive.reader import Archive, load_archive
 from collector.commandline import add_config_option, finish
 from collector.competitions.loader import check_competition_ids
 from collector.errors import Problem

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from collector.archive.reader import check_archive_dir
+from collector.archive.folder import check_archive_dir
 from collector.commandline import (
     INSTANT_HELP,
     add_clock_option,

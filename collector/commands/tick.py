@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from collector.archive.reader import check_archive_dir
+from collector.archive.folder import check_archive_dir
 from collector.commandline import (
     INSTANT_HELP,
     add_clock_option,
