@@ -71,15 +71,23 @@ class Contract(BaseModel):
         models are frozen, so the set is never changed in place: ``model_copy`` copies it
         before adding to it. The shared set is a private copy, never one a caller gave."""
         names = self.__pydantic_fields_set__
-        key = frozenset(names)
-        shared = _FIELDS_SETS.get(key)
-        if shared is None:
-            shared = _FIELDS_SETS[key] = set(key)
+        shape = type(self)
+        if len(names) == len(shape.__pydantic_fields__):  # every field given: a stored record's case
+            shared = _ALL_FIELDS.get(shape)
+            if shared is None:
+                shared = _ALL_FIELDS[shape] = set(shape.__pydantic_fields__)
+        else:
+            key = frozenset(names)
+            shared = _FIELDS_SETS.get(key)
+            if shared is None:
+                shared = _FIELDS_SETS[key] = set(key)
         object.__setattr__(self, "__pydantic_fields_set__", shared)
 
 
+_ALL_FIELDS: dict[type, set[str]] = {}
+"""Model class -> the one set of all its field names, shared by every instance given them all."""
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-"""frozenset of field names -> the one set every instance with those fields shares (a few dozen entries)."""
+"""frozenset of some field names -> the one set every instance given just those shares (a few dozen entries)."""
 
 
 class Record(Contract):
