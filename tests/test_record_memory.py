@@ -53,3 +53,20 @@ def test_a_loaded_forecast_holds_one_fields_set_per_shape_not_per_instance():
     distinct = {id(r.__pydantic_fields_set__) for r in loaded} | {id(r.payload.__pydantic_fields_set__) for r in loaded}
     assert len(distinct) == 2
     assert _fields_set_bytes(loaded[0]) > 500  # what each instance carried before
+
+
+def test_small_equal_values_are_one_object_and_records_keep_their_own_when_they_differ():
+    from collector.records import Validation
+
+    plain = [RECORD_ADAPTER.validate_json(record_bytes(make_forecast(EVENT, forecaster=f"llm.m{i}"))) for i in range(3)]
+    told = make_forecast(EVENT, forecaster="llm.told", validation=Validation(
+        normalized=True, original_sums={"p90": 1.02}, diagnostics={"sum_audit": 0.02}))
+    loaded_told = RECORD_ADAPTER.validate_json(record_bytes(told))
+    assert plain[0].validation is plain[1].validation is plain[2].validation  # nothing to tell: one report
+    assert plain[0].payload.most_likely_score_90 is plain[1].payload.most_likely_score_90  # the same 1-0
+    assert plain[0].attempts[0].tool_trace is plain[1].attempts[0].tool_trace
+    assert loaded_told.validation is not plain[0].validation
+    assert loaded_told.validation.diagnostics == {"sum_audit": 0.02}
+    assert loaded_told.validation.original_sums == {"p90": 1.02}
+    assert record_bytes(loaded_told) == record_bytes(told)
+    assert [record_bytes(r) for r in plain] == [record_bytes(make_forecast(EVENT, forecaster=f"llm.m{i}")) for i in range(3)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from builder.score.scoring import score_archive
 from collector.archive.layout import path_for
 from collector.records import Attempt, AttemptRole, Usage
-from collector.records.forecast import NO_ATTEMPTS, AttemptTotals
+from collector.records.attempt import NO_ATTEMPTS, AttemptTotals
 from tests.factories import (
     T0,
     make_attempt,

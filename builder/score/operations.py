@@ -15,7 +15,7 @@ import numpy as np
 
 from builder.score.types import OperationalRow
 from collector.records import Access, Forecast, ForecastStatus, SearchObserved
-from collector.records.forecast import AttemptTotals
+from collector.records.attempt import AttemptTotals
 
 RATE_GROUPS: dict[str, tuple[ForecastStatus, ...]] = {
     "valid": (ForecastStatus.VALID,),

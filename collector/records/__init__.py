@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter
 
+from .attempt import Attempt, AttemptRole, Citation, SearchObserved, ToolTrace, Usage
 from .base import (
     SCHEMA_VERSION,
     Clock,
@@ -59,10 +60,7 @@ from .forecast import (
     SCORABLE_STATUSES,
     TRANSPORT_FAILURES,
     Access,
-    Attempt,
-    AttemptRole,
     Choice,
-    Citation,
     EvidenceRef,
     Forecast,
     ForecasterType,
@@ -74,12 +72,9 @@ from .forecast import (
     RequestProtocol,
     ScoreProbability,
     SearchFlag,
-    SearchObserved,
     SearchReport,
     Strategy,
     StructuredOutput,
-    ToolTrace,
-    Usage,
     Validation,
 )
 from .manifest import Manifest

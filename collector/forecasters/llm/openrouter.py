@@ -42,7 +42,7 @@ from collector.records import (
     ToolTrace,
     Usage,
 )
-from collector.records.forecast import AttemptTotals
+from collector.records.attempt import AttemptTotals
 
 try:  # httpcore tries `import sniffio` for every lock it makes; cache a missing module's absence once
     import sniffio  # noqa: F401
