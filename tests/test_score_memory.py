@@ -12,7 +12,7 @@ import numpy as np
 import orjson
 import pytest
 
-from builder.score import inference, reliability
+from builder.score import difficulty, inference, reliability, resampling
 from builder.score.scoring import score_archive, score_match_forecasts
 from builder.score.types import ScoredForecast, clean, float_sharer
 from collector.records import Forecast
@@ -87,3 +87,86 @@ def test_pooled_reliability_intervals_cover_the_observed_frequency(archive):
     [pooled] = [p for p in score_archive(archive, inference_tests=False).pooled_calibration if p.clock == "live"]
     assert pooled.bins and all(b.low is not None for b in pooled.bins)
     assert all(b.low <= b.observed_frequency <= b.high for b in pooled.bins)
+
+
+# ---------- the resampler's compact matrices, a block of replicates at a time ----------
+# Integer products (counts) are exact whatever the blocks. Float products are the whole matrix's
+# wherever BLAS computes a row alike in any number of rows (single-threaded OpenBLAS does; with
+# threads a row's kernel can depend on how the rows were split among them, so these tests allow
+# rounding; benchmarks/scoring.py --digest is the bit-level check on a machine).
+ROUNDING = {"rtol": 1e-12, "atol": 1e-15, "equal_nan": True}
+
+EVENTS = {("c", f"e{i:03d}"): i >= 45 for i in range(60)}
+MANY = 2 * resampling.BLOCK + 300  # three blocks, the last one partial
+
+
+@pytest.fixture(scope="module")
+def big():
+    return inference.Resampler.for_events(EVENTS, replicates=MANY, permutations=MANY)
+
+
+def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
+    boot_seq, sign_seq = np.random.SeedSequence(inference.SEED).spawn(2)
+    rng, strata = np.random.default_rng(boot_seq), np.array([EVENTS[k] for k in sorted(EVENTS)])
+    weights = np.zeros((MANY, len(strata)))
+    for value in (False, True):  # one draw per stratum, as the weights were first drawn
+        columns = np.flatnonzero(strata == value)
+        weights[:, columns] = rng.multinomial(len(columns), np.full(len(columns), 1 / len(columns)), size=MANY)
+    signs = np.random.default_rng(sign_seq).integers(0, 2, size=(MANY, len(strata))) * 2.0 - 1.0
+    assert big.draws.dtype == np.uint8 and big.flips.dtype == np.int8
+    assert big.weights.tobytes() == weights.tobytes() and big.signs.tobytes() == signs.tobytes()
+
+
+def _values(seed: int, columns: int = 9) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    values = rng.normal(0.2, 0.3, size=(len(EVENTS), columns))
+    values[rng.random(values.shape) < 0.25] = np.nan
+    values[:, 2] = (np.arange(len(EVENTS)) % 3 == 0).astype(float)  # a 0/1 measure
+    return values
+
+
+def test_blocked_intervals_and_p_values_are_the_whole_matrix_products(big):
+    values = _values(3)
+    present = ~np.isnan(values)
+    filled = np.where(present, values, 0.0)
+    weights, signs, n = big.weights, big.signs, present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (weights @ filled) / (weights @ present.astype(float))
+        extreme = np.abs((signs @ filled) / n) >= np.abs(filled.sum(axis=0) / n) - 1e-9 * np.abs(filled).max(axis=0)
+    assert np.array_equal(big.counts(present), weights @ present.astype(float))
+    assert np.allclose(big.weighted(filled), weights @ filled, **ROUNDING)
+    assert np.array_equal(big.sign_flip_p(values), (1 + extreme.sum(axis=0)) / (1 + MANY))  # counts
+    low, high = big.intervals(values)
+    assert np.allclose(low, np.percentile(means, 2.5, axis=0), **ROUNDING)
+    assert np.allclose(high, np.percentile(means, 97.5, axis=0), **ROUNDING)
+
+
+def test_blocked_studentized_intervals_are_the_step_by_step_formula(big):
+    from tests.test_inference import _reference_studentized
+
+    values = _values(4)
+    low, high = big.studentized_intervals(values)
+    ref_low, ref_high = _reference_studentized(big, values)
+    assert np.isfinite(low).any() and np.array_equal(np.isnan(low), np.isnan(ref_low))
+    assert np.allclose(low, ref_low, **ROUNDING) and np.allclose(high, ref_high, **ROUNDING)
+
+
+def test_blocked_difficulty_replicates_are_the_one_batch_fit(big):
+    y = _values(5, columns=5)
+    y[:, 1] = np.where(np.arange(len(EVENTS)) < 20, np.nan, y[:, 1])  # unequal coverage
+    mask = ~np.isnan(y)
+    events = sorted(EVENTS)[5:]  # a condition without every event: the weights of its events
+    rows = [sorted(EVENTS).index(e) for e in events]
+    blocked = difficulty.bootstrap_adjusted(y[rows], mask[rows], big, events)
+    batch = difficulty.adjusted_scores(y[rows], mask[rows], big.weights[:, rows])
+    assert blocked.shape == (MANY, 5) and np.allclose(blocked, batch, **ROUNDING)
+
+
+def test_tests_of_streamed_specs_are_the_tests_of_a_list(archive, rows):
+    resampler = inference.Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows},
+                                               replicates=300, permutations=300)
+    specs = [s for s in inference._all_specs(rows, None) if s[6]]
+    assert len(specs) > 10 and any(s[0].startswith("access_by_forecaster") for s in specs)
+    assert inference.run_tests(resampler, iter(specs)) == inference.run_tests(resampler, specs)
+    assert inference.all_tests(rows, resampler) == inference.run_tests(resampler, specs)
+    assert inference.run_tests(resampler, iter([])) == []

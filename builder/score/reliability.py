@@ -125,7 +125,7 @@ def bin_replicates(events, o: np.ndarray, cut: list[tuple[int, np.ndarray]],
     size = len(resampler.events)
     hit_sums = np.column_stack([np.bincount(column[m], weights=o[m, j], minlength=size) for j, m in cut])
     member_counts = np.column_stack([np.bincount(column[m], minlength=size).astype(float) for _, m in cut])
-    return resampler.weights @ hit_sums, resampler.weights @ member_counts
+    return resampler.weighted(hit_sums), resampler.weighted(member_counts)
 
 
 def _gaps(events, p, o, resampler: Resampler) -> dict[str, dict[str, float | None]]:
