@@ -115,6 +115,8 @@ def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
     signs = np.random.default_rng(sign_seq).integers(0, 2, size=(MANY, len(strata))) * 2.0 - 1.0
     assert big.draws.dtype == np.uint8 and big.flips.dtype == np.int8
     assert big.weights.tobytes() == weights.tobytes() and big.signs.tobytes() == signs.tobytes()
+    assert np.array_equal(big.weight_columns([7, 2]), weights[:, [7, 2]])
+    assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2]))), weights[:, [7, 2]])
 
 
 def _values(seed: int, columns: int = 9) -> np.ndarray:

@@ -2,8 +2,15 @@
 
 Two matrices are drawn once per analysis from the master seed: bootstrap ``weights`` (replicates
 x events, stratified by group stage / knockout) and sign-flip ``signs`` (draws x events). They
-are held as small exact integers and turned into float64 a block of rows at a time, so every
-product has the float64 operands (and, row by row, the very products) of the whole matrices.
+are held as small exact integers and turned into float64 a block of rows at a time: every
+product has the float64 operands of the whole matrices, a tenth of their memory.
+
+Integer products (counts) are exact whatever the blocks. A float product's row is the whole
+matrix's row wherever BLAS computes a row alike in any number of rows: single-threaded OpenBLAS
+does; with threads, a row's kernel can depend on how the rows were shared among the threads, as
+the whole-matrix products always did (on the 2-core machine, ``benchmarks/scoring.py --digest``
+differs between OPENBLAS_NUM_THREADS=1 and 2 on the unblocked code too). The digests with
+these blocks equal the unblocked code's under both settings there.
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ SPREAD_TOLERANCE = 1e-12
 """A bootstrap replicate's variance below this fraction of its mean square counts as zero spread."""
 
 BLOCK = 1024
-"""Bootstrap replicates (and sign-flip draws) turned into float64 at a time: memory, not results
-(a multiple of every BLAS kernel's row unroll, so each row's products are the full matrix's)."""
+"""Bootstrap replicates (and sign-flip draws) turned into float64 at a time: memory (8 MB a block
+at 1,000 events), not results (a power of two: a multiple of every BLAS kernel's row unroll)."""
 
 
 def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Generator,
@@ -59,7 +66,7 @@ class Resampler:
 
     Both are held as small exact integers (``draws``: counts in the smallest unsigned type that
     holds the largest stratum's size; ``flips``: int8 +-1) and turned into float64
-    :data:`BLOCK` rows at a time for the products: the same floats, a tenth of the memory.
+    :data:`BLOCK` rows at a time for the products (see the module docstring).
     ``weights`` and ``signs`` give the whole float64 matrices (a fresh copy each time)."""
 
     events: list[tuple[str, str]]
