@@ -172,3 +172,20 @@ def test_tests_of_streamed_specs_are_the_tests_of_a_list(archive, rows):
     assert inference.run_tests(resampler, iter(specs)) == inference.run_tests(resampler, specs)
     assert inference.all_tests(rows, resampler) == inference.run_tests(resampler, specs)
     assert inference.run_tests(resampler, iter([])) == []
+
+
+def test_a_singular_replicate_in_one_block_sends_every_block_to_the_pseudo_inverse():
+    # forecasters 0-1 and 2 linked through matches 0 and 5 only: a replicate drawing neither cannot compare them
+    events = [("c", f"e{i}") for i in range(6)]
+    y = np.random.default_rng(8).random((6, 3))
+    y[[1, 2], 2] = y[[3, 4], 0] = y[[3, 4], 1] = np.nan
+    mask = ~np.isnan(y)
+    draws = np.random.default_rng(9).integers(1, 4, size=(MANY, 6)).astype(np.uint8)
+    draws[-1, [0, 5]] = 0  # the last block's last replicate
+    resampler = inference.Resampler(events, draws, np.ones((3, 6), dtype=np.int8))
+    with pytest.raises(np.linalg.LinAlgError):
+        difficulty.adjusted_scores(y, mask, resampler.weights, "solve")
+    blocked = difficulty.bootstrap_adjusted(y, mask, resampler, events)
+    assert np.array_equal(blocked, difficulty.adjusted_scores(y, mask, resampler.weights))
+    per_block = np.concatenate([difficulty.adjusted_scores(y, mask, w) for w in resampler.weight_blocks()])
+    assert not np.array_equal(per_block, blocked)  # the first blocks alone would have been solved

@@ -32,6 +32,11 @@ BLOCK = 1024
 at 1,000 events), not results (a power of two: a multiple of every BLAS kernel's row unroll)."""
 
 
+GROUP = 4
+"""Column chunks of bootstrap-t statistics formed per float64 block of weights (one conversion
+of the block for all of them; replicates x GROUP chunks of t are held at once)."""
+
+
 def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Generator,
                        dtype: np.dtype | type = float) -> np.ndarray:
     """Bootstrap count matrix (replicates x events): each stratum's matches resampled with
@@ -165,25 +170,32 @@ class Resampler:
             se = np.sqrt((centred**2).sum(axis=0) / n / n)
         tail = (1 - level) / 2 * 100
         t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
-        for start in range(0, values.shape[1], chunk):
-            cols = slice(start, start + chunk)
-            t = self._t_statistics(present[:, cols], centred[:, cols])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
+        for first in range(0, values.shape[1], chunk * GROUP):
+            group = slice(first, first + chunk * GROUP)
+            t = self._t_statistics(present[:, group], centred[:, group], chunk)
+            for start in range(0, t.shape[1], chunk):
+                cols = slice(first + start, first + start + chunk)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    t_low[cols], t_high[cols] = _percentiles(t[:, start : start + chunk], [tail, 100 - tail])
         low, high = mean - t_high * se, mean - t_low * se
         unusable = (n < 2) | (se == 0)
         return np.where(unusable, np.nan, low), np.where(unusable, np.nan, high)
 
-    def _t_statistics(self, present: np.ndarray, centred: np.ndarray) -> np.ndarray:
-        """Replicates x columns: t* = (m* - m) / se* of centred columns (NaN where undefined)."""
-        patterns, inverse = np.unique(present, axis=1, return_inverse=True)
-        patterns, inverse, squares = patterns.astype(float), inverse.reshape(-1), centred**2
+    def _t_statistics(self, present: np.ndarray, centred: np.ndarray, chunk: int) -> np.ndarray:
+        """Replicates x columns: t* = (m* - m) / se* of centred columns (NaN where undefined),
+        the products ``chunk`` columns at a time, each float64 block of weights made once for all."""
+        parts = []
+        for start in range(0, centred.shape[1], chunk):
+            patterns, inverse = np.unique(present[:, start : start + chunk], axis=1, return_inverse=True)
+            part = centred[:, start : start + chunk]
+            parts.append((slice(start, start + chunk), patterns.astype(float), inverse.reshape(-1), part, part**2))
         t = np.empty((len(self.draws), centred.shape[1]))
         for rows, block in _float_blocks(self.draws):
-            counts = (block @ patterns)[:, inverse]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                t[rows] = _t_of(block @ centred, block @ squares, counts)
+            for cols, patterns, inverse, part, squares in parts:
+                counts = (block @ patterns)[:, inverse]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    t[rows, cols] = _t_of(block @ part, block @ squares, counts)
         return t
 
     def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
