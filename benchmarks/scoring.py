@@ -12,9 +12,11 @@ and prints each time and its ratio to the parse. ``--digest`` also prints the SH
 JSON of every slice's scores, so two versions of the scorer can be compared to the last bit
 (the same digest means the same numbers, the same rows, the same order; ``--mixed`` adds the
 shapes the plain archive lacks: samples to average, a second competition). ``--profile`` prints
-the cProfile of scoring and slices (top functions by cumulative time).
+the cProfile of scoring and slices (top functions by cumulative time). ``--memory`` runs
+``score_archive`` once more under ``tracemalloc`` and prints its peak above the loaded archive
+and what its ``Scores`` keep (Python and numpy allocations; timings come from the untraced run).
 
-    python benchmarks/scoring.py [--records 30000 100000] [--digest] [--profile] [--mixed]
+    python benchmarks/scoring.py [--records 30000 100000] [--digest] [--profile] [--mixed] [--memory]
 """
 
 from __future__ import annotations
@@ -96,12 +98,28 @@ def timed(label: str, profile: bool, call):
     return result, seconds
 
 
+def traced_peak(call) -> tuple[float, float]:
+    """(peak, kept) MB that ``call`` allocates above what was allocated before it (tracemalloc)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        result = call()
+        kept, peak = tracemalloc.get_traced_memory()
+        del result
+    finally:
+        tracemalloc.stop()
+    return (peak - base) / 1e6, (kept - base) / 1e6
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, nargs="+", default=[30_000, 100_000], help="approximate record counts")
     parser.add_argument("--digest", action="store_true", help="print a SHA-256 of every slice's scores")
     parser.add_argument("--profile", action="store_true", help="print cProfile of scoring and slices")
     parser.add_argument("--mixed", action="store_true", help="add second samples and a second competition")
+    parser.add_argument("--memory", action="store_true", help="print scoring's peak memory (tracemalloc, one more run)")
     args = parser.parse_args()
 
     import orjson
@@ -125,6 +143,11 @@ def main() -> int:
               f"{slicing:>8.2f} {slicing / parse:>5.1f}x {(scoring + slicing) / parse:>10.1f}x", flush=True)
         if args.digest:
             print(f"digest {len(records)}: {digest(archive, scores, parts)}", flush=True)
+        if args.memory:
+            del scores, parts
+            peak, kept = traced_peak(lambda: score_archive(archive))
+            print(f"memory {len(records)}: scoring peak +{peak:.0f} MB above the archive, keeps +{kept:.0f} MB",
+                  flush=True)
     return 0
 
 

@@ -28,9 +28,9 @@ def test_rows_are_the_rows_the_dataclass_constructor_builds(archive):
     assert rows and any(r.forecaster_type == "market" for r in rows)
     names = [f.name for f in dataclasses.fields(ScoredForecast)]
     for row in rows:
-        assert list(vars(row)) != [] and set(vars(row)) == set(names)
-        rebuilt = ScoredForecast(**{n: getattr(row, n) for n in names})
-        assert rebuilt == row and vars(rebuilt) == vars(row)
+        values = {n: getattr(row, n) for n in names}
+        rebuilt = ScoredForecast(**values)
+        assert rebuilt == row and {n: getattr(rebuilt, n) for n in names} == values
         for name in ("forecaster_type", "access", "strategy", "horizon", "clock", "status"):
             assert type(getattr(row, name)) is str, name  # plain strings, as .value gives, not enum members
         assert dataclasses.replace(row, sample=9).sample == 9

@@ -55,12 +55,15 @@ REPLICATE_BLOCK = 512
 """Bootstrap replicates whose adjusted means are formed at a time (memory, not results)."""
 
 
-def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
+        solver: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """(alpha, beta) of the two-way fit for one or many weight vectors.
 
     ``y`` and ``mask`` are events x forecasters (y anything where mask is False); ``weights``
     is replicates x events (default one replicate of ones). Returns alpha (replicates x events,
-    NaN for events without weight) and beta (replicates x forecasters, summing to 0)."""
+    NaN for events without weight) and beta (replicates x forecasters, summing to 0). ``solver``
+    "auto" solves every replicate's normal equations, or all of them by pseudo-inverse if any
+    is singular; "solve" raises ``LinAlgError`` then; "pinv" always takes the pseudo-inverse."""
     m = mask.astype(float)
     yv = np.where(mask, y, 0.0)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
@@ -75,10 +78,7 @@ def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> t
     a[:, np.arange(f), np.arange(f)] += w @ m
     b = w @ (m * (yv - (s * inv_n)[:, None]))
     a += 1.0  # the constraint sum beta = 0 (see the module docstring)
-    try:
-        beta = np.linalg.solve(a, b[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        beta = np.einsum("rfg,rg->rf", np.linalg.pinv(a), b)
+    beta = _solve(a, b, solver)
     # alpha = (s - beta m^T) / n per replicate and event, NaN without weight: the same ufuncs in
     # the same order, written into the product's array (replicates x events temporaries are the
     # cost here, not the arithmetic)
@@ -89,9 +89,21 @@ def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> t
     return alpha, beta
 
 
-def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
+    """beta of every replicate's system ``a beta = b`` (see :func:`fit`'s ``solver``)."""
+    if solver != "pinv":
+        try:
+            return np.linalg.solve(a, b[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            if solver == "solve":
+                raise
+    return np.einsum("rfg,rg->rf", np.linalg.pinv(a), b)
+
+
+def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
+                    solver: str = "auto") -> np.ndarray:
     """beta_f + mean_e alpha_e (weighted by ``weights``), replicates x forecasters."""
-    alpha, beta = fit(y, mask, weights)
+    alpha, beta = fit(y, mask, weights, solver)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
     mean_alpha = np.empty(len(alpha))
     # a block of replicates at a time: the temporaries stay small; each replicate's sums are the
@@ -155,11 +167,7 @@ def _condition_rows(condition, names, events, y, kinds, resampler) -> list[Diffi
     adjusted = adjusted_scores(sub_y, sub_mask)[0]
     low = high = np.full(keep.sum(), np.nan)
     if resampler is not None and keep.sum() >= 2:
-        idx = resampler.index()
-        columns = [idx[e] for e in events]
-        # every resampled event, in order (the usual case): the weights themselves, not a copy
-        weights = resampler.weights if columns == list(range(len(resampler.events))) else resampler.weights[:, columns]
-        boot = adjusted_scores(sub_y, sub_mask, weights)
+        boot = bootstrap_adjusted(sub_y, sub_mask, resampler, events)
         tail = (1 - LEVEL) / 2 * 100
         low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=0)
     out, k = [], 0
@@ -172,6 +180,21 @@ def _condition_rows(condition, names, events, y, kinds, resampler) -> list[Diffi
         out.append(DifficultyRow(name, kinds.get(name, "llm"), *condition, n=int(mask[:, j].sum()),
                                  mean=float(values.mean()), adjusted=adj, low=lo, high=hi))
     return out
+
+
+def bootstrap_adjusted(y: np.ndarray, mask: np.ndarray, resampler: Resampler, events: list) -> np.ndarray:
+    """``adjusted_scores(y, mask, weights)`` over the resampler's replicates (weights of ``events``),
+    a block of replicates at a time: every replicate's fit is its own, so the same floats; as in
+    one batch, a singular replicate anywhere sends every replicate to the pseudo-inverse."""
+    idx = resampler.index()
+    columns = [idx[e] for e in events]
+    # every resampled event, in order (the usual case): the weights as they are, no column selection
+    columns = None if columns == list(range(len(resampler.events))) else columns
+    try:
+        blocks = [adjusted_scores(y, mask, w, "solve") for w in resampler.weight_blocks(columns)]
+    except np.linalg.LinAlgError:
+        blocks = [adjusted_scores(y, mask, w, "pinv") for w in resampler.weight_blocks(columns)]
+    return np.concatenate(blocks)
 
 
 def _num(value) -> float | None:

@@ -23,23 +23,25 @@ Choices (the papers leave these open or differ):
 
 from __future__ import annotations
 
-import warnings
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
 
 from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
+from builder.score.resampling import LEVEL as LEVEL
+from builder.score.resampling import PERMUTATIONS as PERMUTATIONS
+from builder.score.resampling import REPLICATES as REPLICATES
+from builder.score.resampling import SEED as SEED
+from builder.score.resampling import SPREAD_TOLERANCE as SPREAD_TOLERANCE
+from builder.score.resampling import Resampler as Resampler
+from builder.score.resampling import _percentiles as _percentiles
+from builder.score.resampling import stratified_weights as stratified_weights
 from builder.score.types import ScoredForecast, TestResult
 
-SEED = 20260715
-REPLICATES = 10_000
-PERMUTATIONS = 10_000
-LEVEL = 0.95
-SPREAD_TOLERANCE = 1e-12
-"""A bootstrap replicate's variance below this fraction of its mean square counts as zero spread."""
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 NOTES = [
     "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
@@ -51,160 +53,6 @@ NOTES = [
     "and per-forecaster access effects per measure; ensemble vs each member per horizon; access effect "
     "per eligible stage, builder/score/families.py); master seed 20260715.",
 ]
-
-
-def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap count matrix (replicates x events): each stratum's matches resampled with
-    replacement to the stratum's size; entry (b, i) is how often match i appears in replicate b."""
-    strata = np.asarray(strata)
-    weights = np.zeros((replicates, len(strata)))
-    for value in np.unique(strata):
-        columns = np.flatnonzero(strata == value)
-        weights[:, columns] = rng.multinomial(len(columns), np.full(len(columns), 1 / len(columns)), size=replicates)
-    return weights
-
-
-@dataclass
-class Resampler:
-    """The bootstrap weights and sign-flip matrix of one analysis, over a fixed list of events."""
-
-    events: list[tuple[str, str]]
-    weights: np.ndarray
-    signs: np.ndarray
-    method: str = "studentized"
-    """How :meth:`mean_intervals` forms intervals of means: "studentized" or "percentile"."""
-
-    @classmethod
-    def for_events(cls, events: dict[tuple[str, str], bool], seed: int = SEED,
-                   replicates: int = REPLICATES, permutations: int = PERMUTATIONS,
-                   method: str = "studentized") -> Resampler:
-        """``events`` maps (competition, event) to whether it is a knockout match (its stratum)."""
-        if method not in ("studentized", "percentile"):
-            raise ValueError(f"interval method must be 'studentized' or 'percentile', got {method!r}")
-        keys = sorted(events)
-        boot_seq, sign_seq = np.random.SeedSequence(seed).spawn(2)
-        strata = np.array([events[k] for k in keys], dtype=bool)
-        weights = stratified_weights(strata, replicates, np.random.default_rng(boot_seq))
-        signs = np.random.default_rng(sign_seq).integers(0, 2, size=(permutations, len(keys))) * 2.0 - 1.0
-        return cls(keys, weights, signs, method)
-
-    def index(self) -> dict[tuple[str, str], int]:
-        return {key: i for i, key in enumerate(self.events)}
-
-    def counts(self, present: np.ndarray) -> np.ndarray:
-        """``weights @ present`` (replicates x columns: how many of each column's events a replicate
-        draws), one product per distinct column of ``present`` (the measures of a cell share one).
-        Exact whatever the grouping: integer counts summed in floats far below 2**53."""
-        if not present.size:
-            return self.weights @ present.astype(float)
-        patterns, inverse = np.unique(present, axis=1, return_inverse=True)
-        return (self.weights @ patterns.astype(float))[:, inverse.reshape(-1)]
-
-    def mean_intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
-        """Intervals of column means by this resampler's method (studentized by default)."""
-        if self.method == "percentile":
-            return self.intervals(values, level)
-        return self.studentized_intervals(values, level)
-
-    def intervals(self, values: np.ndarray, level: float = LEVEL, chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
-        """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent).
-
-        Columns are processed ``chunk`` at a time so memory stays at replicates x chunk floats.
-        """
-        tail = (1 - level) / 2 * 100
-        low, high = np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan)
-        for start in range(0, values.shape[1], chunk):
-            part = values[:, start : start + chunk]
-            present = ~np.isnan(part)
-            totals = self.weights @ np.where(present, part, 0.0)
-            counts = self.counts(present)
-            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: cells without events
-                low[start : start + chunk], high[start : start + chunk] = _percentiles(totals / counts,
-                                                                                     [tail, 100 - tail])
-        too_few = (~np.isnan(values)).sum(axis=0) < 2
-        return np.where(too_few, np.nan, low), np.where(too_few, np.nan, high)
-
-    def studentized_intervals(self, values: np.ndarray, level: float = LEVEL,
-                              chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
-        """Bootstrap-t intervals of the mean of each column (NaN = absent):
-        [m - t*_(1-a/2) se, m - t*_(a/2) se] with t* = (m* - m) / se* over the replicates."""
-        present = ~np.isnan(values)
-        n = present.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(present, values, 0.0).sum(axis=0) / n
-            centred = np.where(present, values - mean, 0.0)  # centring avoids cancellation in the variance
-            se = np.sqrt((centred**2).sum(axis=0) / n / n)
-        tail = (1 - level) / 2 * 100
-        t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
-        for start in range(0, values.shape[1], chunk):
-            cols = slice(start, start + chunk)
-            counts = self.counts(present[:, cols])
-            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                # the same ufuncs in the same order, written into the products' own arrays
-                # (replicates x chunk temporaries cost more than the arithmetic)
-                shift = self.weights @ centred[:, cols]
-                np.divide(shift, counts, out=shift)  # m* - m
-                second = self.weights @ centred[:, cols] ** 2
-                np.divide(second, counts, out=second)
-                # a replicate drawing one value only has spread 0, but second - shift^2 leaves
-                # rounding noise (~1e-17) that would make t astronomically large: treat it as 0
-                spread = shift**2
-                np.subtract(second, spread, out=spread)
-                np.multiply(second, SPREAD_TOLERANCE, out=second)
-                spread[~(spread > second)] = 0.0
-                np.divide(spread, counts, out=spread)
-                np.sqrt(spread, out=spread)
-                t = np.divide(shift, spread, out=shift)
-                t[~np.isfinite(t)] = np.nan
-                t_low[cols], t_high[cols] = _percentiles(t, [tail, 100 - tail])
-        low, high = mean - t_high * se, mean - t_low * se
-        unusable = (n < 2) | (se == 0)
-        return np.where(unusable, np.nan, low), np.where(unusable, np.nan, high)
-
-    def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
-        """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent).
-
-        A permuted mean counts as extreme if |T*| >= |T| up to rounding: 1e-9 of the column's
-        largest |difference| (relative, so the p-value does not depend on the measure's scale)."""
-        present = ~np.isnan(differences)
-        filled = np.where(present, differences, 0.0)
-        n = present.sum(axis=0)
-        tolerance = 1e-9 * np.abs(filled).max(axis=0, initial=0.0)
-        p = np.full(differences.shape[1], np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            observed = filled.sum(axis=0) / n
-            for start in range(0, differences.shape[1], chunk):
-                cols = slice(start, start + chunk)
-                permuted = (self.signs @ filled[:, cols]) / n[cols]
-                extreme = np.abs(permuted) >= np.abs(observed[cols]) - tolerance[cols]
-                p[cols] = (1 + extreme.sum(axis=0)) / (1 + len(self.signs))
-        return np.where(n >= 1, p, np.nan)
-
-
-def _percentiles(means: np.ndarray, q: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Column percentiles (numpy's default linear interpolation), by partial sort of complete
-    columns; NaN-aware only for columns with gaps."""
-    out = np.full((2, means.shape[1]), np.nan)
-    gaps = np.isnan(means).any(axis=0)
-    if (~gaps).any():
-        out[:, ~gaps] = _linear_percentiles(np.ascontiguousarray(means[:, ~gaps].T), q).T
-    if gaps.any():
-        out[:, gaps] = np.nanpercentile(means[:, gaps], q, axis=0)
-    return out[0], out[1]
-
-
-def _linear_percentiles(rows: np.ndarray, q: list[float]) -> np.ndarray:
-    """Percentiles of each row: value at position q/100 * (n - 1), interpolating neighbours."""
-    n = rows.shape[1]
-    positions = np.asarray(q, dtype=float) / 100 * (n - 1)
-    below = np.floor(positions).astype(int)
-    above = np.minimum(below + 1, n - 1)
-    kth = np.unique(np.concatenate([below, above]))
-    part = np.partition(rows, kth, axis=1)
-    frac = positions - below
-    return part[:, below] * (1 - frac) + part[:, above] * frac
 
 
 def holm(p_values: list[float]) -> list[float]:
@@ -241,25 +89,32 @@ def per_event(rows: list[ScoredForecast], measure: str) -> dict[tuple[str, str],
     return {k: _avg(v) for k, v in sums.items()}
 
 
-def run_tests(resampler: Resampler, specs: list[tuple[str, str, str, str, str, str, dict]]) -> list[TestResult]:
+def run_tests(resampler: Resampler, specs: Iterable[tuple[str, str, str, str, str, str, dict]]) -> list[TestResult]:
     """Evaluate paired comparisons in one vectorised pass.
 
-    Each spec is (family, comparison, a, b, measure, clock, differences per event).
+    Each spec is (family, comparison, a, b, measure, clock, differences per event). ``specs``
+    may be any iterable (a generator: each spec's differences become a matrix column as it
+    comes, so the per-event dicts of all the specs are never held at once).
     """
-    if not specs:
-        return []
     idx = resampler.index()
-    matrix = np.full((len(resampler.events), len(specs)), np.nan)
-    for j, spec in enumerate(specs):
+    labels, columns = [], []
+    for spec in specs:
+        column = np.full(len(resampler.events), np.nan)
         for key, diff in spec[6].items():
-            matrix[idx[key], j] = diff
+            column[idx[key]] = diff
+        labels.append(spec[:6])
+        columns.append(column)
+    if not labels:
+        return []
+    matrix = np.column_stack(columns)
+    del columns
     low, high = resampler.studentized_intervals(matrix)
     p_values = resampler.sign_flip_p(matrix)
     n = (~np.isnan(matrix)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimates = np.where(np.isnan(matrix), 0.0, matrix).sum(axis=0) / n
     results = []
-    for j, (family, comparison, a, b, measure, clock, _) in enumerate(specs):
+    for j, (family, comparison, a, b, measure, clock) in enumerate(labels):
         results.append(TestResult(
             family=family, comparison=comparison, a=a, b=b, measure=measure, n=int(n[j]),
             estimate=float(estimates[j]) if n[j] else float("nan"), low=_num(low[j]), high=_num(high[j]),
@@ -367,19 +222,28 @@ def all_tests(rows: list[ScoredForecast], resampler: Resampler | None = None,
     if not rows:
         return []
     resampler = resampler or resampler_for(rows)
-    specs = model_pair_specs(rows, "brier") + market_specs(rows, market)
+    return run_tests(resampler, (s for s in _all_specs(rows, market) if s[6]))
+
+
+def _all_specs(rows: list[ScoredForecast], market: dict | None) -> Iterator[tuple]:
+    """The specs of :func:`all_tests` in its order, one group at a time (each group's per-event
+    dicts and cell means are dropped once ``run_tests`` has taken them)."""
+    yield from model_pair_specs(rows, "brier")
+    yield from market_specs(rows, market)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
-    cell_means = {}
+    by_forecaster: list[tuple] = []
     for measure in ("brier", "log_loss"):
-        means = cell_means[measure] = llm_cell_means(rows, measure)
-        specs += factor_specs(means, "access", "closed_book", "open_book", measure)
+        means = llm_cell_means(rows, measure)
+        yield from factor_specs(means, "access", "closed_book", "open_book", measure)
         for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
-            specs += factor_specs(means, "access", "evidence_package", other, measure)
-        specs += factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
+            yield from factor_specs(means, "access", "evidence_package", other, measure)
+        yield from factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):
-            specs += factor_specs(means, "horizon", early, late, measure)
-    specs += factor_specs(cell_means["brier"], "access", "closed_book", "open_book", "brier", by_forecaster=True)
-    return run_tests(resampler, [s for s in specs if s[6]])
+            yield from factor_specs(means, "horizon", early, late, measure)
+        if measure == "brier":  # asked last, formed while the Brier means are at hand
+            by_forecaster = factor_specs(means, "access", "closed_book", "open_book", "brier", by_forecaster=True)
+        del means
+    yield from by_forecaster
 
 
 def resampler_for(rows: list[ScoredForecast], method: str = "studentized") -> Resampler:

@@ -160,7 +160,7 @@ def _sym(resampler: Resampler | None, per_event: dict) -> tuple[float, float | N
     if resampler is None or len(values) < 2:
         return mean, None
     idx = resampler.index()
-    w = resampler.weights[:, [idx[e] for e in per_event]]
+    w = resampler.weight_columns([idx[e] for e in per_event])
     with np.errstate(invalid="ignore", divide="ignore"):
         replicate = (w @ values) / w.sum(axis=1)
     replicate = replicate[~np.isnan(replicate)]

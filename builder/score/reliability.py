@@ -96,23 +96,36 @@ def pooled_reliability(rows: list[ScoredForecast], resampler: Resampler, horizon
 
 
 def _reliability(events, p, o, resampler: Resampler, horizon, clock, kind, n_members, bins) -> PooledReliability:
-    idx = resampler.index()
-    column = np.array([idx[e] for e in events])
-    unit_weights = resampler.weights[:, column]  # replicates x vectors: each vector weighs as its match
     tail = (1 - LEVEL) / 2 * 100
+    cut = [(j, members) for j, _ in enumerate(CLASSES) for members in equal_frequency_bins(p[:, j], bins)]
+    hits, draws = bin_replicates(events, o, cut, resampler)
     found: list[PooledBin] = []
-    for j, outcome in enumerate(CLASSES):
-        for members in equal_frequency_bins(p[:, j], bins):
-            w = unit_weights[:, members]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                replicate = (w @ o[members, j]) / w.sum(axis=1)
-            replicate = replicate[~np.isnan(replicate)]
-            low, high = (np.percentile(replicate, [tail, 100 - tail]) if len(replicate) else (np.nan, np.nan))
-            found.append(PooledBin(outcome, float(p[members, j].min()), float(p[members, j].max()), len(members),
-                                   float(p[members, j].mean()), float(o[members, j].mean()),
-                                   _num(low), _num(high)))
+    for k, (j, members) in enumerate(cut):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            replicate = hits[:, k] / draws[:, k]
+        replicate = replicate[~np.isnan(replicate)]
+        low, high = (np.percentile(replicate, [tail, 100 - tail]) if len(replicate) else (np.nan, np.nan))
+        found.append(PooledBin(CLASSES[j], float(p[members, j].min()), float(p[members, j].max()), len(members),
+                               float(p[members, j].mean()), float(o[members, j].mean()),
+                               _num(low), _num(high)))
     return PooledReliability(horizon, clock, kind, n_members, len(p), len(set(events)), tuple(found),
                              _gaps(events, p, o, resampler))
+
+
+def bin_replicates(events, o: np.ndarray, cut: list[tuple[int, np.ndarray]],
+                   resampler: Resampler) -> tuple[np.ndarray, np.ndarray]:
+    """Per replicate and bin (replicates x bins): the bin's observed outcomes and its vectors
+    counted as often as the replicate draws their match (each vector weighs as its match).
+
+    Summed per match first (events x bins), so one product per matrix, never replicates x
+    vectors: integer counts times integer sums, exact in floats far below 2**53, hence the very
+    floats of ``weights[:, vectors] @ o[vectors, j]`` and ``weights[:, vectors].sum(axis=1)``."""
+    idx = resampler.index()
+    column = np.array([idx[e] for e in events], dtype=np.intp)
+    size = len(resampler.events)
+    hit_sums = np.column_stack([np.bincount(column[m], weights=o[m, j], minlength=size) for j, m in cut])
+    member_counts = np.column_stack([np.bincount(column[m], minlength=size).astype(float) for _, m in cut])
+    return resampler.weighted(hit_sums), resampler.weighted(member_counts)
 
 
 def _gaps(events, p, o, resampler: Resampler) -> dict[str, dict[str, float | None]]:

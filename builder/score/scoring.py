@@ -55,7 +55,7 @@ from builder.score.metrics import (
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.returns import quoted_odds
-from builder.score.types import MEASURES, ScoredForecast, Scores
+from builder.score.types import MEASURES, ScoredForecast, Scores, float_sharer
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
@@ -237,17 +237,29 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
 def _row_maker():
     """A maker of :class:`ScoredForecast` rows from every field by keyword, for the one place that
     builds a row per scored forecast: the frozen dataclass's ``__init__`` sets each of its 31
-    fields through ``object.__setattr__``; this fills the instance's ``__dict__`` at once (the
-    same fields, values and types; equality, ``replace`` and ``asdict`` see no difference).
-    Every field must be given: a missing or unknown one raises ``TypeError`` here."""
-    names = frozenset(f.name for f in dataclasses.fields(ScoredForecast))
+    fields through ``object.__setattr__``; this sets each slot through its descriptor (the same
+    fields, values and types; equality, ``replace`` and ``asdict`` see no difference). The
+    rows of one maker share equal floats (``types.float_sharer``): the measures, the
+    probabilities and the advancement measures. Every field must be given: a missing or
+    unknown one raises ``TypeError`` here."""
+    names = tuple(f.name for f in dataclasses.fields(ScoredForecast))
+    setters = tuple((name, getattr(ScoredForecast, name).__set__) for name in names)
+    shared_keys = frozenset(names)
+    same = float_sharer()
     new = object.__new__
 
     def make(**values) -> ScoredForecast:
-        if values.keys() != names:
-            raise TypeError(f"ScoredForecast fields missing or unknown: {sorted(names ^ values.keys())}")
+        if values.keys() != shared_keys:
+            raise TypeError(f"ScoredForecast fields missing or unknown: {sorted(shared_keys ^ values.keys())}")
+        for name in ("measures", "advancement"):
+            if values[name]:
+                values[name] = {k: same(v) if type(v) is float else v for k, v in values[name].items()}
+        for name in ("p_home", "p_draw", "p_away"):
+            if type(values[name]) is float:
+                values[name] = same(values[name])
         row = new(ScoredForecast)
-        row.__dict__.update(values)
+        for name, set_slot in setters:
+            set_slot(row, values[name])
         return row
 
     return make
