@@ -20,11 +20,14 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from builder.score.calibration import expected_calibration_error
+from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.score.metrics import CLASSES
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast
 
 NAMES = MEASURES + ADVANCEMENT_MEASURES
 """The columns of :attr:`RowTable.values`, in this order."""
+LAYERS = tuple(LAYER_WEIGHTS)
+"""The columns of :attr:`RowTable.layers` (T1-T5), in this order."""
 CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
@@ -60,6 +63,13 @@ class RowTable:
     """rows x 3: 1.0 for the realised result (home, draw, away), else 0.0."""
     llm: np.ndarray
     """Whether the row's forecaster is an LLM (``forecaster_type == "llm"``)."""
+    layers: np.ndarray
+    """rows x :data:`LAYERS`: each row's WorldCupArena layers (``ScoredForecast.layers``), NaN where
+    absent; a row without layers (``None``) is all NaN and not :attr:`layered`."""
+    layered: np.ndarray
+    """Whether the row has layers (``layers is not None``)."""
+    fine: np.ndarray
+    """Whether the row has fine-grained task scores (``bool(fine_tasks)``)."""
 
     @classmethod
     def of(cls, rows: list[ScoredForecast]) -> RowTable:
@@ -68,7 +78,8 @@ class RowTable:
         return cls(rows, measure_matrix(rows), cell, cells, event, events,
                    np.array([(r.p_home, r.p_draw, r.p_away) for r in rows], dtype=float).reshape(-1, 3),
                    np.array([[r.result == c for c in CLASSES] for r in rows], dtype=float).reshape(-1, 3),
-                   np.array([r.forecaster_type == "llm" for r in rows], dtype=bool))
+                   np.array([r.forecaster_type == "llm" for r in rows], dtype=bool),
+                   *layer_columns(rows))
 
     def take(self, index: np.ndarray) -> RowTable:
         """The table of rows ``index`` (ascending), keeping this table's cell and event codes
@@ -76,7 +87,8 @@ class RowTable:
         whatever their codes, so a part's table gives the numbers ``RowTable.of`` of its rows gives)."""
         index = np.asarray(index, dtype=np.intp)
         return RowTable([self.rows[i] for i in index.tolist()], self.values[index], self.cell[index], self.cells,
-                        self.event[index], self.events, self.p[index], self.outcome[index], self.llm[index])
+                        self.event[index], self.events, self.p[index], self.outcome[index], self.llm[index],
+                        self.layers[index], self.layered[index], self.fine[index])
 
     def by_cell(self) -> dict[tuple, np.ndarray]:
         """Each cell's row indices (ascending, i.e. in row order), cells by first appearance."""
@@ -121,6 +133,17 @@ def group_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndar
     np.add.at(counts, group, present.astype(float))
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts
+
+
+def layer_columns(rows: list[ScoredForecast]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:attr:`RowTable.layers`, :attr:`RowTable.layered` and :attr:`RowTable.fine` of the rows."""
+    layered = np.array([r.layers is not None for r in rows], dtype=bool)
+    matrix = np.full((len(rows), len(LAYERS)), np.nan)
+    index = np.flatnonzero(layered)
+    if len(index):
+        get = rows.__getitem__
+        matrix[index] = np.array([[get(i).layers.get(k, np.nan) for k in LAYERS] for i in index.tolist()], dtype=float)
+    return matrix, layered, np.array([bool(r.fine_tasks) for r in rows], dtype=bool)
 
 
 def measure_matrix(rows: list[ScoredForecast]) -> np.ndarray:

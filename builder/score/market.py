@@ -83,6 +83,21 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     return _per_cell_event([r for r, _ in paired], np.column_stack([returns, brier_diff]))
 
 
+def events_within(found: dict[Cell, dict[tuple[str, str], tuple[float, float]]],
+                  keep) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """``market_events`` of the rows of the events ``keep(competition, event)`` keeps, from
+    ``found``, the ``market_events`` of all the rows: a (cell, event) entry depends on that
+    event's rows only (a forecast is paired with the market row of its own event), so it is the
+    entry of ``found``; cells keep their events' order, cells left without events are dropped
+    (every reader looks cells up by name or sorts them)."""
+    out = {}
+    for cell, events in found.items():
+        kept = {e: v for e, v in events.items() if keep(*e)}
+        if kept:
+            out[cell] = kept
+    return out
+
+
 def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell, dict[tuple, tuple[float, float]]]:
     """{cell: {event: (mean return, mean Brier difference)}} over the rows' samples, cells and
     events in the order they first appear. Python's ``sum`` per event (NaN returns propagate):

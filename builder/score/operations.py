@@ -69,14 +69,14 @@ def operational_rows(forecasts: list[Forecast]) -> list[OperationalRow]:
     """One row per forecaster and clock over all of its forecast records."""
     groups: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
     for f in forecasts:
-        groups[(f.forecaster, f.clock.value)].append(f)
+        groups[(f.forecaster, f.clock._value_)].append(f)  # ``_value_``: ``.value`` without the enum descriptor
     return [_row(forecaster, clock, group) for (forecaster, clock), group in sorted(groups.items())]
 
 
 def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
     statuses: dict[str, int] = defaultdict(int)
     for f in group:
-        statuses[f.status.value] += 1
+        statuses[f.status._value_] += 1
     total = len(group)
     rates = {name: sum(statuses.get(s.value, 0) for s in members) / total for name, members in RATE_GROUPS.items()}
     open_book = [f for f in group if f.access is Access.OPEN_BOOK and f.attempts]

@@ -109,7 +109,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
                inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS,
-               table: RowTable | None = None) -> Scores:
+               table: RowTable | None = None, market_rows: dict | None = None) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -118,13 +118,13 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     without the analyses the leaderboard does not show (calibration, questions, operations).
     The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
     here (whenever anything is scored, the most complete cell is ranked, so the matched view
-    has rows). ``table`` is ``RowTable.of(rows)`` when the caller has it (``score_slices`` takes
-    each part's from the whole archive's).
+    has rows). ``table`` is ``RowTable.of(rows)`` and ``market_rows`` is ``market.market_events(rows)``
+    when the caller has them (``score_slices`` takes each part's from the whole archive's).
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
         resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
-                                         table=table)
+                                         table=table, market_rows=market_rows)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -132,7 +132,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
-            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None):
+            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler and the
     rows' ``market.market_events`` (the market tests reuse them rather than pairing the rows again).
 
@@ -140,15 +140,15 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     numbers and its ranking do not depend on them).
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
-    market_rows = market.market_events(scores.forecasts)
+    market_rows = market.market_events(scores.forecasts) if market_rows is None else market_rows
     table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None, table=table)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
                                             table=table)
     composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
-    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites)
-    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites)
+    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites, table=table)
+    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites, table=table)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler, market_rows
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from builder.score import market
 from builder.score.columns import RowTable
 from builder.score.scoring import score_part
 from builder.score.types import ALL, Scores, Slice
@@ -82,7 +83,8 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
     The whole archive's slice is ``scores`` itself (the build's ``score_archive`` result, the
     ``score --json`` numbers). Every other slice reuses the build's scored rows: ``score_part``
     gets the slice's match forecasts (sorted by key, as ``score_archive`` sorts them) and its
-    rows, in the build's order, with their columns taken from one ``RowTable`` of the whole. Significance tests are run for whole competitions only (a
+    rows, in the build's order, with their columns taken from one ``RowTable`` of the whole and
+    their market pairs from one ``market_events`` of the whole. Significance tests are run for whole competitions only (a
     slice whose stage is ``all``).
     """
     found: dict[Slice, Scores] = {}
@@ -91,6 +93,7 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
         return {current: scores for current in wanted}
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
+    priced = market.market_events(scores.forecasts)  # once; each part keeps its events' entries
     for current in wanted:
         if current.whole:
             found[current] = scores
@@ -99,5 +102,6 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
         kept = np.array([keep(*event) for event in table.events], dtype=bool).reshape(-1)  # per event code
         part = table.take(np.flatnonzero(kept[table.event]))
         found[current] = score_part(archive, [f for f in match_forecasts if keep(f.competition_id, f.target_id)],
-                                    part.rows, inference_tests=current.stage == ALL, table=part)
+                                    part.rows, inference_tests=current.stage == ALL, table=part,
+                                    market_rows=market.events_within(priced, keep))
     return found
