@@ -106,8 +106,16 @@ def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell
     per_cell: dict[tuple, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for r, pair in zip(rows, values.tolist(), strict=True):
         per_cell[CELL_KEY(r)][(r.competition_id, r.event_id)].append(pair)
-    return {Cell(*cell): {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
-            for cell, events in per_cell.items()}
+    return {Cell(*cell): {e: _pair_mean(v) for e, v in events.items()} for cell, events in per_cell.items()}
+
+
+def _pair_mean(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The mean of each of the two numbers over ``pairs`` by Python's ``sum``; of one pair,
+    ``sum([x]) / 1`` is ``0.0 + x`` (the same float: -0.0 becomes 0.0, NaN stays NaN)."""
+    if len(pairs) == 1:
+        r, d = pairs[0]
+        return (0.0 + r, 0.0 + d)
+    return (sum(r for r, _ in pairs) / len(pairs), sum(d for _, d in pairs) / len(pairs))
 
 
 def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:

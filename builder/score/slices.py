@@ -19,6 +19,7 @@ from builder.score import market
 from builder.score.columns import RowTable
 from builder.score.scoring import score_part
 from builder.score.types import ALL, Scores, Slice
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
 from collector.records import Forecast
 
@@ -84,13 +85,19 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
     ``score --json`` numbers). Every other slice reuses the build's scored rows: ``score_part``
     gets the slice's match forecasts (sorted by key, as ``score_archive`` sorts them) and its
     rows, in the build's order, with their columns taken from one ``RowTable`` of the whole and
-    their market pairs from one ``market_events`` of the whole. Significance tests are run for whole competitions only (a
-    slice whose stage is ``all``).
+    their market pairs from one ``market_events`` of the whole. Significance tests are run for
+    whole competitions only (a slice whose stage is ``all``).
     """
-    found: dict[Slice, Scores] = {}
     wanted = slices(archive) if wanted is None else wanted
     if all(current.whole for current in wanted):
         return {current: scores for current in wanted}
+    with paused_garbage_collector():  # as score_archive: a full archive's rows and columns are no cycles to scan for
+        return _score_slices(archive, scores, wanted)
+
+
+def _score_slices(archive: Archive, scores: Scores, wanted: list[Slice]) -> dict[Slice, Scores]:
+    """:func:`score_slices` of ``wanted`` (some slice is not the whole archive)."""
+    found: dict[Slice, Scores] = {}
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
     priced = market.market_events(scores.forecasts)  # once; each part keeps its events' entries
