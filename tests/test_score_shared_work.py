@@ -12,7 +12,7 @@ from builder.score import fine_grained_layers as fl
 from builder.score.aggregate import _mean, column_means
 from builder.score.columns import RowTable
 from builder.score.fine_grained_board import composite_of, table_composite
-from builder.score.market import events_within, market_events
+from builder.score.market import events_within, market_events, table_market_events
 from builder.score.scoring import score_archive
 from builder.score.slices import slice_filter, slices
 from tests.factories import archive_from_records, synthetic_records
@@ -77,3 +77,14 @@ def test_a_cells_composite_from_the_tables_layer_columns_equals_composite_of_its
         assert repr(table_composite(table, index)) == repr(expected), cell
     empty = np.empty(0, dtype=np.intp)
     assert repr(table_composite(table, empty)) == repr(composite_of([]))
+
+
+def test_market_pairs_from_the_tables_codes_equal_the_row_by_row_pairing():
+    archive, scores = _scored()
+    rows = list(scores.forecasts)
+    rows += [dataclasses.replace(r, sample=1, p_home=r.p_draw, p_draw=r.p_home) for r in rows[::4]]  # samples
+    rows += [dataclasses.replace(r, horizon="t_minus_2h") for r in rows if r.forecaster == "market"][:3]  # a 2nd price
+    rows += [dataclasses.replace(r, buy_odds=None, event_id="unpriced") for r in rows[:5]]  # no market there
+    expected = market_events(rows)
+    assert repr(table_market_events(RowTable.of(rows))) == repr(expected)  # same cells, events, order and floats
+    assert table_market_events(RowTable.of([r for r in rows if r.forecaster != "market"])) == {}

@@ -33,6 +33,17 @@ CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
+_PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
+_RESULT = attrgetter("result")
+_KIND = attrgetter("forecaster_type")
+_CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+
+
+def one_hot(results: list[str]) -> np.ndarray:
+    """rows x :data:`CLASSES`: 1.0 where the row's result is the class, else 0.0 (all 0.0 for a
+    result that is none of them)."""
+    index = np.array([_CLASS_INDEX.get(r, len(CLASSES)) for r in results], dtype=np.intp)
+    return np.eye(len(CLASSES) + 1)[index, : len(CLASSES)].reshape(-1, len(CLASSES))
 
 
 def codes(keys, known: dict | None = None) -> tuple[np.ndarray, list]:
@@ -76,9 +87,9 @@ class RowTable:
         cell, cells = codes(map(CELL_KEY, rows))
         event, events = codes(map(_EVENT_KEY, rows))
         return cls(rows, measure_matrix(rows), cell, cells, event, events,
-                   np.array([(r.p_home, r.p_draw, r.p_away) for r in rows], dtype=float).reshape(-1, 3),
-                   np.array([[r.result == c for c in CLASSES] for r in rows], dtype=float).reshape(-1, 3),
-                   np.array([r.forecaster_type == "llm" for r in rows], dtype=bool),
+                   np.array(list(map(_PROBABILITIES, rows)), dtype=float).reshape(-1, 3),
+                   one_hot(list(map(_RESULT, rows))),
+                   np.array([kind == "llm" for kind in map(_KIND, rows)], dtype=bool),
                    *layer_columns(rows))
 
     def take(self, index: np.ndarray) -> RowTable:

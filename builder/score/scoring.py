@@ -140,8 +140,8 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     numbers and its ranking do not depend on them).
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
-    market_rows = market.market_events(scores.forecasts) if market_rows is None else market_rows
     table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
+    market_rows = market.table_market_events(table) if market_rows is None else market_rows
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None, table=table)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,

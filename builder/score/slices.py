@@ -100,7 +100,7 @@ def _score_slices(archive: Archive, scores: Scores, wanted: list[Slice]) -> dict
     found: dict[Slice, Scores] = {}
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
-    priced = market.market_events(scores.forecasts)  # once; each part keeps its events' entries
+    priced = market.table_market_events(table)  # once; each part keeps its events' entries
     for current in wanted:
         if current.whole:
             found[current] = scores
