@@ -41,7 +41,8 @@ def test_a_parts_market_pairs_are_the_whole_archives_entries_of_its_events():
     for current in slices(archive):
         keep = slice_filter(archive, current.competition, current.stage)
         alone = market_events([r for r in scores.forecasts if keep(r.competition_id, r.event_id)])
-        shared = events_within(whole, keep)
+        shared = events_within(whole, {(r.competition_id, r.event_id) for r in scores.forecasts
+                                       if keep(r.competition_id, r.event_id)})
         assert repr(dict(sorted(shared.items(), key=lambda kv: repr(kv[0])))) == \
             repr(dict(sorted(alone.items(), key=lambda kv: repr(kv[0]))))
 

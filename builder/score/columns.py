@@ -49,8 +49,10 @@ def one_hot(results: list[str]) -> np.ndarray:
 def codes(keys, known: dict | None = None) -> tuple[np.ndarray, list]:
     """Integer codes of ``keys`` numbered by first appearance, and the distinct keys in that order."""
     known = {} if known is None else known
-    found = np.fromiter((known.setdefault(k, len(known)) for k in keys), dtype=np.intp)
-    return found, list(known)
+    keys = list(keys)
+    for key in dict.fromkeys(keys):  # the distinct keys by first appearance (at C speed), then their codes
+        known.setdefault(key, len(known))
+    return np.fromiter(map(known.__getitem__, keys), dtype=np.intp, count=len(keys)), list(known)
 
 
 @dataclass(frozen=True, eq=False)

@@ -134,17 +134,17 @@ _KIND = attrgetter("forecaster_type")
 
 
 def events_within(found: dict[Cell, dict[tuple[str, str], tuple[float, float]]],
-                  keep) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
-    """``market_events`` of the rows of the events ``keep(competition, event)`` keeps, from
+                  kept: set[tuple[str, str]]) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """``market_events`` of the rows of the events in ``kept`` (competition, event id), from
     ``found``, the ``market_events`` of all the rows: a (cell, event) entry depends on that
     event's rows only (a forecast is paired with the market row of its own event), so it is the
     entry of ``found``; cells keep their events' order, cells left without events are dropped
     (every reader looks cells up by name or sorts them)."""
     out = {}
     for cell, events in found.items():
-        kept = {e: v for e, v in events.items() if keep(*e)}
-        if kept:
-            out[cell] = kept
+        within = {e: v for e, v in events.items() if e in kept}
+        if within:
+            out[cell] = within
     return out
 
 

@@ -55,8 +55,14 @@ def sum_audit(group: list[Forecast]) -> dict[str, float]:
     per group, the number of records, the mean |sum - 1| and the share off by more than 1e-9
     (seeds/000 Table 5, "sum audits")."""
     audit: dict[str, float] = {}
+    stated: dict[str, list[float]] = {name: [] for name in SUM_TARGETS}
+    for f in group:  # one pass: each record's stated sums, in record order
+        found = f.validation.original_sums
+        for name, sums in stated.items():
+            if name in found:
+                sums.append(found[name])
     for name, target in SUM_TARGETS.items():
-        sums = [f.validation.original_sums[name] for f in group if name in f.validation.original_sums]
+        sums = stated[name]
         if sums:
             deviation = np.abs(np.array(sums) - target)
             audit[f"{name}_records"] = len(sums)
