@@ -107,8 +107,9 @@ def table_market_events(table: RowTable) -> dict[Cell, dict[tuple[str, str], tup
     paired, market_row = candidates[market_row >= 0], market_row[market_row >= 0]
     if not len(paired):
         return {}
+    quoted, which = np.unique(market_row, return_inverse=True)  # each market row's odds once
     odds = np.array([table.rows[m].buy_odds if table.rows[m].buy_odds is not None else (np.nan,) * 3
-                     for m in market_row.tolist()], dtype=float).reshape(-1, 3)
+                     for m in quoted.tolist()], dtype=float).reshape(-1, 3)[which.ravel()]
     returns = return_hda(table.p[paired], odds, table.outcome[paired].argmax(axis=1))
     returns[~np.isfinite(odds).all(axis=1)] = np.nan  # no quoted price: no return
     brier = table.values[:, NAMES.index("brier")]
