@@ -89,3 +89,13 @@ def test_market_pairs_from_the_tables_codes_equal_the_row_by_row_pairing():
     expected = market_events(rows)
     assert repr(table_market_events(RowTable.of(rows))) == repr(expected)  # same cells, events, order and floats
     assert table_market_events(RowTable.of([r for r in rows if r.forecaster != "market"])) == {}
+
+
+def test_the_tables_layer_columns_are_each_rows_layers_nan_where_absent():
+    _, scores = _scored()
+    for rows in (scores.forecasts, _with_layers(scores.forecasts, np.random.default_rng(2))):
+        expected = np.array([[np.nan] * len(fl.LAYER_WEIGHTS) if r.layers is None
+                             else [r.layers.get(k, np.nan) for k in fl.LAYER_WEIGHTS] for r in rows])
+        table = RowTable.of(rows)
+        assert np.array_equal(table.layers, expected, equal_nan=True)
+        assert table.layered.tolist() == [r.layers is not None for r in rows]

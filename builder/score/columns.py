@@ -33,6 +33,9 @@ CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
+_ROW_LAYERS = LAYERS[:4]
+"""The layers scoring gives every row (``fine_grained_layers.match_layers``: T1-T4)."""
+_ROW_LAYERS_OF = itemgetter(*_ROW_LAYERS)
 _PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
 _RESULT = attrgetter("result")
 _KIND = attrgetter("forecaster_type")
@@ -154,9 +157,22 @@ def layer_columns(rows: list[ScoredForecast]) -> tuple[np.ndarray, np.ndarray, n
     matrix = np.full((len(rows), len(LAYERS)), np.nan)
     index = np.flatnonzero(layered)
     if len(index):
-        get = rows.__getitem__
-        matrix[index] = np.array([[get(i).layers.get(k, np.nan) for k in LAYERS] for i in index.tolist()], dtype=float)
+        matrix[index] = _layer_values([rows[i].layers for i in index.tolist()])
     return matrix, layered, np.array([bool(r.fine_tasks) for r in rows], dtype=bool)
+
+
+def _layer_values(found: list[dict[str, float]]) -> np.ndarray:
+    """len(found) x :data:`LAYERS`: each dict's value of each layer, NaN where absent; the
+    usual dicts (exactly T1-T4, as ``fine_grained_layers.match_layers`` gives) by one getter."""
+    matrix = np.full((len(found), len(LAYERS)), np.nan)
+    if max(map(len, found)) == len(_ROW_LAYERS):  # four keys each: T1-T4 if the getter finds them all
+        try:
+            matrix[:, : len(_ROW_LAYERS)] = list(map(_ROW_LAYERS_OF, found))
+            return matrix
+        except KeyError:
+            pass
+    matrix[:] = np.array([[d.get(k, np.nan) for k in LAYERS] for d in found], dtype=float)
+    return matrix
 
 
 def measure_matrix(rows: list[ScoredForecast]) -> np.ndarray:
