@@ -109,19 +109,30 @@ def eligible_by_condition(archive, forecasts: list[Forecast]) -> dict[Condition,
     return eligible
 
 
+def schedule_of(archive, forecasts: list[Forecast]) -> tuple[dict[Cell, int], dict[str, str], dict]:
+    """In one pass over ``forecasts``: the number of forecasts of each cell (cells by first
+    appearance), each forecaster's type and :func:`eligible_by_condition`."""
+    resolved = {k for k, o in archive.outcomes.items() if o.status.has_result and o.score_90 is not None}
+    counted: dict[tuple, int] = defaultdict(int)  # plain tuples: one Cell per cell, not per forecast
+    kinds: dict[str, str] = {}
+    eligible: dict[Condition, set] = defaultdict(set)
+    for f in forecasts:  # StrEnum fields: ``_value_`` is ``.value`` without the enum descriptor (per forecast)
+        condition = (f.access._value_, f.strategy._value_, f.horizon._value_, f.clock._value_)
+        counted[(f.forecaster, *condition)] += 1
+        kinds[f.forecaster] = f.forecaster_type._value_
+        key = (f.competition_id, f.target_id)
+        if key in resolved:
+            eligible[condition].add(key)
+    return {Cell(*key): n for key, n in counted.items()}, kinds, eligible
+
+
 def leaderboard(archive, forecasts: list[Forecast], rows: list[ScoredForecast], market_rows: dict,
                 resampler: inference.Resampler | None = None, *, table: RowTable | None = None) -> list[LeaderboardRow]:
     """The "all" view: every forecaster x cell with its scored events, coverage and ranking.
 
     ``table`` is ``RowTable.of(rows)`` when the caller already has it."""
     table = RowTable.of(rows) if table is None else table
-    counted: dict[tuple, int] = defaultdict(int)  # plain tuples: one Cell per cell, not per forecast
-    kinds: dict[str, str] = {}
-    for f in forecasts:  # StrEnum fields: ``_value_`` is ``.value`` without the enum descriptor (per forecast)
-        counted[(f.forecaster, f.access._value_, f.strategy._value_, f.horizon._value_, f.clock._value_)] += 1
-        kinds[f.forecaster] = f.forecaster_type._value_
-    scheduled = {Cell(*key): n for key, n in counted.items()}
-    eligible = eligible_by_condition(archive, forecasts)
+    scheduled, kinds, eligible = schedule_of(archive, forecasts)
     by_cell = cells_of(table)
     for cell in scheduled:
         by_cell.setdefault(cell, _NONE)
@@ -142,15 +153,15 @@ def cells_of(table: RowTable) -> dict[Cell, np.ndarray]:
 
 def build_rows(table: RowTable, by_cell: dict[Cell, np.ndarray], view: str, resampler, market_rows: dict, *,
                eligible: Callable[[Cell], int], scheduled: Callable[[Cell], int], kinds: dict[str, str],
-               keep: Callable[[Cell, tuple[str, str]], bool] = lambda c, e: True) -> list[LeaderboardRow]:
+               kept: Callable[[Cell], set] | None = None) -> list[LeaderboardRow]:
     """One leaderboard row per cell of ``by_cell`` (cell -> the table's row indices of the view;
-    ``keep`` says which of a cell's events its market summary counts, as the rows do)."""
+    ``kept`` gives the events a cell's market summary counts, as the rows do; None: all of them)."""
     per_cell = {cell: table.event_means(index) for cell, index in by_cell.items()}
     intervals = cell_intervals(table, per_cell, resampler)
     adv = NAMES.index("advancement_brier")
     out = []
     for cell, (events, matrix) in sorted(per_cell.items(), key=lambda kv: _cell_sort(kv[0])):
-        means = {n: _mean(matrix[:, j]) for j, n in enumerate(NAMES)}
+        means = dict(zip(NAMES, column_means(matrix), strict=True))
         total = eligible(cell)
         out.append(LeaderboardRow(
             forecaster=cell.forecaster, forecaster_type=kinds.get(cell.forecaster, "llm"), access=cell.access,
@@ -159,9 +170,14 @@ def build_rows(table: RowTable, by_cell: dict[Cell, np.ndarray], view: str, resa
             ranked=False, measures=means, intervals=intervals.get(cell, {}),
             scoreline_display=_opt(scoreline_display(means["scoreline"])) if means["scoreline"] is not None else None,
             ece=table.ece(by_cell[cell]), n_advancement=int(np.sum(~np.isnan(matrix[:, adv]))),
-            market=market.summarise({e: v for e, v in market_rows.get(cell, {}).items() if keep(cell, e)}),
+            market=market.summarise(_kept_events(market_rows.get(cell, {}), None if kept is None else kept(cell))),
         ))
     return out
+
+
+def _kept_events(events: dict, kept: set | None) -> dict:
+    """The entries of ``events`` whose event is in ``kept`` (all of them when ``kept`` is None)."""
+    return events if kept is None else {e: v for e, v in events.items() if e in kept}
 
 
 def cell_intervals(table: RowTable, per_cell: dict, resampler) -> dict[Cell, dict]:
@@ -222,7 +238,7 @@ def matched_view(board: list[LeaderboardRow], rows: list[ScoredForecast], market
     built = build_rows(table, selected, "matched", resampler, market_rows,
                        eligible=lambda c: len(common.get(condition_of(c), ())),
                        scheduled=lambda c: sched.get(c, 0), kinds=kinds,
-                       keep=lambda c, e: e in common_keys.get(condition_of(c), set()))
+                       kept=lambda c: common_keys.get(condition_of(c), set()))
     return rank_by_coverage(built)
 
 
@@ -267,6 +283,21 @@ def ensemble_rows(rows: list[ScoredForecast], resampler=None, *, table: RowTable
     counts = {c: len(v) for c, v in by_cell.items()}  # one row per event
     return build_rows(ensemble, by_cell, "ensemble", resampler, {}, eligible=lambda c: counts[c],
                       scheduled=lambda c: 0, kinds={ENSEMBLE_ID: "ensemble"})
+
+
+def column_means(matrix: np.ndarray) -> list[float | None]:
+    """Each column's mean over its non-NaN entries (None when it has none): ``_mean`` of every
+    column, with the columns without gaps in one reduction (each row of the transposed copy is
+    summed as ``_mean`` sums its column: numpy's pairwise sum of one contiguous row)."""
+    out: list[float | None] = [None] * matrix.shape[1]
+    gaps = np.isnan(matrix).any(axis=0)
+    full = np.flatnonzero(~gaps)
+    if len(full) and len(matrix):
+        for j, mean in zip(full.tolist(), np.ascontiguousarray(matrix[:, full].T).mean(axis=1).tolist(), strict=True):
+            out[j] = mean
+    for j in np.flatnonzero(gaps).tolist():
+        out[j] = _mean(matrix[:, j])
+    return out
 
 
 def _mean(column: np.ndarray) -> float | None:

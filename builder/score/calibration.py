@@ -93,11 +93,8 @@ def reliability_equal_frequency(p: np.ndarray, o: np.ndarray, outcome: str,
 
 def calibration_rows(rows: list[ScoredForecast]) -> list[CalibrationRow]:
     """ECE and reliability bins (both schemes, per outcome) for every forecaster x cell."""
-    cells: dict[Cell, list[ScoredForecast]] = defaultdict(list)
-    for r in rows:
-        cells[r.cell()].append(r)
     out = []
-    for cell, cell_rows in sorted(cells.items(), key=lambda kv: tuple(vars(kv[0]).values())):
+    for cell, cell_rows in sorted(_by_cell(rows).items(), key=lambda kv: tuple(vars(kv[0]).values())):
         p, o = one_vs_rest(cell_rows)
         bins: list[ReliabilityBin] = []
         for j, outcome in enumerate(CLASSES):
@@ -119,12 +116,8 @@ def confidence_groups(rows: list[ScoredForecast], groups: int = 5) -> list[Confi
     Prematch's earlier terciles (low / middle / high).
     """
     names = group_names(groups)
-    cells: dict[Cell, list[ScoredForecast]] = defaultdict(list)
-    for r in rows:
-        if r.confidence is not None:
-            cells[r.cell()].append(r)
     out = []
-    for cell, cell_rows in cells.items():
+    for cell, cell_rows in _by_cell([r for r in rows if r.confidence is not None]).items():
         if len(cell_rows) < groups:
             continue
         conf = np.array([r.confidence for r in cell_rows])
@@ -137,6 +130,15 @@ def confidence_groups(rows: list[ScoredForecast], groups: int = 5) -> list[Confi
                 out.append(ConfidenceGroup(cell, name, int(mask.sum()), float(conf[mask].mean()),
                                            float(brier[mask].mean()), float(acc[mask].mean())))
     return out
+
+
+def _by_cell(rows: list[ScoredForecast]) -> dict[Cell, list[ScoredForecast]]:
+    """The rows of each cell (``ScoredForecast.cell``), in row order, cells by first appearance
+    (grouped by plain tuples: one ``Cell`` per cell, not per row)."""
+    groups: dict[tuple, list[ScoredForecast]] = defaultdict(list)
+    for r in rows:
+        groups[(r.forecaster, r.access, r.strategy, r.horizon, r.clock)].append(r)
+    return {Cell(*key): found for key, found in groups.items()}
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:

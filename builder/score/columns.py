@@ -20,23 +20,42 @@ from operator import attrgetter, itemgetter
 import numpy as np
 
 from builder.score.calibration import expected_calibration_error
+from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.score.metrics import CLASSES
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast
 
 NAMES = MEASURES + ADVANCEMENT_MEASURES
 """The columns of :attr:`RowTable.values`, in this order."""
+LAYERS = tuple(LAYER_WEIGHTS)
+"""The columns of :attr:`RowTable.layers` (T1-T5), in this order."""
 CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
 CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
+_ROW_LAYERS = LAYERS[:4]
+"""The layers scoring gives every row (``fine_grained_layers.match_layers``: T1-T4)."""
+_ROW_LAYERS_OF = itemgetter(*_ROW_LAYERS)
+_PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
+_RESULT = attrgetter("result")
+_KIND = attrgetter("forecaster_type")
+_CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+
+
+def one_hot(results: list[str]) -> np.ndarray:
+    """rows x :data:`CLASSES`: 1.0 where the row's result is the class, else 0.0 (all 0.0 for a
+    result that is none of them)."""
+    index = np.array([_CLASS_INDEX.get(r, len(CLASSES)) for r in results], dtype=np.intp)
+    return np.eye(len(CLASSES) + 1)[index, : len(CLASSES)].reshape(-1, len(CLASSES))
 
 
 def codes(keys, known: dict | None = None) -> tuple[np.ndarray, list]:
     """Integer codes of ``keys`` numbered by first appearance, and the distinct keys in that order."""
     known = {} if known is None else known
-    found = np.fromiter((known.setdefault(k, len(known)) for k in keys), dtype=np.intp)
-    return found, list(known)
+    keys = list(keys)
+    for key in dict.fromkeys(keys):  # the distinct keys by first appearance (at C speed), then their codes
+        known.setdefault(key, len(known))
+    return np.fromiter(map(known.__getitem__, keys), dtype=np.intp, count=len(keys)), list(known)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,15 +79,23 @@ class RowTable:
     """rows x 3: 1.0 for the realised result (home, draw, away), else 0.0."""
     llm: np.ndarray
     """Whether the row's forecaster is an LLM (``forecaster_type == "llm"``)."""
+    layers: np.ndarray
+    """rows x :data:`LAYERS`: each row's WorldCupArena layers (``ScoredForecast.layers``), NaN where
+    absent; a row without layers (``None``) is all NaN and not :attr:`layered`."""
+    layered: np.ndarray
+    """Whether the row has layers (``layers is not None``)."""
+    fine: np.ndarray
+    """Whether the row has fine-grained task scores (``bool(fine_tasks)``)."""
 
     @classmethod
     def of(cls, rows: list[ScoredForecast]) -> RowTable:
         cell, cells = codes(map(CELL_KEY, rows))
         event, events = codes(map(_EVENT_KEY, rows))
         return cls(rows, measure_matrix(rows), cell, cells, event, events,
-                   np.array([(r.p_home, r.p_draw, r.p_away) for r in rows], dtype=float).reshape(-1, 3),
-                   np.array([[r.result == c for c in CLASSES] for r in rows], dtype=float).reshape(-1, 3),
-                   np.array([r.forecaster_type == "llm" for r in rows], dtype=bool))
+                   np.array(list(map(_PROBABILITIES, rows)), dtype=float).reshape(-1, 3),
+                   one_hot(list(map(_RESULT, rows))),
+                   np.array([kind == "llm" for kind in map(_KIND, rows)], dtype=bool),
+                   *layer_columns(rows))
 
     def take(self, index: np.ndarray) -> RowTable:
         """The table of rows ``index`` (ascending), keeping this table's cell and event codes
@@ -76,7 +103,8 @@ class RowTable:
         whatever their codes, so a part's table gives the numbers ``RowTable.of`` of its rows gives)."""
         index = np.asarray(index, dtype=np.intp)
         return RowTable([self.rows[i] for i in index.tolist()], self.values[index], self.cell[index], self.cells,
-                        self.event[index], self.events, self.p[index], self.outcome[index], self.llm[index])
+                        self.event[index], self.events, self.p[index], self.outcome[index], self.llm[index],
+                        self.layers[index], self.layered[index], self.fine[index])
 
     def by_cell(self) -> dict[tuple, np.ndarray]:
         """Each cell's row indices (ascending, i.e. in row order), cells by first appearance."""
@@ -121,6 +149,30 @@ def group_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndar
     np.add.at(counts, group, present.astype(float))
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts
+
+
+def layer_columns(rows: list[ScoredForecast]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:attr:`RowTable.layers`, :attr:`RowTable.layered` and :attr:`RowTable.fine` of the rows."""
+    layered = np.array([r.layers is not None for r in rows], dtype=bool)
+    matrix = np.full((len(rows), len(LAYERS)), np.nan)
+    index = np.flatnonzero(layered)
+    if len(index):
+        matrix[index] = _layer_values([rows[i].layers for i in index.tolist()])
+    return matrix, layered, np.array([bool(r.fine_tasks) for r in rows], dtype=bool)
+
+
+def _layer_values(found: list[dict[str, float]]) -> np.ndarray:
+    """len(found) x :data:`LAYERS`: each dict's value of each layer, NaN where absent; the
+    usual dicts (exactly T1-T4, as ``fine_grained_layers.match_layers`` gives) by one getter."""
+    matrix = np.full((len(found), len(LAYERS)), np.nan)
+    if max(map(len, found)) == len(_ROW_LAYERS):  # four keys each: T1-T4 if the getter finds them all
+        try:
+            matrix[:, : len(_ROW_LAYERS)] = list(map(_ROW_LAYERS_OF, found))
+            return matrix
+        except KeyError:
+            pass
+    matrix[:] = np.array([[d.get(k, np.nan) for k in LAYERS] for d in found], dtype=float)
+    return matrix
 
 
 def measure_matrix(rows: list[ScoredForecast]) -> np.ndarray:

@@ -18,6 +18,7 @@ from collections import defaultdict
 import numpy as np
 
 from builder.score import fine_grained_layers as fl
+from builder.score.columns import RowTable
 from builder.score.fine_grained import task_scores
 from builder.score.t1 import t1_of
 from builder.score.types import LeaderboardRow, ScoredForecast
@@ -77,13 +78,18 @@ def composite_of(rows: list[ScoredForecast]) -> dict[str, float | int | None]:
     matrix = np.array([[ms[0].get(k, np.nan) for k in names] if len(ms) == 1  # one sample: its own value
                        else [_nanmean([m.get(k, np.nan) for m in ms]) for k in names] for ms in per_event.values()],
                       dtype=float).reshape(len(per_event), len(names))
+    return _composite(matrix, any(r.fine_tasks for r in rows))
+
+
+def _composite(matrix: np.ndarray, fine: bool) -> dict[str, float | int | None]:
+    """The composite of a matches x layers matrix (``fine``: some row has fine-grained tasks)."""
     means = fl.layer_column_means(matrix)
     raw = fl.composite_raw({k: v for k, (v, _) in means.items()})
-    if not any(r.fine_tasks for r in rows):
+    if not fine:
         raw = float("nan")
     out: dict[str, float | int | None] = {"composite_raw": _none(raw),
                                           "composite": None if math.isnan(raw) else fl.composite_display(raw),
-                                          "composite_n": len(per_event)}
+                                          "composite_n": len(matrix)}
     for layer, (mean, n) in means.items():
         out[f"{layer}_raw"], out[f"{layer}_n"] = _none(mean), n
         out[layer] = None if math.isnan(mean) else fl.layer_display(mean)
@@ -91,22 +97,45 @@ def composite_of(rows: list[ScoredForecast]) -> dict[str, float | int | None]:
 
 
 def with_composite(board: list[LeaderboardRow], rows: list[ScoredForecast],
-                   found: dict[tuple, dict] | None = None) -> list[LeaderboardRow]:
+                   found: dict[tuple, dict] | None = None, *, table: RowTable | None = None) -> list[LeaderboardRow]:
     """The leaderboard rows with their cell's composite (over every scored match of the cell).
 
     ``found`` (cell tuple -> composite) is filled and reused, so views of the same ``rows``
-    compute each cell's composite once; every row gets its own copy."""
+    compute each cell's composite once; every row gets its own copy. ``table`` is
+    ``RowTable.of(rows)`` when the caller has it."""
     found = {} if found is None else found
-    cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
-    for r in rows:
-        cells[(r.forecaster, r.access, r.strategy, r.horizon, r.clock)].append(r)
+    table = RowTable.of(rows) if table is None else table
+    cells = table.by_cell()
     out = []
     for b in board:
         key = (b.forecaster, b.access, b.strategy, b.horizon, b.clock)
         if key not in found:
-            found[key] = composite_of(cells.get(key, []))
+            found[key] = table_composite(table, cells.get(key, _NONE))
         out.append(dataclasses.replace(b, composite=dict(found[key])))
     return out
+
+
+_NONE = np.empty(0, dtype=np.intp)
+
+
+def table_composite(table: RowTable, index: np.ndarray) -> dict[str, float | int | None]:
+    """:func:`composite_of` of the table's rows ``index`` (ascending), from its layer columns."""
+    return _composite(event_layers(table, index[table.layered[index]]), bool(table.fine[index].any()))
+
+
+def event_layers(table: RowTable, index: np.ndarray) -> np.ndarray:
+    """matches x layers of rows ``index`` (ascending, rows with layers): the matches by first
+    appearance, each its one row's layers or, with several samples, each layer's ``_nanmean``
+    over its rows in row order (as :func:`composite_of` builds it)."""
+    event = table.event[index]
+    _, first, inverse, counts = np.unique(event, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    matrix = table.layers[index[first[order]]]
+    inverse = inverse.ravel()
+    for g in np.flatnonzero(counts[order] > 1).tolist():
+        members = table.layers[index[inverse == order[g]]]
+        matrix[g] = [_nanmean(members[:, k].tolist()) for k in range(members.shape[1])]
+    return matrix.reshape(len(order), len(fl.LAYER_WEIGHTS))
 
 
 def _nanmean(values: list[float]) -> float:

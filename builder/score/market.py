@@ -24,10 +24,11 @@ Choices:
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 
 import numpy as np
 
-from builder.score.columns import CELL_KEY
+from builder.score.columns import CELL_KEY, NAMES, RowTable
 from builder.score.returns import return_hda, sharpe_ratio
 from builder.score.types import Cell, ScoredForecast
 
@@ -83,6 +84,71 @@ def market_events(rows: list[ScoredForecast]) -> dict[Cell, dict[tuple[str, str]
     return _per_cell_event([r for r, _ in paired], np.column_stack([returns, brier_diff]))
 
 
+def table_market_events(table: RowTable) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """:func:`market_events` of the table's rows (the same dict, cells and events in the same
+    order, the same floats), pairing rows by their cell and event codes rather than row by row."""
+    kinds = np.array([kind == "market" for kind in map(_KIND, table.rows)], dtype=bool)
+    forecaster = np.array([c[0] == MARKET_ID for c in table.cells], dtype=bool)
+    quoting = np.flatnonzero(kinds | forecaster[table.cell]) if len(table.rows) else _NONE
+    if not len(quoting):
+        return {}
+    slots: dict[tuple[str, str], int] = {}  # (clock, horizon) -> code
+    own = np.array([slots.setdefault((c[4], c[3]), len(slots)) for c in table.cells], dtype=np.intp)
+    closing = np.array([slots.get((c[4], "closing"), -1) for c in table.cells], dtype=np.intp)
+    price = np.full((len(table.events), len(slots)), -1, dtype=np.intp)  # the first market row of each slot
+    _, first = np.unique(table.event[quoting] * len(slots) + own[table.cell[quoting]], return_index=True)
+    firsts = quoting[first]
+    price[table.event[firsts], own[table.cell[firsts]]] = firsts
+    candidates = np.flatnonzero(~kinds)
+    same, at_close = own[table.cell[candidates]], closing[table.cell[candidates]]
+    market_row = price[table.event[candidates], same]
+    fallback = np.where(at_close >= 0, price[table.event[candidates], np.maximum(at_close, 0)], -1)
+    market_row = np.where(market_row >= 0, market_row, fallback)
+    paired, market_row = candidates[market_row >= 0], market_row[market_row >= 0]
+    if not len(paired):
+        return {}
+    quoted, which = np.unique(market_row, return_inverse=True)  # each market row's odds once
+    odds = np.array([table.rows[m].buy_odds if table.rows[m].buy_odds is not None else (np.nan,) * 3
+                     for m in quoted.tolist()], dtype=float).reshape(-1, 3)[which.ravel()]
+    returns = return_hda(table.p[paired], odds, table.outcome[paired].argmax(axis=1))
+    returns[~np.isfinite(odds).all(axis=1)] = np.nan  # no quoted price: no return
+    brier = table.values[:, NAMES.index("brier")]
+    return _grouped_means(table, paired, np.column_stack([returns, brier[paired] - brier[market_row]]))
+
+
+def _grouped_means(table: RowTable, index: np.ndarray, values: np.ndarray) -> dict[Cell, dict[tuple, tuple]]:
+    """:func:`_per_cell_event` of the table's rows ``index`` (ascending) and their ``values``."""
+    group = table.cell[index] * len(table.events) + table.event[index]
+    _, first, inverse, counts = np.unique(group, return_index=True, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    single = (values + 0.0).tolist()  # ``sum([x]) / 1`` of one sample
+    out: dict[tuple, dict[tuple, tuple[float, float]]] = defaultdict(dict)
+    for g in np.argsort(first, kind="stable").tolist():
+        at = int(first[g])
+        mean = tuple(single[at]) if counts[g] == 1 else _pair_mean(values[inverse == g].tolist())
+        out[table.cells[table.cell[index[at]]]][table.events[table.event[index[at]]]] = mean
+    return {Cell(*cell): events for cell, events in out.items()}
+
+
+_NONE = np.empty(0, dtype=np.intp)
+_KIND = attrgetter("forecaster_type")
+
+
+def events_within(found: dict[Cell, dict[tuple[str, str], tuple[float, float]]],
+                  kept: set[tuple[str, str]]) -> dict[Cell, dict[tuple[str, str], tuple[float, float]]]:
+    """``market_events`` of the rows of the events in ``kept`` (competition, event id), from
+    ``found``, the ``market_events`` of all the rows: a (cell, event) entry depends on that
+    event's rows only (a forecast is paired with the market row of its own event), so it is the
+    entry of ``found``; cells keep their events' order, cells left without events are dropped
+    (every reader looks cells up by name or sorts them)."""
+    out = {}
+    for cell, events in found.items():
+        within = {e: v for e, v in events.items() if e in kept}
+        if within:
+            out[cell] = within
+    return out
+
+
 def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell, dict[tuple, tuple[float, float]]]:
     """{cell: {event: (mean return, mean Brier difference)}} over the rows' samples, cells and
     events in the order they first appear. Python's ``sum`` per event (NaN returns propagate):
@@ -91,8 +157,16 @@ def _per_cell_event(rows: list[ScoredForecast], values: np.ndarray) -> dict[Cell
     per_cell: dict[tuple, dict[tuple, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for r, pair in zip(rows, values.tolist(), strict=True):
         per_cell[CELL_KEY(r)][(r.competition_id, r.event_id)].append(pair)
-    return {Cell(*cell): {e: (sum(r for r, _ in v) / len(v), sum(d for _, d in v) / len(v)) for e, v in events.items()}
-            for cell, events in per_cell.items()}
+    return {Cell(*cell): {e: _pair_mean(v) for e, v in events.items()} for cell, events in per_cell.items()}
+
+
+def _pair_mean(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The mean of each of the two numbers over ``pairs`` by Python's ``sum``; of one pair,
+    ``sum([x]) / 1`` is ``0.0 + x`` (the same float: -0.0 becomes 0.0, NaN stays NaN)."""
+    if len(pairs) == 1:
+        r, d = pairs[0]
+        return (0.0 + r, 0.0 + d)
+    return (sum(r for r, _ in pairs) / len(pairs), sum(d for _, d in pairs) / len(pairs))
 
 
 def summarise(events: dict[tuple[str, str], tuple[float, float]]) -> dict[str, float | None] | None:

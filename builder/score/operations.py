@@ -55,8 +55,14 @@ def sum_audit(group: list[Forecast]) -> dict[str, float]:
     per group, the number of records, the mean |sum - 1| and the share off by more than 1e-9
     (seeds/000 Table 5, "sum audits")."""
     audit: dict[str, float] = {}
+    stated: dict[str, list[float]] = {name: [] for name in SUM_TARGETS}
+    for f in group:  # one pass: each record's stated sums, in record order
+        found = f.validation.original_sums
+        for name, sums in stated.items():
+            if name in found:
+                sums.append(found[name])
     for name, target in SUM_TARGETS.items():
-        sums = [f.validation.original_sums[name] for f in group if name in f.validation.original_sums]
+        sums = stated[name]
         if sums:
             deviation = np.abs(np.array(sums) - target)
             audit[f"{name}_records"] = len(sums)
@@ -69,14 +75,14 @@ def operational_rows(forecasts: list[Forecast]) -> list[OperationalRow]:
     """One row per forecaster and clock over all of its forecast records."""
     groups: dict[tuple[str, str], list[Forecast]] = defaultdict(list)
     for f in forecasts:
-        groups[(f.forecaster, f.clock.value)].append(f)
+        groups[(f.forecaster, f.clock._value_)].append(f)  # ``_value_``: ``.value`` without the enum descriptor
     return [_row(forecaster, clock, group) for (forecaster, clock), group in sorted(groups.items())]
 
 
 def _row(forecaster: str, clock: str, group: list[Forecast]) -> OperationalRow:
     statuses: dict[str, int] = defaultdict(int)
     for f in group:
-        statuses[f.status.value] += 1
+        statuses[f.status._value_] += 1
     total = len(group)
     rates = {name: sum(statuses.get(s.value, 0) for s in members) / total for name, members in RATE_GROUPS.items()}
     open_book = [f for f in group if f.access is Access.OPEN_BOOK and f.attempts]

@@ -96,8 +96,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     scores.binary_summary = binary_events.summarise_binary(scores.binary, asked)
     # operational rates count every attempt made, the transport failures a retry replaced included
     retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
-    scores.operations = leakage.with_leak_counts(
-        operations.operational_rows(sorted(forecasts + retried, key=Forecast.key)), flags, forecasts)
+    attempted = sorted(forecasts + retried, key=Forecast.key) if retried else forecasts  # ``forecasts`` are sorted
+    scores.operations = leakage.with_leak_counts(operations.operational_rows(attempted), flags, forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
     if inference_tests and resampler is not None:
         scores.tests = (inference.all_tests(scores.forecasts, resampler, market_rows)
@@ -109,7 +109,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
                inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS,
-               table: RowTable | None = None) -> Scores:
+               table: RowTable | None = None, market_rows: dict | None = None) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -118,13 +118,13 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     without the analyses the leaderboard does not show (calibration, questions, operations).
     The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
     here (whenever anything is scored, the most complete cell is ranked, so the matched view
-    has rows). ``table`` is ``RowTable.of(rows)`` when the caller has it (``score_slices`` takes
-    each part's from the whole archive's).
+    has rows). ``table`` is ``RowTable.of(rows)`` and ``market_rows`` is ``market.market_events(rows)``
+    when the caller has them (``score_slices`` takes each part's from the whole archive's).
     """
     with paused_garbage_collector():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
         resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
-                                         table=table)
+                                         table=table, market_rows=market_rows)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -132,7 +132,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
-            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None):
+            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler and the
     rows' ``market.market_events`` (the market tests reuse them rather than pairing the rows again).
 
@@ -140,15 +140,15 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     numbers and its ranking do not depend on them).
     """
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
-    market_rows = market.market_events(scores.forecasts)
     table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
+    market_rows = market.table_market_events(table) if market_rows is None else market_rows
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
                                                resampler if all_view_intervals else None, table=table)
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
                                             table=table)
     composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
-    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites)
-    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites)
+    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites, table=table)
+    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites, table=table)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler, market_rows
 
@@ -176,17 +176,8 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     pairs = scorable_pairs(archive, forecasts)
     if not pairs:
         return []
-    p = np.array([pl.probabilities_90() for _, pl, _, _ in pairs], dtype=float)
-    ph = np.array([pl.most_likely_score_90.home for _, pl, _, _ in pairs])
-    pa = np.array([pl.most_likely_score_90.away for _, pl, _, _ in pairs])
-    h = np.array([o.score_90.home for _, _, _, o in pairs])
-    a = np.array([o.score_90.away for _, _, _, o in pairs])
-    eh = np.array([pl.expected_home_goals_90 for _, pl, _, _ in pairs])
-    ea = np.array([pl.expected_away_goals_90 for _, pl, _, _ in pairs])
+    p, (eh, ea), (ph, pa, h, a, h_et, a_et), et = _pair_columns(pairs)
     y = result_class(h, a)
-    et = np.array([o.score_extra_time is not None for _, _, _, o in pairs], dtype=bool)
-    h_et = np.array([o.score_extra_time.home if o.score_extra_time else 0 for _, _, _, o in pairs])
-    a_et = np.array([o.score_extra_time.away if o.score_extra_time else 0 for _, _, _, o in pairs])
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     advancement = advancement_measures(pairs)
     # numpy columns -> Python lists once (tolist gives the same floats and ints as float()/int() per item)
@@ -232,6 +223,23 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
             buy_odds=quoted_odds(forecast.inputs) if kind == "market" else None,
         ))
     return rows
+
+
+def _pair_columns(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The numbers of the scorable pairs as columns, in one pass: the probability vectors
+    (pairs x 3), the expected goals (2 x pairs), the integer scores (6 x pairs: predicted home
+    and away, 90-minute home and away, extra-time home and away, 0 without extra time) and
+    whether the match went to extra time."""
+    probs, goals, scores, et = [], [], [], []
+    for _, payload, _, outcome in pairs:
+        predicted, final, extra = payload.most_likely_score_90, outcome.score_90, outcome.score_extra_time
+        probs.append(payload.probabilities_90())
+        goals.append((payload.expected_home_goals_90, payload.expected_away_goals_90))
+        scores.append((predicted.home, predicted.away, final.home, final.away,
+                       extra.home if extra else 0, extra.away if extra else 0))
+        et.append(extra is not None)
+    return (np.array(probs, dtype=float).reshape(-1, 3), np.array(goals).reshape(-1, 2).T,
+            np.array(scores).reshape(-1, 6).T, np.array(et, dtype=bool))
 
 
 def _row_maker():

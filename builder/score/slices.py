@@ -15,9 +15,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from builder.score import market
 from builder.score.columns import RowTable
 from builder.score.scoring import score_part
 from builder.score.types import ALL, Scores, Slice
+from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
 from collector.records import Forecast
 
@@ -82,22 +84,35 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
     The whole archive's slice is ``scores`` itself (the build's ``score_archive`` result, the
     ``score --json`` numbers). Every other slice reuses the build's scored rows: ``score_part``
     gets the slice's match forecasts (sorted by key, as ``score_archive`` sorts them) and its
-    rows, in the build's order, with their columns taken from one ``RowTable`` of the whole. Significance tests are run for whole competitions only (a
-    slice whose stage is ``all``).
+    rows, in the build's order, with their columns taken from one ``RowTable`` of the whole and
+    their market pairs from one ``market_events`` of the whole. Significance tests are run for
+    whole competitions only (a slice whose stage is ``all``).
     """
-    found: dict[Slice, Scores] = {}
     wanted = slices(archive) if wanted is None else wanted
     if all(current.whole for current in wanted):
         return {current: scores for current in wanted}
+    with paused_garbage_collector():  # as score_archive: a full archive's rows and columns are no cycles to scan for
+        return _score_slices(archive, scores, wanted)
+
+
+def _score_slices(archive: Archive, scores: Scores, wanted: list[Slice]) -> dict[Slice, Scores]:
+    """:func:`score_slices` of ``wanted`` (some slice is not the whole archive)."""
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
-    for current in wanted:
-        if current.whole:
-            found[current] = scores
-            continue
-        keep = slice_filter(archive, current.competition, current.stage)
-        kept = np.array([keep(*event) for event in table.events], dtype=bool).reshape(-1)  # per event code
-        part = table.take(np.flatnonzero(kept[table.event]))
-        found[current] = score_part(archive, [f for f in match_forecasts if keep(f.competition_id, f.target_id)],
-                                    part.rows, inference_tests=current.stage == ALL, table=part)
-    return found
+    priced = market.table_market_events(table)  # once; each part keeps its events' entries
+    return {current: scores if current.whole else _score_slice(archive, current, match_forecasts, table, priced)
+            for current in wanted}
+
+
+def _score_slice(archive: Archive, current: Slice, match_forecasts: list[Forecast], table: RowTable,
+                 priced: dict) -> Scores:
+    """One slice's scores from the whole archive's match forecasts (sorted by key), rows as a
+    table and market pairs (``market.table_market_events`` of the table)."""
+    keep = slice_filter(archive, current.competition, current.stage)
+    kept = np.array([keep(*event) for event in table.events], dtype=bool).reshape(-1)  # per event code
+    part = table.take(np.flatnonzero(kept[table.event]))
+    targets = [(f.competition_id, f.target_id) for f in match_forecasts]
+    chosen = {target for target in set(targets) if keep(*target)}  # ``keep`` once per event, not per forecast
+    events = {event for event, k in zip(table.events, kept.tolist(), strict=True) if k}
+    return score_part(archive, [f for f, t in zip(match_forecasts, targets, strict=True) if t in chosen], part.rows,
+                      inference_tests=current.stage == ALL, table=part, market_rows=market.events_within(priced, events))

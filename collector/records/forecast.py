@@ -298,13 +298,16 @@ class Forecast(Record):
         return AttemptTotals.of(self.attempts)
 
     def key(self) -> tuple[Any, ...]:
+        """The forecast's identity: competition, target, forecaster, condition and sample (plain
+        strings and ints; the StrEnum fields' ``_value_`` is ``.value`` without the enum
+        descriptor, which cost most of a key: every score sorts by it)."""
         return (
             self.competition_id,
             self.target_kind,
             self.target_id,
             self.forecaster,
-            self.access.value,
-            self.strategy.value,
-            self.horizon.value,
+            self.access._value_,
+            self.strategy._value_,
+            self.horizon._value_,
             self.sample,
         )
