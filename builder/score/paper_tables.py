@@ -125,12 +125,15 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     for r in picked:
         t1[(r.forecaster, r.access, r.strategy)][(r.competition_id, r.event_id)].append(t1_score(r))
     cells = per_cell_events(picked, names, cell_of=lambda r: (r.forecaster, r.access, r.strategy))
+    by_cell: dict[tuple, list[ScoredForecast]] = defaultdict(list)
+    for r in picked:
+        by_cell[(r.forecaster, r.access, r.strategy)].append(r)
     out = []
     for (forecaster, access, strategy), events in cells.items():
         matrix = np.array(list(events.values()))
         composite = float(display_calibration(np.mean([np.mean(v) for v in t1[(forecaster, access, strategy)].values()])))
         cell = (forecaster, access, strategy)
-        full = _full_composite([r for r in picked if (r.forecaster, r.access, r.strategy) == cell])
+        full = _full_composite(by_cell[cell])
         composite = full if full is not None else composite
         setting = ("S1" if access == "closed_book" else "S2") + (f" ({strategy})" if len(strategies) > 1 else "")
         out.append((composite, forecaster, setting, len(events), float(np.nanmean(matrix[:, 0])) * 100,
@@ -153,16 +156,42 @@ def _full_composite(rows: list[ScoredForecast]) -> float | None:
     return composite_of(rows)["composite"] if any(r.fine_tasks for r in rows) else None
 
 
-def _sym(resampler: Resampler | None, per_event: dict) -> tuple[float, float | None]:
+class _Columns:
+    """The resampler's weight columns of one list of events and their row sums, taken once per list.
+
+    Every cell of a table usually covers the same matches in the same order: the copy of the
+    (replicates x events) columns is what an interval costs, so the last few are kept. The
+    arrays are the ones a fresh copy gives (same values, same layout): the same products."""
+
+    KEPT = 2
+
+    def __init__(self, resampler: Resampler) -> None:
+        self.resampler = resampler
+        self.idx = resampler.index()
+        self.kept: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def of(self, events) -> tuple[np.ndarray, np.ndarray]:
+        """(weights[:, events], its row sums) for the events in this order."""
+        key = tuple(self.idx[e] for e in events)
+        found = self.kept.get(key)
+        if found is None:
+            w = self.resampler.weights[:, list(key)]
+            found = (w, w.sum(axis=1))
+            if len(self.kept) >= self.KEPT:
+                del self.kept[next(iter(self.kept))]
+            self.kept[key] = found
+        return found
+
+
+def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
     """Mean and h of the symmetric interval mean +- h (h = 95th percentile of |replicate - mean|)."""
     values = np.array(list(per_event.values()), dtype=float)
     mean = float(values.mean())
-    if resampler is None or len(values) < 2:
+    if columns is None or len(values) < 2:
         return mean, None
-    idx = resampler.index()
-    w = resampler.weights[:, [idx[e] for e in per_event]]
+    w, total = columns.of(per_event)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate = (w @ values) / w.sum(axis=1)
+        replicate = (w @ values) / total
     replicate = replicate[~np.isnan(replicate)]
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 
@@ -176,23 +205,18 @@ def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference:
     cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
     for r in picked:
         cells[(r.forecaster, r.access, r.strategy, r.horizon)].append(r)
+    columns = _Columns(resampler) if resampler is not None else None
     out = []
-    for (forecaster, access, strategy, horizon), cell_rows in cells.items():
+    for (forecaster, access, strategy, _), cell_rows in cells.items():
         brier = per_cell_events(cell_rows, ("brier_pa",)).get("all", {})
         p = np.array([[r.p_home, r.p_draw, r.p_away] for r in cell_rows])
         o = np.array([[r.result == c for c in CLASSES] for r in cell_rows], dtype=float)
         ece = expected_calibration_error(p.ravel(), o.ravel())
-        returns: dict[tuple, list[float]] = defaultdict(list)
-        for r, vec in zip(cell_rows, p, strict=True):
-            q = prices.get((r.competition_id, r.event_id))
-            if q is not None:
-                returns[(r.competition_id, r.event_id)].append(
-                    float(market_return_hda(vec[None], q[None], np.array([CLASSES.index(r.result)]))[0]))
-        b_mean, b_h = _sym(resampler, {e: float(v[0]) for e, v in brier.items()})
-        ret = {e: float(np.mean(v)) for e, v in returns.items()}
+        b_mean, b_h = _sym(columns, {e: float(v[0]) for e, v in brier.items()})
+        ret = {e: float(np.mean(v)) for e, v in _returns(cell_rows, p, prices).items()}
         r_text = "-"
         if ret:
-            r_mean, r_h = _sym(resampler, ret)
+            r_mean, r_h = _sym(columns, ret)
             r_text = f"{r_mean:.3f} (±{r_h:.3f})" if r_h is not None else f"{r_mean:.3f}"
         label = forecaster if forecaster_type_of(cell_rows) == "market" else f"{forecaster} ({access}, {strategy})"
         out.append((b_mean, label, f"{b_mean:.3f} (±{b_h:.3f})" if b_h is not None else f"{b_mean:.3f}",
@@ -208,6 +232,24 @@ def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference:
         "symmetric 95% bootstrap interval (±h); ECE with 10 equal-width bins; average return of risk-neutral unit "
         f"bets (1 = break-even). T-24h forecasts. {prices_note}" + note,
         ("LLM", "Brier ↓ (95% CI)", "ECE ↓", "Average return ↑ (95% CI)"), tuple(t[1:] for t in out))
+
+
+def _returns(rows: list[ScoredForecast], p: np.ndarray, prices: dict[tuple, np.ndarray]) -> dict[tuple, list[float]]:
+    """Per event, the unit-bet return of each of its rows priced by ``prices`` (rows without a price left out).
+
+    One vectorised :func:`market_return_hda` over the priced rows: its operations are element-wise
+    and its mean runs over each row's three markets, so each row's value is the one a call on
+    that row alone gives."""
+    keys = [(r.competition_id, r.event_id) for r in rows]
+    priced = [i for i, key in enumerate(keys) if key in prices]
+    returns: dict[tuple, list[float]] = defaultdict(list)
+    if not priced:
+        return returns
+    q = np.array([prices[keys[i]] for i in priced])
+    y = np.array([CLASSES.index(rows[i].result) for i in priced])
+    for i, value in zip(priced, market_return_hda(p[priced], q, y).tolist(), strict=True):
+        returns[keys[i]].append(value)
+    return returns
 
 
 def forecaster_type_of(rows: list[ScoredForecast]) -> str:
