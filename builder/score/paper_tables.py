@@ -61,7 +61,10 @@ def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> li
     chosen = [r for r in rows if r.clock == clock]
     resampler = resampler_for(chosen) if chosen else None
     note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."
-    return [lsa_table(chosen, resampler, note), wca_table(chosen, note), pa_table(chosen, resampler, reference, note)]
+    lsa = lsa_table(chosen, resampler, note)
+    columns = _Columns(resampler) if resampler is not None else None
+    del resampler  # its weights are freed: the transposed copy stands in for them
+    return [lsa, wca_table(chosen, note), pa_table(chosen, columns, reference, note)]
 
 
 def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0) -> tuple[float, float | None, float | None]:
@@ -157,30 +160,21 @@ def _full_composite(rows: list[ScoredForecast]) -> float | None:
 
 
 class _Columns:
-    """The resampler's weight columns of one list of events and their row sums, taken once per list.
+    """The resampler's weights, events by replicates, for taking the columns of many event lists.
 
-    Every cell of a table usually covers the same matches in the same order: the copy of the
-    (replicates x events) columns is what an interval costs, so the last few are kept. The
-    arrays are the ones a fresh copy gives (same values, same layout): the same products."""
-
-    KEPT = 2
+    ``weights[:, events]`` (a fancy index: an F-ordered copy) costs an element-wise gather of
+    the whole (replicates x events) matrix per cell; rows of the transposed copy are gathered
+    with one memory copy each, and the transpose of the gathered rows is the same array (same
+    values, same F order and strides), so every product and sum is the same to the bit. The
+    resampler's own weights can be dropped once this is made (the transposed copy replaces them)."""
 
     def __init__(self, resampler: Resampler) -> None:
-        self.resampler = resampler
         self.idx = resampler.index()
-        self.kept: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self.transposed = np.ascontiguousarray(resampler.weights.T)
 
-    def of(self, events) -> tuple[np.ndarray, np.ndarray]:
-        """(weights[:, events], its row sums) for the events in this order."""
-        key = tuple(self.idx[e] for e in events)
-        found = self.kept.get(key)
-        if found is None:
-            w = self.resampler.weights[:, list(key)]
-            found = (w, w.sum(axis=1))
-            if len(self.kept) >= self.KEPT:
-                del self.kept[next(iter(self.kept))]
-            self.kept[key] = found
-        return found
+    def of(self, events) -> np.ndarray:
+        """``weights[:, events]`` for the events in this order."""
+        return self.transposed[np.fromiter((self.idx[e] for e in events), dtype=np.intp)].T
 
 
 def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
@@ -189,14 +183,14 @@ def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None
     mean = float(values.mean())
     if columns is None or len(values) < 2:
         return mean, None
-    w, total = columns.of(per_event)
+    w = columns.of(per_event)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate = (w @ values) / total
+        replicate = (w @ values) / w.sum(axis=1)
     replicate = replicate[~np.isnan(replicate)]
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 
 
-def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference: str | None = None,
+def pa_table(rows: list[ScoredForecast], columns: _Columns | None, reference: str | None = None,
              note: str = "") -> PaperTable:
     present = {r.forecaster for r in rows}
     reference = reference or next((s for s in STAND_INS if s in present), None)
@@ -205,7 +199,6 @@ def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference:
     cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
     for r in picked:
         cells[(r.forecaster, r.access, r.strategy, r.horizon)].append(r)
-    columns = _Columns(resampler) if resampler is not None else None
     out = []
     for (forecaster, access, strategy, _), cell_rows in cells.items():
         brier = per_cell_events(cell_rows, ("brier_pa",)).get("all", {})

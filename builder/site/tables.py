@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -165,11 +166,16 @@ def _sqlite_type(rows: list[dict], key: str) -> str:
     return "TEXT"
 
 
+def iter_tables(archive: Archive, scores) -> Iterator[Table]:
+    """Every download table, built when asked: whoever writes one table (and drops it) before
+    asking for the next holds one table's rows at a time (at 300,000 records each is hundreds of
+    megabytes of tuples)."""
+    yield forecast_table(archive)
+    yield outcome_table(archive)
+    yield score_table(scores)
+    yield leaderboard_table(scores)
+    yield question_score_table(scores)
+
+
 def all_tables(archive: Archive, scores) -> list[Table]:
-    return [
-        forecast_table(archive),
-        outcome_table(archive),
-        score_table(scores),
-        leaderboard_table(scores),
-        question_score_table(scores),
-    ]
+    return list(iter_tables(archive, scores))
