@@ -164,17 +164,26 @@ class _Columns:
 
     ``weights[:, events]`` (a fancy index: an F-ordered copy) costs an element-wise gather of
     the whole (replicates x events) matrix per cell; rows of the transposed copy are gathered
-    with one memory copy each, and the transpose of the gathered rows is the same array (same
-    values, same F order and strides), so every product and sum is the same to the bit. The
+    with one memory copy each (into one buffer, never a fresh allocation), and the transpose of
+    the gathered rows is the same array (same values, same F order and strides), so every
+    product is the same to the bit. A replicate's count of the events (the row sum) is the
+    whole tournament's count less the missing events' (integers: exact in any order). The
     resampler's own weights can be dropped once this is made (the transposed copy replaces them)."""
 
     def __init__(self, resampler: Resampler) -> None:
         self.idx = resampler.index()
         self.transposed = np.ascontiguousarray(resampler.weights.T)
+        self.totals = self.transposed.sum(axis=0)
+        self.buffer = np.empty_like(self.transposed)
 
-    def of(self, events) -> np.ndarray:
-        """``weights[:, events]`` for the events in this order."""
-        return self.transposed[np.fromiter((self.idx[e] for e in events), dtype=np.intp)].T
+    def of(self, events) -> tuple[np.ndarray, np.ndarray]:
+        """(``weights[:, events]`` for the events in this order, its row sums); the first is a view
+        of the buffer, valid until the next call."""
+        rows = np.fromiter((self.idx[e] for e in events), dtype=np.intp)
+        # mode "clip" writes straight into ``out`` (the indices are valid; "raise" buffers a copy)
+        columns = np.take(self.transposed, rows, axis=0, out=self.buffer[: len(rows)], mode="clip").T
+        missing = np.setdiff1d(np.arange(len(self.transposed)), rows, assume_unique=True)
+        return columns, self.totals - self.transposed[missing].sum(axis=0)
 
 
 def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
@@ -183,9 +192,9 @@ def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None
     mean = float(values.mean())
     if columns is None or len(values) < 2:
         return mean, None
-    w = columns.of(per_event)
+    w, counts = columns.of(per_event)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate = (w @ values) / w.sum(axis=1)
+        replicate = (w @ values) / counts
     replicate = replicate[~np.isnan(replicate)]
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 
