@@ -67,12 +67,13 @@ def forecast_table(archive: Archive) -> Table:
             found = stamps[moment] = _iso(moment)
         return found
 
+    paths = {id(record): path for path, record in archive.records.items()}  # the reader's keys, not rebuilt
     rows = []
-    for f in archive.forecasts:
+    for f in archive.forecasts:  # enums by ``_value_``: the attribute ``.value`` reads through a descriptor
         rows.append(
-            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
-             f.forecaster_type.value, f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value,
-             f.sample, f.clock.value, f.status.value, iso(f.kickoff_utc), iso(f.scheduled_at),
+            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
+             f.forecaster_type._value_, f.model, f.model_version, f.access._value_, f.strategy._value_,
+             f.horizon._value_, f.sample, f.clock._value_, f.status._value_, iso(f.kickoff_utc), iso(f.scheduled_at),
              iso(f.requested_at), f.lead_time_minutes)
             + _payload_fields(f) + _usage_fields(f)
         )
@@ -120,8 +121,20 @@ def score_table(scores) -> Table:
     keys = attrgetter(*SCORE_KEYS)  # C-level lookups: one row per scored forecast
     rows = [keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
             for s in scores.forecasts]
-    rows.sort(key=lambda r: tuple("" if v is None else str(v) for v in r[:10]))
-    return Table("scores", columns, rows, "every scored match forecast with every per-forecast measure")
+    return Table("scores", columns, sorted_by_text(rows, 10), "every scored match forecast with every per-forecast measure")
+
+
+def sorted_by_text(rows: list[tuple], width: int) -> list[tuple]:
+    """``rows`` sorted by the text of their first ``width`` values (None as ""): the order
+    ``key=lambda r: tuple("" if v is None else str(v) for v in r[:width])`` gives, with the texts
+    made column by column (a column of plain strings is its own text, no call per value)."""
+    if not rows:
+        return rows
+    columns = list(zip(*(row[:width] for row in rows)))
+    texts = [column if set(map(type, column)) == {str} else tuple("" if v is None else str(v) for v in column)
+             for column in columns]
+    keys = list(zip(*texts))
+    return [rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)]
 
 
 EMPTY_LEADERBOARD_KEYS = ("forecaster", "forecaster_type", "access", "strategy", "horizon", "clock", "view", "n")
