@@ -60,6 +60,8 @@ def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> li
     clock = "live" if any(r.clock == "live" for r in rows) else "replay"
     chosen = [r for r in rows if r.clock == clock]
     resampler = resampler_for(chosen) if chosen else None
+    if resampler is not None:  # the tables draw no sign flips: their matrix (replicates x events) is freed
+        resampler.signs = resampler.signs[:0]
     note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."
     lsa = lsa_table(chosen, resampler, note)
     columns = _Columns(resampler) if resampler is not None else None
@@ -174,12 +176,14 @@ class _Columns:
         self.idx = resampler.index()
         self.transposed = np.ascontiguousarray(resampler.weights.T)
         self.totals = self.transposed.sum(axis=0)
-        self.buffer = np.empty_like(self.transposed)
+        self.buffer: np.ndarray | None = None  # made at the first call, once the resampler's weights are freed
 
     def of(self, events) -> tuple[np.ndarray, np.ndarray]:
         """(``weights[:, events]`` for the events in this order, its row sums); the first is a view
         of the buffer, valid until the next call."""
         rows = np.fromiter((self.idx[e] for e in events), dtype=np.intp)
+        if self.buffer is None:
+            self.buffer = np.empty_like(self.transposed)
         # mode "clip" writes straight into ``out`` (the indices are valid; "raise" buffers a copy)
         columns = np.take(self.transposed, rows, axis=0, out=self.buffer[: len(rows)], mode="clip").T
         missing = np.setdiff1d(np.arange(len(self.transposed)), rows, assume_unique=True)
