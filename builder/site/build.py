@@ -5,8 +5,10 @@ dict of every page's bytes): without a cache the site is written into a temporar
 then replaces the previous build; with one, only the files whose bytes changed are staged and
 renamed into place once every file is ready, so a failed build never leaves a half-written
 site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
-pages whose inputs did not change. The same archive builds to the same bytes: nothing depends
-on the clock, and every list is sorted.
+pages whose inputs did not change; the downloads are kept from the previous build when the
+archive manifest and the code are unchanged (:mod:`builder.site.exportreuse`), else built one
+table at a time. The same archive builds to the same bytes: nothing depends on the clock, and
+every list is sorted.
 """
 
 from __future__ import annotations
