@@ -121,3 +121,39 @@ def test_the_manifest_lists_regular_files_only_and_skips_hidden_names_and_links(
     listed = orjson.loads(exports.archive_manifest(root, "c", {"a/b/r.json": "loaded"}))
     assert listed["files"] == {"a/b/r.json": "loaded", "top.txt": hashlib.sha256(b"top").hexdigest()}
     assert listed["archive_files"] == 2 and listed["commit"] == "c"
+
+
+def test_each_table_is_dropped_before_the_next_one_is_built(tmp_path):
+    """An iterator of tables is consumed one at a time: the rows of a written table are freed
+    before the next table is made (at 300,000 records each table is hundreds of megabytes)."""
+    import weakref
+
+    alive: list[bool] = []
+
+    def tables():
+        previous = None
+        for i in range(3):
+            table = _tables()[i]  # made when asked, held by no list
+            if previous is not None:
+                alive.append(previous() is not None)
+            yield table
+            previous = weakref.ref(table)
+            del table
+
+    export_files(tables(), tmp_path / "archive", "c1", workdir=tmp_path / "out")
+    assert alive == [False, False]
+
+
+def test_the_scores_table_order_is_the_order_of_its_first_columns_as_text():
+    import enum
+
+    from builder.site.tables import sorted_by_text
+
+    class Kind(str, enum.Enum):
+        A = "a"
+
+    rows = [("b", 10, None, 1.5), ("b", 2, "x", 0.1), ("a", None, Kind.A, 2.0), ("b", 10, "", 3.0),
+            ("a", 1, "None", 4.0), ("b", 2, "x", -1.0)]
+    expected = sorted(rows, key=lambda r: tuple("" if v is None else str(v) for v in r[:3]))
+    assert sorted_by_text(rows, 3) == expected
+    assert sorted_by_text([], 3) == []

@@ -60,8 +60,13 @@ def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> li
     clock = "live" if any(r.clock == "live" for r in rows) else "replay"
     chosen = [r for r in rows if r.clock == clock]
     resampler = resampler_for(chosen) if chosen else None
+    if resampler is not None:  # the tables draw no sign flips: their matrix (draws x events) is freed
+        resampler.flips = resampler.flips[:0]
     note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."
-    return [lsa_table(chosen, resampler, note), wca_table(chosen, note), pa_table(chosen, resampler, reference, note)]
+    lsa = lsa_table(chosen, resampler, note)
+    columns = _Columns(resampler) if resampler is not None else None
+    del resampler  # its weights are freed: the transposed copy stands in for them
+    return [lsa, wca_table(chosen, note), pa_table(chosen, columns, reference, note)]
 
 
 def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0) -> tuple[float, float | None, float | None]:
@@ -125,12 +130,15 @@ def wca_table(rows: list[ScoredForecast], note: str = "") -> PaperTable:
     for r in picked:
         t1[(r.forecaster, r.access, r.strategy)][(r.competition_id, r.event_id)].append(t1_score(r))
     cells = per_cell_events(picked, names, cell_of=lambda r: (r.forecaster, r.access, r.strategy))
+    by_cell: dict[tuple, list[ScoredForecast]] = defaultdict(list)
+    for r in picked:
+        by_cell[(r.forecaster, r.access, r.strategy)].append(r)
     out = []
     for (forecaster, access, strategy), events in cells.items():
         matrix = np.array(list(events.values()))
         composite = float(display_calibration(np.mean([np.mean(v) for v in t1[(forecaster, access, strategy)].values()])))
         cell = (forecaster, access, strategy)
-        full = _full_composite([r for r in picked if (r.forecaster, r.access, r.strategy) == cell])
+        full = _full_composite(by_cell[cell])
         composite = full if full is not None else composite
         setting = ("S1" if access == "closed_book" else "S2") + (f" ({strategy})" if len(strategies) > 1 else "")
         out.append((composite, forecaster, setting, len(events), float(np.nanmean(matrix[:, 0])) * 100,
@@ -153,21 +161,52 @@ def _full_composite(rows: list[ScoredForecast]) -> float | None:
     return composite_of(rows)["composite"] if any(r.fine_tasks for r in rows) else None
 
 
-def _sym(resampler: Resampler | None, per_event: dict) -> tuple[float, float | None]:
+class _Columns:
+    """The resampler's weights, events by replicates, for taking the columns of many event lists.
+
+    ``weights[:, events]`` (a fancy index: an F-ordered copy) costs an element-wise gather of
+    the whole (replicates x events) matrix per cell; rows of the transposed copy are gathered
+    with one memory copy each (into one buffer, never a fresh allocation), and the transpose of
+    the gathered rows is the same array (same values, same F order and strides), so every
+    product is the same to the bit. A replicate's count of the events (the row sum) is the
+    whole tournament's count less the missing events' (integers: exact in any order). The
+    resampler's own weights can be dropped once this is made (the transposed copy replaces them).
+    The transposed copy keeps the resampler's small integer counts; only the gathered rows are
+    float64 (the same values: counts far below 2**53 are exact in floats)."""
+
+    def __init__(self, resampler: Resampler) -> None:
+        self.idx = resampler.index()
+        self.transposed = np.ascontiguousarray(resampler.draws.T)
+        self.totals = self.transposed.sum(axis=0, dtype=np.int64)
+        self.buffer: np.ndarray | None = None  # float64, made at the first call
+
+    def of(self, events) -> tuple[np.ndarray, np.ndarray]:
+        """(``weights[:, events]`` for the events in this order, its row sums); the first is a view
+        of the buffer, valid until the next call."""
+        rows = np.fromiter((self.idx[e] for e in events), dtype=np.intp)
+        if self.buffer is None:
+            self.buffer = np.empty(self.transposed.shape, dtype=float)
+        gathered = self.buffer[: len(rows)]
+        gathered[...] = self.transposed[rows]  # the counts of these events, as float64 rows
+        missing = np.setdiff1d(np.arange(len(self.transposed)), rows, assume_unique=True)
+        counts = self.totals - self.transposed[missing].sum(axis=0, dtype=np.int64)
+        return gathered.T, counts.astype(float)
+
+
+def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
     """Mean and h of the symmetric interval mean +- h (h = 95th percentile of |replicate - mean|)."""
     values = np.array(list(per_event.values()), dtype=float)
     mean = float(values.mean())
-    if resampler is None or len(values) < 2:
+    if columns is None or len(values) < 2:
         return mean, None
-    idx = resampler.index()
-    w = resampler.weight_columns([idx[e] for e in per_event])
+    w, counts = columns.of(per_event)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate = (w @ values) / w.sum(axis=1)
+        replicate = (w @ values) / counts
     replicate = replicate[~np.isnan(replicate)]
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 
 
-def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference: str | None = None,
+def pa_table(rows: list[ScoredForecast], columns: _Columns | None, reference: str | None = None,
              note: str = "") -> PaperTable:
     present = {r.forecaster for r in rows}
     reference = reference or next((s for s in STAND_INS if s in present), None)
@@ -177,22 +216,16 @@ def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference:
     for r in picked:
         cells[(r.forecaster, r.access, r.strategy, r.horizon)].append(r)
     out = []
-    for (forecaster, access, strategy, horizon), cell_rows in cells.items():
+    for (forecaster, access, strategy, _), cell_rows in cells.items():
         brier = per_cell_events(cell_rows, ("brier_pa",)).get("all", {})
         p = np.array([[r.p_home, r.p_draw, r.p_away] for r in cell_rows])
         o = np.array([[r.result == c for c in CLASSES] for r in cell_rows], dtype=float)
         ece = expected_calibration_error(p.ravel(), o.ravel())
-        returns: dict[tuple, list[float]] = defaultdict(list)
-        for r, vec in zip(cell_rows, p, strict=True):
-            q = prices.get((r.competition_id, r.event_id))
-            if q is not None:
-                returns[(r.competition_id, r.event_id)].append(
-                    float(market_return_hda(vec[None], q[None], np.array([CLASSES.index(r.result)]))[0]))
-        b_mean, b_h = _sym(resampler, {e: float(v[0]) for e, v in brier.items()})
-        ret = {e: float(np.mean(v)) for e, v in returns.items()}
+        b_mean, b_h = _sym(columns, {e: float(v[0]) for e, v in brier.items()})
+        ret = {e: float(np.mean(v)) for e, v in _returns(cell_rows, p, prices).items()}
         r_text = "-"
         if ret:
-            r_mean, r_h = _sym(resampler, ret)
+            r_mean, r_h = _sym(columns, ret)
             r_text = f"{r_mean:.3f} (±{r_h:.3f})" if r_h is not None else f"{r_mean:.3f}"
         label = forecaster if forecaster_type_of(cell_rows) == "market" else f"{forecaster} ({access}, {strategy})"
         out.append((b_mean, label, f"{b_mean:.3f} (±{b_h:.3f})" if b_h is not None else f"{b_mean:.3f}",
@@ -208,6 +241,24 @@ def pa_table(rows: list[ScoredForecast], resampler: Resampler | None, reference:
         "symmetric 95% bootstrap interval (±h); ECE with 10 equal-width bins; average return of risk-neutral unit "
         f"bets (1 = break-even). T-24h forecasts. {prices_note}" + note,
         ("LLM", "Brier ↓ (95% CI)", "ECE ↓", "Average return ↑ (95% CI)"), tuple(t[1:] for t in out))
+
+
+def _returns(rows: list[ScoredForecast], p: np.ndarray, prices: dict[tuple, np.ndarray]) -> dict[tuple, list[float]]:
+    """Per event, the unit-bet return of each of its rows priced by ``prices`` (rows without a price left out).
+
+    One vectorised :func:`market_return_hda` over the priced rows: its operations are element-wise
+    and its mean runs over each row's three markets, so each row's value is the one a call on
+    that row alone gives."""
+    keys = [(r.competition_id, r.event_id) for r in rows]
+    priced = [i for i, key in enumerate(keys) if key in prices]
+    returns: dict[tuple, list[float]] = defaultdict(list)
+    if not priced:
+        return returns
+    q = np.array([prices[keys[i]] for i in priced])
+    y = np.array([CLASSES.index(rows[i].result) for i in priced])
+    for i, value in zip(priced, market_return_hda(p[priced], q, y).tolist(), strict=True):
+        returns[keys[i]].append(value)
+    return returns
 
 
 def forecaster_type_of(rows: list[ScoredForecast]) -> str:

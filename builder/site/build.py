@@ -5,8 +5,10 @@ dict of every page's bytes): without a cache the site is written into a temporar
 then replaces the previous build; with one, only the files whose bytes changed are staged and
 renamed into place once every file is ready, so a failed build never leaves a half-written
 site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
-pages whose inputs did not change. The same archive builds to the same bytes: nothing depends
-on the clock, and every list is sorted.
+pages whose inputs did not change; the downloads are kept from the previous build when the
+archive manifest and the code are unchanged (:mod:`builder.site.exportreuse`), else built one
+table at a time. The same archive builds to the same bytes: nothing depends on the clock, and
+every list is sorted.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
-from builder.site.exports import export_files
+from builder.site.exportreuse import exports_fingerprint
+from builder.site.exports import archive_manifest, export_files
 from builder.site.forecasters import forecaster_pages
 from builder.site.layers import layers_page
 from builder.site.leaderboard import leaderboard_pages
@@ -38,7 +41,7 @@ from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter
-from builder.site.tables import all_tables
+from builder.site.tables import iter_tables
 from builder.site.teams import team_pages
 from builder.site.textpages import data_page, method_pages
 from collector.archive.git import git
@@ -159,9 +162,7 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    exports = export_files(all_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256, workdir=scratch)
-    data = {name: writer.put(name, content) for name, content in exports.items()}
-    del exports
+    data = _put_exports(ctx, archive, archive_dir, pages, writer, scratch, progress)
     writer.put(*pages.page(data_page(ctx, data)))
     for name, content in static_files().items():
         writer.put(name, content)
@@ -172,6 +173,24 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     progress(f"  {writer.written} of {len(states)} files written, the rest unchanged" if not writer.fresh
              else f"  {len(states)} files written")
     return states
+
+
+def _put_exports(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
+                 scratch: Path, progress: Callable[[str], None]) -> dict:
+    """Hand the downloads to ``writer``: the previous build's files when their inputs' fingerprint
+    is unchanged (:mod:`builder.site.exportreuse`), else every table streamed afresh. Returns
+    each download's state (for the data page)."""
+    manifest = archive_manifest(archive_dir, ctx.commit, archive.sha256)
+    fingerprint = exports_fingerprint(manifest)
+    exports = pages.kept_exports(fingerprint, writer.out)
+    if exports is not None:
+        progress(f"  {len(exports)} downloads unchanged (same archive, commit and code): kept")
+    else:
+        exports = export_files(iter_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256,
+                               workdir=scratch, manifest=manifest)
+    data = {name: writer.put(name, content) for name, content in exports.items()}
+    pages.keep_exports(fingerprint, list(data))
+    return data
 
 
 def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> Iterator:

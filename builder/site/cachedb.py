@@ -5,6 +5,8 @@ and the state of every file of the site that build wrote (:class:`builder.site.s
 Pages rendered during a build are inserted in one open transaction, committed only once the
 site is in place (:meth:`CacheDB.save`), so a failed build leaves the previous cache as it was.
 Only the fingerprints are read at the start; a reused page's HTML is read when it must be written.
+The ``meta`` row ``exports`` names the downloads of the latest build and their inputs'
+fingerprint (:mod:`builder.site.exportreuse`).
 
 A file that is not such a database (or of another format) is reported, removed and started
 afresh: the build then renders every page, exactly as without a cache.
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+
+import orjson
 
 from builder.site.sitewriter import FileState
 
@@ -37,6 +41,7 @@ class CacheDB:
         self.used: set[str] = set()
         self.site: dict[str, FileState] = {}
         self.site_out = ""
+        self.exports: tuple[str, list[str]] | None = None  # the latest build's (fingerprint, download names)
         self.note = ""  # reported once: why the previous cache could not be used
         self.broken = ""  # why this build's cache cannot be written
 
@@ -66,6 +71,7 @@ class CacheDB:
         if meta.get("format") != FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
         self.site_out = meta.get("site_out", "")
+        self.exports = _exports_entry(meta.get("exports"))
         for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
             if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
                 raise ValueError(f"page row {key!r}: not (text, text, integer)")
@@ -116,6 +122,16 @@ class CacheDB:
         except sqlite3.Error as exc:
             self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
 
+    def keep_exports(self, fingerprint: str, names: list[str]) -> None:
+        """Name this build's downloads and their fingerprint (committed by :meth:`save`)."""
+        if self.db is None or self.broken:
+            return
+        entry = orjson.dumps({"fingerprint": fingerprint, "files": sorted(names)}).decode()
+        try:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('exports', ?)", (entry,))
+        except sqlite3.Error as exc:
+            self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
+
     def site_states(self, out_dir: Path) -> dict[str, FileState]:
         """The file states of the site the previous build wrote into ``out_dir`` ({} for another folder)."""
         return self.site if self.site_out == str(Path(out_dir).resolve()) else {}
@@ -150,3 +166,18 @@ class CacheDB:
     def close(self) -> None:
         """Leave the cache as the previous build wrote it (a failed build: pending pages are dropped)."""
         self._close()
+
+
+def _exports_entry(text: str | None) -> tuple[str, list[str]] | None:
+    """The ``exports`` meta row as (fingerprint, names); None when absent or not of that form
+    (the downloads are then built, as without a cache)."""
+    try:
+        entry = orjson.loads(text) if text else None
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(entry, dict):
+        return None
+    fingerprint, names = entry.get("fingerprint"), entry.get("files")
+    if not isinstance(fingerprint, str) or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return fingerprint, names

@@ -16,7 +16,7 @@ import math
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from operator import is_not
 from pathlib import Path
@@ -166,18 +166,20 @@ def _archive_files(folder: str, prefix: str) -> Iterator[tuple[str, str]]:
             yield f"{prefix}{name}", entry.path
 
 
-def export_files(tables: list[Table], archive_root: Path, commit: str, hashed: Mapping[str, str] | None = None,
-                 workdir: Path | None = None) -> dict[str, bytes] | dict[str, Path]:
+def export_files(tables: Iterable[Table], archive_root: Path, commit: str, hashed: Mapping[str, str] | None = None,
+                 workdir: Path | None = None, manifest: bytes | None = None) -> dict[str, bytes] | dict[str, Path]:
     """Site-relative path -> every download (``hashed``: see :func:`archive_manifest`).
 
-    With ``workdir`` the downloads are written under it (at their site-relative paths) and the
-    values are those files' paths; without, they are written to a temporary folder and the
-    values are their bytes.
+    ``tables`` is consumed one table at a time (an iterator that builds each table when asked
+    holds one table's rows at a time). ``manifest``: the archive manifest when the caller
+    already made it. With ``workdir`` the downloads are written under it (at their
+    site-relative paths) and the values are those files' paths; without, they are written to a
+    temporary folder and the values are their bytes.
     """
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="prematch-exports-") as folder:
             return {name: path.read_bytes() for name, path in
-                    export_files(tables, archive_root, commit, hashed, Path(folder)).items()}
+                    export_files(tables, archive_root, commit, hashed, Path(folder), manifest).items()}
     (workdir / DATA_DIR / "schema").mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
     db = open_database(workdir / SQLITE)
@@ -186,13 +188,14 @@ def export_files(tables: list[Table], archive_root: Path, commit: str, hashed: M
             csv_name, json_name = f"{DATA_DIR}/{table.name}.csv", f"{DATA_DIR}/{table.name}.json"
             write_table(table, workdir / csv_name, workdir / json_name, db)
             files[csv_name], files[json_name] = workdir / csv_name, workdir / json_name
+            del table  # freed before the next one is built
     except BaseException:
         db.close()
         raise
     close_database(db, workdir / SQLITE)
     files[SQLITE] = workdir / SQLITE
     documents = {f"{DATA_DIR}/schema/{name}": data for name, data in schema_documents().items()}
-    documents[f"{DATA_DIR}/manifest.json"] = archive_manifest(archive_root, commit, hashed)
+    documents[f"{DATA_DIR}/manifest.json"] = manifest if manifest is not None else archive_manifest(archive_root, commit, hashed)
     for name, data in documents.items():
         (workdir / name).write_bytes(data)
         files[name] = workdir / name

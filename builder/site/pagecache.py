@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from builder.site.cachedb import CACHE_FILE, CacheDB
+from builder.site.exportreuse import kept_exports
 from builder.site.render import PageModel, render_page
 from builder.site.sitewriter import Cached, FileState
 from site_templates import TEMPLATES_DIR
@@ -137,6 +138,18 @@ class PageCache:
     def site_states(self, out_dir: Path) -> dict[str, FileState] | None:
         """The previous site's file states (None without a cache: the site is written afresh)."""
         return None if self.db is None else self.db.site_states(out_dir)
+
+    def kept_exports(self, fingerprint: str, out_dir: Path) -> dict[str, Cached] | None:
+        """The previous build's downloads, when their fingerprint is ``fingerprint`` and the site
+        still holds them (:mod:`builder.site.exportreuse`); else None (build them)."""
+        if self.db is None or self.db.exports is None or self.db.exports[0] != fingerprint:
+            return None
+        return kept_exports(self.db.exports[1], self.db.site_states(out_dir), out_dir)
+
+    def keep_exports(self, fingerprint: str, names: list[str]) -> None:
+        """Remember this build's downloads under their fingerprint (for the next build)."""
+        if self.db is not None:
+            self.db.keep_exports(fingerprint, names)
 
     def page(self, item) -> tuple[str, bytes | Cached]:
         """One page (a model or a :class:`Deferred`) as (path, content for :class:`SiteWriter`)."""

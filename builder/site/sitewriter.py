@@ -43,7 +43,7 @@ CHUNK = 1 << 20
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileState:
     """One output file as the previous build left it: its content hash and the stat that vouches for it."""
 
@@ -57,7 +57,7 @@ class FileState:
         return (self.size, self.mtime_ns, self.ctime_ns, self.ino) == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArchiveCopy:
     """A record file to copy from the archive; ``sha256`` is the hash of the bytes the load validated."""
 
@@ -65,7 +65,7 @@ class ArchiveCopy:
     sha256: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cached:
     """A page whose bytes are in the page cache: ``load`` fetches them only when they must be written."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -66,12 +67,13 @@ def forecast_table(archive: Archive) -> Table:
             found = stamps[moment] = _iso(moment)
         return found
 
+    paths = {id(record): path for path, record in archive.records.items()}  # the reader's keys, not rebuilt
     rows = []
-    for f in archive.forecasts:
+    for f in archive.forecasts:  # enums by ``_value_``: the attribute ``.value`` reads through a descriptor
         rows.append(
-            (path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
-             f.forecaster_type.value, f.model, f.model_version, f.access.value, f.strategy.value, f.horizon.value,
-             f.sample, f.clock.value, f.status.value, iso(f.kickoff_utc), iso(f.scheduled_at),
+            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
+             f.forecaster_type._value_, f.model, f.model_version, f.access._value_, f.strategy._value_,
+             f.horizon._value_, f.sample, f.clock._value_, f.status._value_, iso(f.kickoff_utc), iso(f.scheduled_at),
              iso(f.requested_at), f.lead_time_minutes)
             + _payload_fields(f) + _usage_fields(f)
         )
@@ -119,8 +121,20 @@ def score_table(scores) -> Table:
     keys = attrgetter(*SCORE_KEYS)  # C-level lookups: one row per scored forecast
     rows = [keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
             for s in scores.forecasts]
-    rows.sort(key=lambda r: tuple("" if v is None else str(v) for v in r[:10]))
-    return Table("scores", columns, rows, "every scored match forecast with every per-forecast measure")
+    return Table("scores", columns, sorted_by_text(rows, 10), "every scored match forecast with every per-forecast measure")
+
+
+def sorted_by_text(rows: list[tuple], width: int) -> list[tuple]:
+    """``rows`` sorted by the text of their first ``width`` values (None as ""): the order
+    ``key=lambda r: tuple("" if v is None else str(v) for v in r[:width])`` gives, with the texts
+    made column by column (a column of plain strings is its own text, no call per value)."""
+    if not rows:
+        return rows
+    columns = list(zip(*(row[:width] for row in rows)))
+    texts = [column if set(map(type, column)) == {str} else tuple("" if v is None else str(v) for v in column)
+             for column in columns]
+    keys = list(zip(*texts))
+    return [rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)]
 
 
 EMPTY_LEADERBOARD_KEYS = ("forecaster", "forecaster_type", "access", "strategy", "horizon", "clock", "view", "n")
@@ -165,11 +179,16 @@ def _sqlite_type(rows: list[dict], key: str) -> str:
     return "TEXT"
 
 
+def iter_tables(archive: Archive, scores) -> Iterator[Table]:
+    """Every download table, built when asked: whoever writes one table (and drops it) before
+    asking for the next holds one table's rows at a time (at 300,000 records each is hundreds of
+    megabytes of tuples)."""
+    yield forecast_table(archive)
+    yield outcome_table(archive)
+    yield score_table(scores)
+    yield leaderboard_table(scores)
+    yield question_score_table(scores)
+
+
 def all_tables(archive: Archive, scores) -> list[Table]:
-    return [
-        forecast_table(archive),
-        outcome_table(archive),
-        score_table(scores),
-        leaderboard_table(scores),
-        question_score_table(scores),
-    ]
+    return list(iter_tables(archive, scores))

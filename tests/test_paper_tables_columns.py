@@ -1,0 +1,57 @@
+"""The Prophet Arena table's bootstrap intervals take each cell's columns of the resampler's
+weights from a transposed copy: the products, counts and intervals are those of the direct
+``weights[:, events]`` index to the bit, whatever events a cell lacks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from builder.score.inference import Resampler
+from builder.score.market import market_return_hda
+from builder.score.paper_tables import _Columns, _returns, _sym
+
+
+def _resampler(n: int = 60) -> Resampler:
+    events = {("c", f"m{i:03d}"): i >= 40 for i in range(n)}
+    return Resampler.for_events(events, replicates=997)
+
+
+def _direct(resampler: Resampler, per_event: dict) -> tuple[float, float]:
+    """The interval as it was computed: a fancy index of the weights per cell."""
+    values = np.array(list(per_event.values()), dtype=float)
+    mean = float(values.mean())
+    idx = resampler.index()
+    w = resampler.weights[:, [idx[e] for e in per_event]]
+    with np.errstate(invalid="ignore", divide="ignore"):  # a replicate drawing none of the events
+        replicate = (w @ values) / w.sum(axis=1)
+    replicate = replicate[~np.isnan(replicate)]
+    return mean, float(np.percentile(np.abs(replicate - mean), 95))
+
+
+def test_intervals_from_the_transposed_weights_are_the_direct_ones_to_the_bit():
+    resampler = _resampler()
+    columns = _Columns(resampler)
+    rng = np.random.default_rng(7)
+    for keep in (60, 59, 45, 12, 2):
+        events = sorted(rng.choice(len(resampler.events), keep, replace=False))
+        per_event = {resampler.events[i]: float(rng.random() * 2) for i in events}
+        assert _sym(columns, per_event) == _direct(resampler, per_event)
+        w, counts = columns.of(per_event)
+        assert w.strides == resampler.weights[:, events].strides
+        assert np.array_equal(counts, resampler.weights[:, events].sum(axis=1))
+
+
+def test_a_cells_returns_in_one_call_are_each_rows_own():
+    rng = np.random.default_rng(3)
+    rows = [type("Row", (), {"competition_id": "c", "event_id": f"m{i % 7}", "result": ("home", "draw", "away")[i % 3]})
+            for i in range(40)]
+    p = rng.dirichlet([1, 1, 1], len(rows))
+    prices = {("c", f"m{i}"): rng.dirichlet([2, 2, 2]) for i in range(5)}  # m5 and m6 have no price
+    prices[("c", "m0")] = p[0].copy()  # a tie: abstain
+    expected: dict = {}
+    for r, vec in zip(rows, p, strict=True):
+        q = prices.get((r.competition_id, r.event_id))
+        if q is not None:
+            y = np.array([("home", "draw", "away").index(r.result)])
+            expected.setdefault((r.competition_id, r.event_id), []).append(float(market_return_hda(vec[None], q[None], y)[0]))
+    assert dict(_returns(rows, p, prices)) == expected
