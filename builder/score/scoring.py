@@ -180,11 +180,11 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     y = result_class(h, a)
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     advancement = advancement_measures(pairs)
-    # numpy columns -> Python lists once (tolist gives the same floats and ints as float()/int() per item)
-    measure_rows = zip(*(np.asarray(columns[name], dtype=float).tolist() for name in MEASURES), strict=True)
-    numbers = zip(p.tolist(), ph.tolist(), pa.tolist(), h.tolist(), a.tolist(), y.tolist(), measure_rows, strict=True)
+    measure_columns = np.stack([np.asarray(columns[name], dtype=float) for name in MEASURES])
+    numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), measure_columns)
     rows = []
     new_row = _row_maker()
+    path_of = _reader_paths(archive)
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
         measures, adv = dict(zip(MEASURES, values, strict=True)), advancement.get(i)
         tasks = fine_grained_board.payload_tasks(archive, payload, (forecast.competition_id, forecast.target_id))
@@ -215,7 +215,7 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
             measures=measures,
             advancement=adv,
             key=forecast.key(),
-            path=path_for(forecast),
+            path=path_of.get(id(forecast)) or path_for(forecast),
             lead_time_minutes=forecast.lead_time_minutes,
             search_observed=_searched(forecast),
             layers=fine_grained_board.row_layers(tasks, measures, adv),
@@ -223,6 +223,27 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
             buy_odds=quoted_odds(forecast.inputs) if kind == "market" else None,
         ))
     return rows
+
+
+ROW_CHUNK = 4096
+"""Rows whose numbers are Python objects at once while rows are made (the rest stay numpy)."""
+
+
+def _row_numbers(p: np.ndarray, ints: np.ndarray, measures: np.ndarray):
+    """Each row's (probabilities, predicted home, predicted away, home, away, result class,
+    measures), :data:`ROW_CHUNK` rows at a time: ``tolist`` gives the same floats and ints as
+    ``float()``/``int()`` per item, and only a chunk's Python numbers exist before its rows hold
+    them (the float sharer of :func:`_row_maker` keeps one of each equal value)."""
+    for start in range(0, len(p), ROW_CHUNK):
+        stop = start + ROW_CHUNK
+        measure_rows = zip(*measures[:, start:stop].tolist(), strict=True)
+        yield from zip(p[start:stop].tolist(), *ints[:, start:stop].tolist(), measure_rows, strict=True)
+
+
+def _reader_paths(archive: Archive) -> dict[int, str]:
+    """Loaded record (by identity) -> its archive path, the reader's own string (checked to be
+    the path its key names), so rows share it instead of each holding a new copy."""
+    return {id(record): path for path, record in archive.records.items()}
 
 
 def _pair_columns(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
