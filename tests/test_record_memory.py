@@ -70,3 +70,16 @@ def test_small_equal_values_are_one_object_and_records_keep_their_own_when_they_
     assert loaded_told.validation.original_sums == {"p90": 1.02}
     assert record_bytes(loaded_told) == record_bytes(told)
     assert [record_bytes(r) for r in plain] == [record_bytes(make_forecast(EVENT, forecaster=f"llm.m{i}")) for i in range(3)]
+
+
+def test_forecasts_of_one_match_share_their_equal_timestamps_and_keep_their_bytes():
+    from datetime import UTC, datetime, timezone
+
+    built = make_forecast(EVENT, forecaster="llm.built", kickoff_utc=datetime(2026, 6, 11, 19, tzinfo=timezone.utc))
+    loaded = [RECORD_ADAPTER.validate_json(record_bytes(make_forecast(
+        EVENT, forecaster=f"llm.m{i}", kickoff_utc=datetime(2026, 6, 11, 19, tzinfo=UTC)))) for i in range(3)]
+    assert loaded[0].kickoff_utc is loaded[1].kickoff_utc is loaded[2].kickoff_utc
+    assert loaded[0].scheduled_at is loaded[2].scheduled_at
+    for record in loaded:  # whichever equal instant was kept first, each record's bytes are its own
+        assert record_bytes(RECORD_ADAPTER.validate_json(record_bytes(record))) == record_bytes(record)
+        assert record.kickoff_utc.isoformat() == built.kickoff_utc.isoformat() == "2026-06-11T19:00:00+00:00"

@@ -65,6 +65,9 @@ class Contract(BaseModel):
 
     shared_values: ClassVar[tuple[str, ...]] = ()
     """Fields holding small value models that equal instances share (see :meth:`share_key`)."""
+    shared_times: ClassVar[tuple[str, ...]] = ()
+    """Timestamp fields whose equal values records share (a kickoff, a scheduled time: every
+    forecast of a match and horizon has the same ones)."""
 
     def share_key(self) -> Hashable | None:
         """The key under which every equal instance is one object (a score, an empty validation
@@ -93,6 +96,8 @@ class Contract(BaseModel):
         object.__setattr__(self, "__pydantic_fields_set__", shared)
         if self.shared_values:
             _share_values(self)
+        if self.shared_times:
+            _share_times(self)
 
 
 def _share_values(model: Contract) -> None:
@@ -114,6 +119,24 @@ _ALL_FIELDS: dict[type, set[str]] = {}
 """Model class -> the one set of all its field names, shared by every instance given them all."""
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 """frozenset of some field names -> the one set every instance given just those shares (a few dozen entries)."""
+def _share_times(model: Contract) -> None:
+    """Replace each of ``model``'s :attr:`~Contract.shared_times` by the equal datetime kept
+    first (48 bytes each; a 300,000-record archive held about 60 MB of equal copies). The pool
+    stops growing at :data:`TIMES_KEPT` distinct values (later ones are kept as they are)."""
+    values = model.__dict__
+    for name in model.shared_times:
+        moment = values[name]
+        if moment is not None:
+            pooled = _TIMES.get(moment)
+            if pooled is None:
+                if len(_TIMES) < TIMES_KEPT:
+                    _TIMES[moment] = moment
+            elif pooled is not moment:
+                values[name] = pooled
+
+
+TIMES_KEPT = 1 << 20
+_TIMES: dict[datetime, datetime] = {}
 _VALUES: dict[tuple[type, Hashable], Contract] = {}
 """(value model class, share key) -> the instance every equal value shares."""
 

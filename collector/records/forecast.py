@@ -228,6 +228,7 @@ class Forecast(Record):
     """One forecast key's single record, whatever happened when it was due."""
 
     shared_values: ClassVar[tuple[str, ...]] = ("validation",)
+    shared_times: ClassVar[tuple[str, ...]] = ("kickoff_utc", "scheduled_at", "requested_at", "recorded_at")
 
     kind: Literal["forecast"] = "forecast"
     competition_id: Slug
