@@ -107,7 +107,7 @@ def _share_values(model: Contract) -> None:
     a 100,000-record archive held about 1 KB less per forecast."""
     values = model.__dict__
     for name in model.shared_values:
-        value = values[name]
+        value = values.get(name)
         key = None if value is None else value.share_key()
         if key is not None:
             pooled = _VALUES.setdefault((type(value), key), value)
@@ -125,7 +125,7 @@ def _share_times(model: Contract) -> None:
     stops growing at :data:`TIMES_KEPT` distinct values (later ones are kept as they are)."""
     values = model.__dict__
     for name in model.shared_times:
-        moment = values[name]
+        moment = values.get(name)
         if moment is not None:
             pooled = _TIMES.get(moment)
             if pooled is None:
