@@ -118,7 +118,7 @@ def main() -> int:
             if kind == "tick":
                 write_records(archive, tick)
             parse = run(PARSE, str(archive))
-            build = run(BUILD, str(archive), str(out), str(cache), kind)
+            build = run(BUILD, str(archive), str(out), str(cache), "tick" if kind == "tick" else "bench")  # the commit printed: a tick commits
             ratio = build["seconds"] / parse["seconds"]
             print(f"{build['records']:>9} {kind:>5} {build['pages']:>6} {build['rendered']:>8} {parse['seconds']:>9.2f} "
                   f"{build['seconds']:>8.1f} {ratio:>5.1f}x {build['max_rss_mb']:>8.0f}  "
