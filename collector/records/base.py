@@ -79,7 +79,8 @@ class Contract(BaseModel):
 
         pydantic keeps, per instance, the set of fields its input gave
         (``model_fields_set``); a record's few nested models each carried a set of a dozen or
-        more names, about 60% of a loaded forecast's memory (11 KB -> 4 KB per record). The
+        more names, about 60% of a loaded forecast's memory (11 KB -> 4 KB per record; with the
+        shared values and times below, 3 KB). The
         models are frozen, so the set is never changed in place: ``model_copy`` copies it
         before adding to it. The shared set is a private copy, never one a caller gave."""
         names = self.__pydantic_fields_set__
@@ -115,10 +116,6 @@ def _share_values(model: Contract) -> None:
                 values[name] = pooled
 
 
-_ALL_FIELDS: dict[type, set[str]] = {}
-"""Model class -> the one set of all its field names, shared by every instance given them all."""
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-"""frozenset of some field names -> the one set every instance given just those shares (a few dozen entries)."""
 def _share_times(model: Contract) -> None:
     """Replace each of ``model``'s :attr:`~Contract.shared_times` by the equal datetime kept
     first (48 bytes each; a 300,000-record archive held about 60 MB of equal copies). The pool
@@ -136,9 +133,15 @@ def _share_times(model: Contract) -> None:
 
 
 TIMES_KEPT = 1 << 20
-_TIMES: dict[datetime, datetime] = {}
+"""Distinct timestamps the pool keeps at most (bounded in a long-lived process)."""
+_ALL_FIELDS: dict[type, set[str]] = {}
+"""Model class -> the one set of all its field names, shared by every instance given them all."""
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+"""frozenset of some field names -> the one set every instance given just those shares (a few dozen entries)."""
 _VALUES: dict[tuple[type, Hashable], Contract] = {}
 """(value model class, share key) -> the instance every equal value shares."""
+_TIMES: dict[datetime, datetime] = {}
+"""A timestamp -> the one equal datetime records share."""
 
 
 class Record(Contract):
@@ -171,7 +174,7 @@ class Score(Contract):
     away: Goals
 
     def share_key(self) -> tuple[int, int]:
-        return (self.home, self.away)
+        return self.as_tuple()
 
     def as_tuple(self) -> tuple[int, int]:
         return (self.home, self.away)
