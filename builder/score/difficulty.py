@@ -64,6 +64,15 @@ def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
     NaN for events without weight) and beta (replicates x forecasters, summing to 0). ``solver``
     "auto" solves every replicate's normal equations, or all of them by pseudo-inverse if any
     is singular; "solve" raises ``LinAlgError`` then; "pinv" always takes the pseudo-inverse."""
+    alpha, beta, weighted = _fit(y, mask, weights, solver)
+    np.copyto(alpha, np.nan, where=~weighted)
+    return alpha, beta
+
+
+def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
+         solver: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`fit`'s (alpha, beta) with alpha also where it is NaN there, and the mask of the
+    (replicate, event) entries with weight (where :func:`fit`'s alpha is alpha as computed)."""
     m = mask.astype(float)
     yv = np.where(mask, y, 0.0)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
@@ -79,14 +88,12 @@ def fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
     b = w @ (m * (yv - (s * inv_n)[:, None]))
     a += 1.0  # the constraint sum beta = 0 (see the module docstring)
     beta = _solve(a, b, solver)
-    # alpha = (s - beta m^T) / n per replicate and event, NaN without weight: the same ufuncs in
-    # the same order, written into the product's array (replicates x events temporaries are the
-    # cost here, not the arithmetic)
+    # alpha = (s - beta m^T) / n per replicate and event: the same ufuncs in the same order,
+    # written into the product's array (replicates x events temporaries are the cost here)
     alpha = beta @ m.T
     np.subtract(s[None, :], alpha, out=alpha)
     np.multiply(alpha, inv_n[None, :], out=alpha)
-    np.copyto(alpha, np.nan, where=~((w > 0) & (n > 0)[None, :]))
-    return alpha, beta
+    return alpha, beta, (w > 0) & (n > 0)[None, :]
 
 
 def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
@@ -102,18 +109,21 @@ def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
 
 def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
                     solver: str = "auto") -> np.ndarray:
-    """beta_f + mean_e alpha_e (weighted by ``weights``), replicates x forecasters."""
-    alpha, beta = fit(y, mask, weights, solver)
+    """beta_f + mean_e alpha_e (weighted by ``weights``, counts: never negative), replicates x
+    forecasters; the mean is over the events where :func:`fit`'s alpha is not NaN."""
+    alpha, beta, weighted = _fit(y, mask, weights, solver)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
     mean_alpha = np.empty(len(alpha))
     # a block of replicates at a time: the temporaries stay small; each replicate's sums are the
-    # same row sums (elementwise work and row reductions only), so the same floats
+    # same row sums (elementwise work and row reductions only), so the same floats. A weight
+    # times True is itself, times False 0.0 (weights are finite and never negative): the same
+    # terms as ``np.where(present, w, 0.0)``, without numpy's slower masked selection
     for start in range(0, len(alpha), REPLICATE_BLOCK):
-        part, wp = alpha[start : start + REPLICATE_BLOCK], w[start : start + REPLICATE_BLOCK]
-        present = ~np.isnan(part)
+        rows = slice(start, start + REPLICATE_BLOCK)
+        part, wp = alpha[rows], w[rows]
+        present = weighted[rows] & ~np.isnan(part)  # where fit's alpha (NaN without weight) is not NaN
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean_alpha[start : start + REPLICATE_BLOCK] = ((np.where(present, part, 0.0) * wp).sum(axis=1)
-                                                           / np.where(present, wp, 0.0).sum(axis=1))
+            mean_alpha[rows] = (np.where(present, part, 0.0) * wp).sum(axis=1) / (wp * present).sum(axis=1)
     return beta + mean_alpha[:, None]
 
 

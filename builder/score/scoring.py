@@ -9,6 +9,7 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 from __future__ import annotations
 
 import dataclasses
+from itertools import repeat
 
 import numpy as np
 
@@ -157,14 +158,16 @@ def scorable_pairs(
     archive: Archive, forecasts: list[Forecast]
 ) -> list[tuple[Forecast, MatchForecast, Event, Outcome]]:
     """Forecasts that can be scored: scorable status, a match payload, an event and a scored outcome."""
+    scored = {key: o for key, o in archive.outcomes.items()  # once per event, not per forecast
+              if o.status.has_result and o.score_90 is not None}
     pairs = []
     for forecast in forecasts:
         key = (forecast.competition_id, forecast.target_id)
-        outcome = archive.outcomes.get(key)
+        outcome = scored.get(key)
         event = archive.events.get(key)
         if not forecast.scorable or not isinstance(forecast.payload, MatchForecast) or event is None:
             continue
-        if outcome is None or not outcome.status.has_result or outcome.score_90 is None:
+        if outcome is None:
             continue
         pairs.append((forecast, forecast.payload, event, outcome))
     return pairs
@@ -181,47 +184,26 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     advancement = advancement_measures(pairs)
     measure_columns = np.stack([np.asarray(columns[name], dtype=float) for name in MEASURES])
-    numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), measure_columns)
-    rows = []
-    new_row = _row_maker()
-    path_of = _reader_paths(archive)
-    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, values)) in enumerate(zip(pairs, numbers)):
-        measures, adv = dict(zip(MEASURES, values, strict=True)), advancement.get(i)
-        tasks = fine_grained_board.payload_tasks(archive, payload, (forecast.competition_id, forecast.target_id))
+    same = float_sharer()
+    numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), measure_columns, same)
+    new_row, rows = _row_setter(), []
+    path_of, reports = _reader_paths(archive), archive.match_reports
+    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, measures)) in enumerate(zip(pairs, numbers)):
+        adv = advancement.get(i)
+        if adv:
+            adv = dict(zip(adv, same.many(list(adv.values())), strict=True))
+        target = (forecast.competition_id, forecast.target_id)
+        # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
+        tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
         kind = forecast.forecaster_type._value_  # StrEnum members: ``_value_`` is ``.value`` without the descriptor
-        rows.append(new_row(
-            competition_id=forecast.competition_id,
-            event_id=forecast.target_id,
-            forecaster=forecast.forecaster,
-            forecaster_type=kind,
-            model=forecast.model,
-            access=forecast.access._value_,
-            strategy=forecast.strategy._value_,
-            horizon=forecast.horizon._value_,
-            sample=forecast.sample,
-            clock=forecast.clock._value_,
-            status=forecast.status._value_,
-            stage=event.stage,
-            knockout=event.knockout,
-            p_home=probs[0],
-            p_draw=probs[1],
-            p_away=probs[2],
-            predicted_home=p_h,
-            predicted_away=p_a,
-            score_home=s_h,
-            score_away=s_a,
-            result=CLASSES[cls],
-            confidence=payload.confidence,
-            measures=measures,
-            advancement=adv,
-            key=forecast.key(),
-            path=path_of.get(id(forecast)) or path_for(forecast),
-            lead_time_minutes=forecast.lead_time_minutes,
-            search_observed=_searched(forecast),
-            layers=fine_grained_board.row_layers(tasks, measures, adv),
-            fine_tasks=tasks,
-            buy_odds=quoted_odds(forecast.inputs) if kind == "market" else None,
-        ))
+        rows.append(new_row((
+            target[0], target[1], forecast.forecaster, kind, forecast.model, forecast.access._value_,
+            forecast.strategy._value_, forecast.horizon._value_, forecast.sample, forecast.clock._value_,
+            forecast.status._value_, event.stage, event.knockout, *probs, p_h, p_a, s_h, s_a, CLASSES[cls],
+            payload.confidence, measures, adv, forecast.key(), path_of.get(id(forecast)) or path_for(forecast),
+            forecast.lead_time_minutes, _searched(forecast), fine_grained_board.row_layers(tasks, measures, adv),
+            tasks, quoted_odds(forecast.inputs) if kind == "market" else None,
+        )))
     return rows
 
 
@@ -229,15 +211,25 @@ ROW_CHUNK = 4096
 """Rows whose numbers are Python objects at once while rows are made (the rest stay numpy)."""
 
 
-def _row_numbers(p: np.ndarray, ints: np.ndarray, measures: np.ndarray):
+def _row_numbers(p: np.ndarray, ints: np.ndarray, measures: np.ndarray, same):
     """Each row's (probabilities, predicted home, predicted away, home, away, result class,
-    measures), :data:`ROW_CHUNK` rows at a time: ``tolist`` gives the same floats and ints as
-    ``float()``/``int()`` per item, and only a chunk's Python numbers exist before its rows hold
-    them (the float sharer of :func:`_row_maker` keeps one of each equal value)."""
+    measures dict in :data:`MEASURES` order), :data:`ROW_CHUNK` rows at a time: ``tolist``
+    gives the same floats and ints as ``float()``/``int()`` per item, and only a chunk's Python
+    numbers exist before its rows hold them. The floats go through the float sharer ``same``
+    a column at a time (one object of each equal value across rows)."""
     for start in range(0, len(p), ROW_CHUNK):
         stop = start + ROW_CHUNK
-        measure_rows = zip(*measures[:, start:stop].tolist(), strict=True)
-        yield from zip(p[start:stop].tolist(), *ints[:, start:stop].tolist(), measure_rows, strict=True)
+        probs = zip(*_shared_columns(np.ascontiguousarray(p[start:stop].T), same), strict=True)
+        values = zip(*_shared_columns(measures[:, start:stop], same), strict=True)
+        measure_dicts = map(dict, map(zip, repeat(MEASURES), values))
+        yield from zip(probs, *ints[:, start:stop].tolist(), measure_dicts, strict=True)
+
+
+def _shared_columns(block: np.ndarray, same) -> list[list[float]]:
+    """Each row of ``block`` as Python floats through the float sharer ``same`` (see
+    ``types.float_sharer``): rows without NaN or -0.0 (which it returns as given) at C speed."""
+    special = (np.isnan(block) | ((block == 0.0) & np.signbit(block))).any(axis=1).tolist()
+    return [same.many(values, plain=not odd) for values, odd in zip(block.tolist(), special, strict=True)]
 
 
 def _reader_paths(archive: Archive) -> dict[int, str]:
@@ -263,19 +255,36 @@ def _pair_columns(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
             np.array(scores).reshape(-1, 6).T, np.array(et, dtype=bool))
 
 
-def _row_maker():
-    """A maker of :class:`ScoredForecast` rows from every field by keyword, for the one place that
-    builds a row per scored forecast: the frozen dataclass's ``__init__`` sets each of its 31
-    fields through ``object.__setattr__``; this sets each slot through its descriptor (the same
-    fields, values and types; equality, ``replace`` and ``asdict`` see no difference). The
-    rows of one maker share equal floats (``types.float_sharer``): the measures, the
-    probabilities and the advancement measures. Every field must be given: a missing or
-    unknown one raises ``TypeError`` here."""
-    names = tuple(f.name for f in dataclasses.fields(ScoredForecast))
-    setters = tuple((name, getattr(ScoredForecast, name).__set__) for name in names)
-    shared_keys = frozenset(names)
-    same = float_sharer()
+_FIELDS = tuple(f.name for f in dataclasses.fields(ScoredForecast))
+
+
+def _row_setter():
+    """A maker of :class:`ScoredForecast` rows from every field's value in field order, for the
+    one place that builds a row per scored forecast: the frozen dataclass's ``__init__`` sets
+    each of its 31 fields through ``object.__setattr__``; this sets each slot through its
+    descriptor (the same fields, values and types; equality, ``replace`` and ``asdict`` see no
+    difference). Fewer or more values than fields raise ``TypeError``."""
+    setters = tuple(getattr(ScoredForecast, name).__set__ for name in _FIELDS)
     new = object.__new__
+
+    def make(values: tuple) -> ScoredForecast:
+        if len(values) != len(setters):
+            raise TypeError(f"ScoredForecast takes {len(setters)} field values, got {len(values)}")
+        row = new(ScoredForecast)
+        for set_slot, value in zip(setters, values):
+            set_slot(row, value)
+        return row
+
+    return make
+
+
+def _row_maker():
+    """:func:`_row_setter` from every field by keyword, sharing equal floats across its rows
+    (``types.float_sharer``): the measures, the probabilities and the advancement measures.
+    Every field must be given: a missing or unknown one raises ``TypeError`` here."""
+    shared_keys = frozenset(_FIELDS)
+    same = float_sharer()
+    make_row = _row_setter()
 
     def make(**values) -> ScoredForecast:
         if values.keys() != shared_keys:
@@ -286,10 +295,7 @@ def _row_maker():
         for name in ("p_home", "p_draw", "p_away"):
             if type(values[name]) is float:
                 values[name] = same(values[name])
-        row = new(ScoredForecast)
-        for name, set_slot in setters:
-            set_slot(row, values[name])
-        return row
+        return make_row(tuple(values[name] for name in _FIELDS))
 
     return make
 

@@ -367,7 +367,7 @@ def float_sharer() -> Callable[[float], float]:
     given: rows built through one sharer hold one object per distinct number (a 0/1 measure,
     a goal count, a quoted probability) instead of one per row. Floats are immutable, so only
     identity changes; NaN is returned as given (containers compare NaN by identity) and so is
-    -0.0 (it would find 0.0, an equal key)."""
+    -0.0 (it would find 0.0, an equal key). Its ``many(values, plain)`` shares a list at once."""
     seen: dict[float, float] = {}
     keep = seen.setdefault
 
@@ -376,6 +376,12 @@ def float_sharer() -> Callable[[float], float]:
             return value
         return keep(value, value)
 
+    def many(values: list[float], plain: bool = False) -> list[float]:
+        """``[same(v) for v in values]``; ``plain``: the caller knows none is NaN or -0.0 (then
+        one pass at C speed, the same objects)."""
+        return list(map(keep, values, values)) if plain else list(map(same, values))
+
+    same.many = many  # type: ignore[attr-defined]
     return same
 
 

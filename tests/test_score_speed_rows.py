@@ -1,0 +1,74 @@
+"""Scoring's faster paths give the numbers and rows the plain ones give (builder/score/scoring.py,
+types.float_sharer, difficulty.adjusted_scores): floats shared a column at a time keep every
+value, sign and NaN; the difficulty means skip NaN-filling without changing a bit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from builder.score import difficulty
+from builder.score.scoring import _row_numbers, _shared_columns
+from builder.score.types import MEASURES, float_sharer
+
+
+def test_a_sharer_shares_a_whole_list_as_it_shares_each_value():
+    same = float_sharer()
+    first = float("0.25")
+    assert same(first) is first
+    plain = same.many([float("0.25"), 1.5, float("1.5")], plain=True)
+    assert plain[0] is first and plain[1] is plain[2]
+    nan, negative_zero = float("nan"), -0.0
+    mixed = same.many([nan, negative_zero, 0.0, float("0.25")])
+    assert mixed[0] is nan and math.copysign(1.0, mixed[1]) == -1.0 and mixed[2] == 0.0 and mixed[3] is first
+
+
+def test_columns_with_nan_or_negative_zero_keep_them_and_the_rest_is_shared():
+    same = float_sharer()
+    block = np.array([[0.5, -0.0, 0.5], [np.nan, 2.0, np.nan], [1.0, 1.0, 0.0]])
+    shared = _shared_columns(block, same)
+    assert repr(shared) == repr(block.tolist())  # every value and sign as tolist gives them
+    assert shared[0][0] is shared[0][2] and shared[2][0] is shared[2][1]
+    assert shared[1][0] is not shared[1][2]  # NaN is never shared (containers compare it by identity)
+    assert shared[0][0] is same(0.5) and same(0.0) is shared[2][2]  # one sharer across columns
+
+
+def test_row_numbers_are_the_plain_numbers_of_every_row():
+    rng = np.random.default_rng(4)
+    n = 9
+    p = rng.dirichlet(np.ones(3), n)
+    ints = rng.integers(0, 4, (5, n))
+    measures = np.round(rng.random((len(MEASURES), n)), 1)
+    measures[0, 2], measures[1, 3] = np.nan, -0.0
+    rows = list(_row_numbers(p, ints, measures, float_sharer()))
+    assert len(rows) == n
+    for i, (probs, *numbers, values) in enumerate(rows):
+        assert probs == tuple(p[i].tolist()) and numbers == ints[:, i].tolist()
+        assert list(values) == list(MEASURES)
+        assert repr(list(values.values())) == repr(measures[:, i].tolist())
+    assert all(type(x) is int for _, *numbers, _ in rows for x in numbers)
+
+
+def _adjusted_with_nan_filled_alpha(y, mask, weights):
+    """The reference: fit's alpha (NaN without weight), then its weighted mean over the non-NaN entries."""
+    alpha, beta = difficulty.fit(y, mask, weights, "solve")
+    present = ~np.isnan(alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (np.where(present, alpha, 0.0) * weights).sum(axis=1) / np.where(present, weights, 0.0).sum(axis=1)
+    return beta + mean[:, None]
+
+
+def test_adjusted_scores_are_the_nan_filled_reference_to_the_bit():
+    rng = np.random.default_rng(11)
+    events, forecasters = 40, 4
+    mask = rng.random((events, forecasters)) < 0.8
+    mask[:, 0] = True  # connected through forecaster 0
+    mask[5] = False  # an event nobody forecast (n = 0)
+    y = np.where(mask, rng.random((events, forecasters)), np.nan)
+    weights = rng.multinomial(events, np.full(events, 1 / events), size=700).astype(float)  # zeros included
+    assert (weights == 0).any()
+    got = difficulty.adjusted_scores(y, mask, weights, "solve")
+    assert np.array_equal(got, _adjusted_with_nan_filled_alpha(y, mask, weights), equal_nan=True)
+    alpha, _ = difficulty.fit(y, mask, weights, "solve")
+    assert np.isnan(alpha[:, 5]).all() and np.isnan(alpha[weights == 0]).all()
