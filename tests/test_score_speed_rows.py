@@ -72,3 +72,22 @@ def test_adjusted_scores_are_the_nan_filled_reference_to_the_bit():
     assert np.array_equal(got, _adjusted_with_nan_filled_alpha(y, mask, weights), equal_nan=True)
     alpha, _ = difficulty.fit(y, mask, weights, "solve")
     assert np.isnan(alpha[:, 5]).all() and np.isnan(alpha[weights == 0]).all()
+
+
+def test_a_sharer_is_freed_as_soon_as_it_is_dropped():
+    """No reference cycle: with the collector paused (as scoring pauses it), a dropped sharer and
+    every float it kept go at once, not at the next collection."""
+    import gc
+    import weakref
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        same = float_sharer()
+        same.many([0.5, 1.5], plain=True)
+        gone = weakref.ref(same)
+        del same
+        assert gone() is None
+    finally:
+        if was_enabled:
+            gc.enable()

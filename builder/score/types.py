@@ -378,8 +378,11 @@ def float_sharer() -> Callable[[float], float]:
 
     def many(values: list[float], plain: bool = False) -> list[float]:
         """``[same(v) for v in values]``; ``plain``: the caller knows none is NaN or -0.0 (then
-        one pass at C speed, the same objects)."""
-        return list(map(keep, values, values)) if plain else list(map(same, values))
+        one pass at C speed, the same objects). Not through ``same`` itself: a function its own
+        attribute calls would be a cycle, keeping every shared float until a collection."""
+        if plain:
+            return list(map(keep, values, values))
+        return [v if v != v or (v == 0.0 and math.copysign(1.0, v) < 0) else keep(v, v) for v in values]
 
     same.many = many  # type: ignore[attr-defined]
     return same
