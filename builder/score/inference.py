@@ -161,7 +161,22 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
 
 
 
-def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, float]:
+class CellMeans(dict):
+    """:func:`llm_cell_means`' mapping (never changed once made), which also gives the keys whose
+    cell field ``at`` is ``level`` (:meth:`keys_at`), in the mapping's order: each field grouped
+    once, so a contrast (:func:`factor_specs`) visits its own level's entries, not every entry."""
+
+    def keys_at(self, at: int, level: str) -> list[tuple]:
+        grouped = vars(self).setdefault("by_field", {})
+        if at not in grouped:
+            levels: dict[str, list[tuple]] = defaultdict(list)
+            for key in self:
+                levels[key[at]].append(key)
+            grouped[at] = levels
+        return grouped[at].get(level, [])
+
+
+def llm_cell_means(rows: list[ScoredForecast], measure: str) -> CellMeans:
     """Per LLM cell and match, the measure averaged over samples:
     (forecaster, access, strategy, horizon, clock, (competition, event)) -> mean."""
     values: dict[tuple, list[float]] = defaultdict(list)
@@ -169,7 +184,7 @@ def llm_cell_means(rows: list[ScoredForecast], measure: str) -> dict[tuple, floa
         if r.forecaster_type == "llm":
             values[(r.forecaster, r.access, r.strategy, r.horizon, r.clock, (r.competition_id, r.event_id))].append(
                 r.measures[measure])
-    return {k: _avg(v) for k, v in values.items()}
+    return CellMeans((k, _avg(v)) for k, v in values.items())
 
 
 def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a_level: str, b_level: str,
@@ -182,9 +197,9 @@ def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a
     means = llm_cell_means(rows, measure) if isinstance(rows, list) else rows
     at = CELL_FIELDS.index(factor)
     per_match: dict[tuple, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for key, value in means.items():
-        if key[at] != a_level:
-            continue
+    keys = means.keys_at(at, a_level) if isinstance(means, CellMeans) else [k for k in means if k[at] == a_level]
+    for key in keys:
+        value = means[key]
         partner = means.get(key[:at] + (b_level,) + key[at + 1 :])
         if partner is not None:
             stratum = "all horizons" if factor == "horizon" else key[3]

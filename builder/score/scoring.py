@@ -182,16 +182,14 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     p, (eh, ea), (ph, pa, h, a, h_et, a_et), et = _pair_columns(pairs)
     y = result_class(h, a)
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
-    advancement = advancement_measures(pairs)
-    measure_columns = np.stack([np.asarray(columns[name], dtype=float) for name in MEASURES])
     same = float_sharer()
+    advancement = advancement_measures(pairs, same)
+    measure_columns = np.stack([np.asarray(columns[name], dtype=float) for name in MEASURES])
     numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), measure_columns, same)
     new_row, rows = _row_setter(), []
     path_of, reports = _reader_paths(archive), archive.match_reports
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, measures)) in enumerate(zip(pairs, numbers)):
         adv = advancement.get(i)
-        if adv:
-            adv = dict(zip(adv, same.many(list(adv.values())), strict=True))
         target = (forecast.competition_id, forecast.target_id)
         # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
         tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
@@ -351,8 +349,9 @@ def advancing_team_mismatches(archive) -> list[str]:
     return found
 
 
-def advancement_measures(pairs) -> dict[int, dict[str, float]]:
-    """Two-class advancement scores for knockout forecasts whose outcome names who advanced."""
+def advancement_measures(pairs, same=None) -> dict[int, dict[str, float]]:
+    """Two-class advancement scores for knockout forecasts whose outcome names who advanced
+    (their floats through the float sharer ``same`` when given, a column at a time)."""
     index, p_home, home_adv = [], [], []
     for i, (_, payload, event, outcome) in enumerate(pairs):
         if not event.knockout or payload.home_advances is None or outcome.advancing_team is None:
@@ -370,4 +369,6 @@ def advancement_measures(pairs) -> dict[int, dict[str, float]]:
         "advancement_log_loss": log_loss_advancement(p_arr, y_arr),
         "advancement_accuracy": accuracy_advancement(p_arr, y_arr),
     }
-    return {i: {k: float(v[j]) for k, v in cols.items()} for j, i in enumerate(index)}
+    values = {k: np.asarray(v, dtype=float).tolist() for k, v in cols.items()}  # the floats float() gives
+    values = values if same is None else {k: same.many(v) for k, v in values.items()}
+    return {i: {k: v[j] for k, v in values.items()} for j, i in enumerate(index)}
