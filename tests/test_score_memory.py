@@ -13,8 +13,9 @@ import orjson
 import pytest
 
 from builder.score import difficulty, inference, reliability, resampling
+from builder.score.floats import float_sharer
 from builder.score.scoring import score_archive, score_match_forecasts
-from builder.score.types import ScoredForecast, clean, float_sharer
+from builder.score.types import ScoredForecast, clean
 from collector.records import Forecast
 from tests.factories import archive_from_records, synthetic_records
 

@@ -1,5 +1,5 @@
 """Scoring's faster paths give the numbers and rows the plain ones give (builder/score/scoring.py,
-types.float_sharer, difficulty.adjusted_scores): floats shared a column at a time keep every
+floats.float_sharer, difficulty.adjusted_scores): floats shared a column at a time keep every
 value, sign and NaN; the difficulty means skip NaN-filling without changing a bit."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from builder.score import difficulty
+from builder.score.floats import float_sharer
 from builder.score.scoring import _row_numbers, _shared_columns
-from builder.score.types import MEASURES, float_sharer
+from builder.score.types import MEASURES
 
 
 def test_a_sharer_shares_a_whole_list_as_it_shares_each_value():

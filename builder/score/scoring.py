@@ -30,6 +30,7 @@ from builder.score import (
     robustness,
 )
 from builder.score.columns import RowTable
+from builder.score.floats import float_sharer
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -56,7 +57,7 @@ from builder.score.metrics import (
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.returns import quoted_odds
-from builder.score.types import MEASURES, ScoredForecast, Scores, float_sharer
+from builder.score.types import MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
@@ -225,7 +226,7 @@ def _row_numbers(p: np.ndarray, ints: np.ndarray, measures: np.ndarray, same):
 
 def _shared_columns(block: np.ndarray, same) -> list[list[float]]:
     """Each row of ``block`` as Python floats through the float sharer ``same`` (see
-    ``types.float_sharer``): rows without NaN or -0.0 (which it returns as given) at C speed."""
+    ``floats.float_sharer``): rows without NaN or -0.0 (which it returns as given) at C speed."""
     special = (np.isnan(block) | ((block == 0.0) & np.signbit(block))).any(axis=1).tolist()
     return [same.many(values, plain=not odd) for values, odd in zip(block.tolist(), special, strict=True)]
 
@@ -278,7 +279,7 @@ def _row_setter():
 
 def _row_maker():
     """:func:`_row_setter` from every field by keyword, sharing equal floats across its rows
-    (``types.float_sharer``): the measures, the probabilities and the advancement measures.
+    (``floats.float_sharer``): the measures, the probabilities and the advancement measures.
     Every field must be given: a missing or unknown one raises ``TypeError`` here."""
     shared_keys = frozenset(_FIELDS)
     same = float_sharer()
