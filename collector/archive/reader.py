@@ -12,12 +12,15 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from collector.archive.fileread import read_file as _read_file
+from collector.archive.fileread import worker_reads
 from collector.archive.layout import identity, is_record_path, path_for
 from collector.archive.memory import (
     paused_garbage_collector,
@@ -39,9 +42,8 @@ from collector.records import (
     Revisable,
 )
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
-READ_CHUNK = 1 << 16  # bytes asked of each read: one call holds a typical record file whole
+WORKER_FILES = 4 * READ_BATCH  # from this many files on, a worker process reads and hashes them
 
 
 @dataclass
@@ -253,9 +255,17 @@ def read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSErr
 
 def read_hashed_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError, str | None]]:
     """As :func:`read_ahead`, with the SHA-256 (hex) of each file's bytes, or None where it could
-    not be read. The helper thread hashes too (hashlib releases the GIL for all but small inputs),
-    so the caller's thread only validates."""
-    return _ahead(root, paths, hashed=True)
+    not be read. From :data:`WORKER_FILES` files on, a worker process reads and hashes them
+    (:mod:`collector.archive.fileread`: a thread would take turns with validation for the GIL);
+    whatever it did not deliver (it could not start, or it stopped) is read here, by the thread."""
+    delivered = 0
+    if len(paths) >= WORKER_FILES:
+        with closing(worker_reads(root, paths)) as received:
+            for item in received:
+                yield item
+                delivered += 1
+    if delivered < len(paths):
+        yield from _ahead(root, paths[delivered:], hashed=True)
 
 
 def _ahead(root: str, paths: list[str], hashed: bool) -> Iterator[tuple[str, bytes | OSError, str | None]]:
@@ -282,23 +292,6 @@ def _read_batch(root: str, paths: list[str], hashed: bool) -> list[tuple[str, by
         else:
             found.append((relative, data, hashlib.sha256(data).hexdigest() if hashed else ""))
     return found
-
-
-def _read_file(path: str) -> bytes:
-    """All of one file's bytes, refusing a link swapped in since the scan (``O_NOFOLLOW``).
-
-    Plain ``os.read`` calls (no file object per file: a third of the read time). A folder found
-    here instead of the file is refused as ``open`` would have refused it, naming the descriptor."""
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        chunks = []
-        while chunk := os.read(fd, READ_CHUNK):
-            chunks.append(chunk)
-    except IsADirectoryError as exc:
-        raise IsADirectoryError(exc.errno, exc.strerror, fd) from None
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _resolve(archive: Archive) -> None:
