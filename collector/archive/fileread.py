@@ -73,7 +73,7 @@ def worker_reads(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSE
     try:
         worker = subprocess.Popen(worker_command(), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=PIPE_BUFFER)
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError):  # no interpreter to run (sys.executable can be "" or None)
         return
     _widen(worker.stdout.fileno())
     try:
@@ -116,7 +116,7 @@ def _frames(stream, root: str, paths: list[str]) -> Iterator[tuple[str, bytes | 
         if len(head) != FRAME.size:
             return
         status, a, b = FRAME.unpack(head)
-        if status == READ:
+        if status == READ and a >= 0:
             digest, data = stream.read(DIGEST_BYTES), stream.read(a)
             if len(digest) != DIGEST_BYTES or len(data) != a:
                 return
