@@ -30,7 +30,10 @@ FRAME = struct.Struct("<Bqq")
 READ, FAILED = 0, 1
 NAMED_PATH, NAMED_NOTHING = -1, -2
 DIGEST_BYTES = 32
-PIPE_BUFFER = 1 << 20
+PIPE_BUFFER = 1 << 20  # what the pipe from the worker holds (kernel memory)
+STREAM_BUFFER = 1 << 16  # each end's buffer in this process, and at most this much per write of names:
+NAMES_PER_WRITE = 512  # below malloc's mmap threshold, whose raising by one large free left later
+                       # dict resizes to fragment the heap (6 MB more resident at the end of a load)
 
 
 def read_file(path: str | bytes) -> bytes:
@@ -72,13 +75,15 @@ def worker_reads(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSE
     or ends before its last frame: the caller reads whatever is left itself."""
     try:
         worker = subprocess.Popen(worker_command(), stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=PIPE_BUFFER)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=STREAM_BUFFER)
     except (OSError, ValueError, TypeError):  # no interpreter to run (sys.executable can be "" or None)
         return
     _widen(worker.stdout.fileno())
     try:
         try:
-            worker.stdin.write(b"\0".join([os.fsencode(root)] + [os.fsencode(p) for p in paths]))
+            worker.stdin.write(os.fsencode(root))
+            for start in range(0, len(paths), NAMES_PER_WRITE):
+                worker.stdin.write(os.fsencode("".join(f"\0{p}" for p in paths[start : start + NAMES_PER_WRITE])))
             worker.stdin.close()
         except OSError:  # the worker ended before taking the list
             return
