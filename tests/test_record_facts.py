@@ -81,20 +81,19 @@ def test_a_hand_damaged_archive_gives_the_readers_problems_cold_and_cached(tmp_p
 
 
 def test_an_unreadable_file_is_reported_in_its_place(tmp_path, monkeypatch):
-    from collector.archive import facts as facts_module
     from collector.archive import reader
 
     root = tmp_path / "archive"
     _damaged_archive(root)
     victim = path_for(make_forecast(make_event(), status=ForecastStatus.API_ERROR))
-    real = reader.read_ahead
+    real = reader._read_file
 
-    def failing(folder, paths):
-        for relative, data in real(folder, paths):
-            yield relative, OSError(13, "Permission denied") if relative == victim else data
+    def failing(path):  # the one read both loads make of each file
+        if path.endswith(victim):
+            raise OSError(13, "Permission denied")
+        return real(path)
 
-    monkeypatch.setattr(reader, "read_ahead", failing)
-    monkeypatch.setattr(facts_module, "read_ahead", failing)
+    monkeypatch.setattr(reader, "_read_file", failing)
     archive, _ = _same_as_reader(root, tmp_path / "cache")
     assert any(p.path == victim and "cannot read" in p.message for p in archive.problems)
 

@@ -12,12 +12,15 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from collector.archive.fileread import read_file as _read_file
+from collector.archive.fileread import worker_reads
 from collector.archive.layout import identity, is_record_path, path_for
 from collector.archive.memory import (
     paused_garbage_collector,
@@ -39,8 +42,8 @@ from collector.records import (
     Revisable,
 )
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 READ_BATCH = 512  # files read ahead by the helper thread while the previous batch is validated
+WORKER_FILES = 4 * READ_BATCH  # from this many files on, a worker process reads and hashes them
 
 
 @dataclass
@@ -182,9 +185,13 @@ def parse_record(relative: str, data: bytes) -> tuple[Record | None, Problem | N
 def validate_bytes(data: bytes) -> tuple[Record | None, str | None]:
     """The contract's verdict on one file's bytes, wherever it lies: the record, or what is wrong."""
     try:
-        return RECORD_ADAPTER.validate_json(data), None
+        return _VALIDATE_JSON(data), None
     except ValidationError as exc:
         return None, describe_validation_error(exc)
+
+
+_VALIDATE_JSON = RECORD_ADAPTER.validator.validate_json
+"""The adapter's own validator, called without TypeAdapter's per-call wrapper (same defaults)."""
 
 
 def misplaced(relative: str, expected: str) -> Problem | None:
@@ -225,44 +232,65 @@ def load_archive(root: Path | str) -> Archive:
 
 def _load_files(archive: Archive) -> None:
     paths, archive.problems[:0] = scan_record_files(archive.root)
-    for relative, data in read_ahead(str(archive.root), paths):
-        if isinstance(data, OSError):
-            archive.problems.append(Problem(relative, f"cannot read: {data}"))
+    problems, records, hashes = archive.problems, archive.records, archive.sha256
+    for relative, data, digest in read_hashed_ahead(str(archive.root), paths):
+        if digest is None:
+            problems.append(Problem(relative, f"cannot read: {data}"))
             continue
-        archive.sha256[relative] = hashlib.sha256(data).hexdigest()  # the manifest export's hashes, without a re-read
+        hashes[relative] = digest  # the manifest export's hashes, without a re-read
         record, problem = parse_record(relative, data)
         if problem is not None:
-            archive.problems.append(problem)
+            problems.append(problem)
         else:
-            archive.records[relative] = record
+            records[relative] = record
 
 
 def read_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError]]:
     """Each path with its bytes (or the error reading it), in order. A helper thread reads the
     next batch of files while the caller validates this one: file reads release the GIL, so
     the disk waits overlap with validation on a second core."""
+    for relative, data, _ in _ahead(root, paths, hashed=False):
+        yield relative, data
+
+
+def read_hashed_ahead(root: str, paths: list[str]) -> Iterator[tuple[str, bytes | OSError, str | None]]:
+    """As :func:`read_ahead`, with the SHA-256 (hex) of each file's bytes, or None where it could
+    not be read. From :data:`WORKER_FILES` files on, a worker process reads and hashes them
+    (:mod:`collector.archive.fileread`: a thread would take turns with validation for the GIL);
+    whatever it did not deliver (it could not start, or it stopped) is read here, by the thread."""
+    delivered = 0
+    if len(paths) >= WORKER_FILES:
+        with closing(worker_reads(root, paths)) as received:
+            for item in received:
+                yield item
+                delivered += 1
+    if delivered < len(paths):
+        yield from _ahead(root, paths[delivered:], hashed=True)
+
+
+def _ahead(root: str, paths: list[str], hashed: bool) -> Iterator[tuple[str, bytes | OSError, str | None]]:
     batches = [paths[start : start + READ_BATCH] for start in range(0, len(paths), READ_BATCH)]
     if len(batches) <= 1:
-        yield from _read_batch(root, paths)
+        yield from _read_batch(root, paths, hashed)
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-read") as pool:
-        pending = pool.submit(_read_batch, root, batches[0])
+        pending = pool.submit(_read_batch, root, batches[0], hashed)
         for following in batches[1:] + [None]:
             ready = pending.result()
             if following is not None:
-                pending = pool.submit(_read_batch, root, following)
+                pending = pool.submit(_read_batch, root, following, hashed)
             yield from ready
 
 
-def _read_batch(root: str, paths: list[str]) -> list[tuple[str, bytes | OSError]]:
-    found: list[tuple[str, bytes | OSError]] = []
+def _read_batch(root: str, paths: list[str], hashed: bool) -> list[tuple[str, bytes | OSError, str | None]]:
+    found: list[tuple[str, bytes | OSError, str | None]] = []
     for relative in paths:
         try:  # plain string paths: pathlib costs more than reading a small file
-            fd = os.open(os.path.join(root, relative), _READ_FLAGS)  # a link swapped in meanwhile: refused
-            with open(fd, "rb") as handle:
-                found.append((relative, handle.read()))
+            data = _read_file(os.path.join(root, relative))
         except OSError as exc:
-            found.append((relative, exc))
+            found.append((relative, exc, None))
+        else:
+            found.append((relative, data, hashlib.sha256(data).hexdigest() if hashed else ""))
     return found
 
 

@@ -8,7 +8,7 @@ Both the collector (which writes) and the builder (which reads) import them from
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
@@ -82,32 +82,69 @@ class Contract(BaseModel):
         more names, about 60% of a loaded forecast's memory (11 KB -> 4 KB per record; with the
         shared values and times below, 3 KB). The
         models are frozen, so the set is never changed in place: ``model_copy`` copies it
-        before adding to it. The shared set is a private copy, never one a caller gave."""
-        names = self.__pydantic_fields_set__
+        before adding to it. The shared set is a private copy, never one a caller gave.
+
+        Each subclass gets its own copy of this with its plan bound (:func:`_sharing_post_init`):
+        it runs for every model of every record loaded (about 7 per forecast), so lookups it
+        would repeat per call are made once."""
         shape = type(self)
-        if len(names) == len(shape.__pydantic_fields__):  # every field given: a stored record's case
-            shared = _ALL_FIELDS.get(shape)
-            if shared is None:
-                shared = _ALL_FIELDS[shape] = set(shape.__pydantic_fields__)
-        else:
-            key = frozenset(names)
-            shared = _FIELDS_SETS.get(key)
-            if shared is None:
-                shared = _FIELDS_SETS[key] = set(key)
-        object.__setattr__(self, "__pydantic_fields_set__", shared)
-        if self.shared_values:
-            _share_values(self)
-        if self.shared_times:
-            _share_times(self)
+        bound = _POST_INITS.get(shape)
+        if bound is None:
+            bound = _POST_INITS[shape] = _sharing_post_init(shape)
+        bound(self, context)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Give the new class its own bound :meth:`model_post_init` (one of its own is left alone)."""
+        super().__pydantic_init_subclass__(**kwargs)
+        inherited = cls.model_post_init
+        if inherited is Contract.model_post_init or hasattr(inherited, "shares_for"):
+            cls.model_post_init = _POST_INITS[cls] = _sharing_post_init(cls)
 
 
-def _share_values(model: Contract) -> None:
+def _sharing_post_init(shape: type[Contract]) -> Callable[[Contract, Any], None]:
+    """``shape``'s :meth:`Contract.model_post_init`: the shared field-name sets, then the
+    shared values and times its class names, with the class's lookups made once."""
+    values, times = shape.shared_values, shape.shared_times
+    everything: set[str] | None = None  # every field's name: taken at the first call, as the fields are final
+
+    def model_post_init(self: Contract, context: Any, /) -> None:
+        nonlocal everything
+        if everything is None:
+            everything = _ALL_FIELDS.setdefault(shape, set(shape.__pydantic_fields__))
+        names = self.__pydantic_fields_set__
+        _set_fields_set(self, everything if len(names) == len(everything) else _fields_set_of(names))
+        if values:
+            _share_values(self, values)
+        if times:
+            _share_times(self, times)
+
+    model_post_init.shares_for = shape  # type: ignore[attr-defined]
+    model_post_init.__doc__ = Contract.model_post_init.__doc__
+    return model_post_init
+
+
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+"""Sets a model's ``__pydantic_fields_set__`` slot directly (what ``object.__setattr__`` does, without
+looking the name up each time)."""
+
+
+def _fields_set_of(names: set[str]) -> set[str]:
+    """The one set shared by every instance given just these fields (a partial ``model_construct``)."""
+    key = frozenset(names)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        shared = _FIELDS_SETS[key] = set(key)
+    return shared
+
+
+def _share_values(model: Contract, names: tuple[str, ...]) -> None:
     """Replace each of ``model``'s :attr:`~Contract.shared_values` by the one equal instance
     kept for its :meth:`~Contract.share_key` (the first one seen). Those are frozen value
     models with a bounded number of keys (a score has at most 100 x 100), so the pool stays small;
     a 100,000-record archive held about 1 KB less per forecast."""
     values = model.__dict__
-    for name in model.shared_values:
+    for name in names:
         value = values.get(name)
         key = None if value is None else value.share_key()
         if key is not None:
@@ -116,12 +153,12 @@ def _share_values(model: Contract) -> None:
                 values[name] = pooled
 
 
-def _share_times(model: Contract) -> None:
+def _share_times(model: Contract, names: tuple[str, ...]) -> None:
     """Replace each of ``model``'s :attr:`~Contract.shared_times` by the equal datetime kept
     first (48 bytes each; a 300,000-record archive held about 60 MB of equal copies). The pool
     stops growing at :data:`TIMES_KEPT` distinct values (later ones are kept as they are)."""
     values = model.__dict__
-    for name in model.shared_times:
+    for name in names:
         moment = values.get(name)
         if moment is not None:
             pooled = _TIMES.get(moment)
@@ -134,6 +171,8 @@ def _share_times(model: Contract) -> None:
 
 TIMES_KEPT = 1 << 20
 """Distinct timestamps the pool keeps at most (bounded in a long-lived process)."""
+_POST_INITS: dict[type, Callable[[Contract, Any], None]] = {}
+"""Model class -> its bound :meth:`Contract.model_post_init` (see :func:`_sharing_post_init`)."""
 _ALL_FIELDS: dict[type, set[str]] = {}
 """Model class -> the one set of all its field names, shared by every instance given them all."""
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
