@@ -108,7 +108,8 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
         for e, v in events.items():
             per_forecaster[forecaster][e].append(v)
     means = {f: {e: np.mean(v, axis=0) for e, v in ev.items()} for f, ev in per_forecaster.items()}
-    panel = set.intersection(*(set(ev) for ev in means.values())) if means else set()
+    # in event order: a set's order follows the per-process string hash, and the mean's sum follows the order
+    panel = sorted(set.intersection(*(set(ev) for ev in means.values()))) if means else []
     out = []
     for forecaster, events in means.items():
         cells = []
