@@ -1,19 +1,22 @@
 """The Prophet Arena table's bootstrap intervals take each cell's columns of the resampler's
-weights from a transposed copy: the products, counts and intervals are those of the direct
-``weights[:, events]`` index to the bit, whatever events a cell lacks."""
+weights from a transposed copy, a block of replicates at a time: the products, counts and
+intervals are those of the direct ``weights[:, events]`` index to the bit, whatever events a
+cell lacks and however many blocks the replicates fill."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from builder.score.inference import Resampler
 from builder.score.market import market_return_hda
 from builder.score.paper_tables import _Columns, _returns, _sym
+from builder.score.resampling import BLOCK
 
 
-def _resampler(n: int = 60) -> Resampler:
+def _resampler(n: int = 60, replicates: int = 997) -> Resampler:
     events = {("c", f"m{i:03d}"): i >= 40 for i in range(n)}
-    return Resampler.for_events(events, replicates=997)
+    return Resampler.for_events(events, replicates=replicates)
 
 
 def _direct(resampler: Resampler, per_event: dict) -> tuple[float, float]:
@@ -28,17 +31,20 @@ def _direct(resampler: Resampler, per_event: dict) -> tuple[float, float]:
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 
 
-def test_intervals_from_the_transposed_weights_are_the_direct_ones_to_the_bit():
-    resampler = _resampler()
+@pytest.mark.parametrize("replicates", [997, 2 * BLOCK + BLOCK // 2])  # one block; two and a half
+def test_intervals_from_the_transposed_weights_are_the_direct_ones_to_the_bit(replicates):
+    resampler = _resampler(replicates=replicates)
     columns = _Columns(resampler)
     rng = np.random.default_rng(7)
     for keep in (60, 59, 45, 12, 2):
         events = sorted(rng.choice(len(resampler.events), keep, replace=False))
         per_event = {resampler.events[i]: float(rng.random() * 2) for i in events}
         assert _sym(columns, per_event) == _direct(resampler, per_event)
-        w, counts = columns.of(per_event)
-        assert w.strides == resampler.weights[:, events].strides
-        assert np.array_equal(counts, resampler.weights[:, events].sum(axis=1))
+        w = resampler.weights[:, events]
+        values = np.array(list(per_event.values()))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            direct = (w @ values) / w.sum(axis=1)
+        assert np.array_equal(columns.means(per_event, values), direct, equal_nan=True)
 
 
 def test_a_cells_returns_in_one_call_are_each_rows_own():

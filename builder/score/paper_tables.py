@@ -36,9 +36,9 @@ import numpy as np
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
 from builder.score.fine_grained_board import composite_of
-from builder.score.inference import Resampler, resampler_for
 from builder.score.market import MARKET_ID, market_return_hda
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
+from builder.score.resampling import BLOCK, Resampler
 from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
 from builder.score.types import ScoredForecast
 
@@ -59,14 +59,19 @@ def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> li
     """The three tables for the archive's scored rows (live rows if any, else replay rows)."""
     clock = "live" if any(r.clock == "live" for r in rows) else "replay"
     chosen = [r for r in rows if r.clock == clock]
-    resampler = resampler_for(chosen) if chosen else None
-    if resampler is not None:  # the tables draw no sign flips: their matrix (draws x events) is freed
-        resampler.flips = resampler.flips[:0]
     note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."
+    wca = wca_table(chosen, note)  # first: it needs no resampling, whose matrices then never meet its rows
+    resampler = _bootstrap(chosen) if chosen else None
     lsa = lsa_table(chosen, resampler, note)
     columns = _Columns(resampler) if resampler is not None else None
     del resampler  # its weights are freed: the transposed copy stands in for them
-    return [lsa, wca_table(chosen, note), pa_table(chosen, columns, reference, note)]
+    return [lsa, wca, pa_table(chosen, columns, reference, note)]
+
+
+def _bootstrap(rows: list[ScoredForecast]) -> Resampler:
+    """The analysis's bootstrap weights over the rows' events (``resampler_for``'s: same seed, same
+    draws), without the sign-flip matrix the tables never use (not drawn: draws x events int8)."""
+    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows}, permutations=0)
 
 
 def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0) -> tuple[float, float | None, float | None]:
@@ -103,7 +108,8 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
         for e, v in events.items():
             per_forecaster[forecaster][e].append(v)
     means = {f: {e: np.mean(v, axis=0) for e, v in ev.items()} for f, ev in per_forecaster.items()}
-    panel = set.intersection(*(set(ev) for ev in means.values())) if means else set()
+    # in event order: a set's order follows the per-process string hash, and the mean's sum follows the order
+    panel = sorted(set.intersection(*(set(ev) for ev in means.values()))) if means else []
     out = []
     for forecaster, events in means.items():
         cells = []
@@ -162,35 +168,43 @@ def _full_composite(rows: list[ScoredForecast]) -> float | None:
 
 
 class _Columns:
-    """The resampler's weights, events by replicates, for taking the columns of many event lists.
+    """The resampler's weights, events by replicates, for weighting many event lists.
 
-    ``weights[:, events]`` (a fancy index: an F-ordered copy) costs an element-wise gather of
-    the whole (replicates x events) matrix per cell; rows of the transposed copy are gathered
-    with one memory copy each (into one buffer, never a fresh allocation), and the transpose of
-    the gathered rows is the same array (same values, same F order and strides), so every
-    product is the same to the bit. A replicate's count of the events (the row sum) is the
-    whole tournament's count less the missing events' (integers: exact in any order). The
-    resampler's own weights can be dropped once this is made (the transposed copy replaces them).
-    The transposed copy keeps the resampler's small integer counts; only the gathered rows are
-    float64 (the same values: counts far below 2**53 are exact in floats)."""
+    ``weights[:, events] @ values`` is computed :data:`BLOCK` replicates at a time: the block's
+    rows of the transposed copy (one memory copy per event) are gathered into one float64 buffer
+    (events x BLOCK, never the whole events x replicates matrix: 240 MB at 3,000 events), and the
+    transpose of the gathered block is the F-ordered slice of the whole gather (same values,
+    same order), so BLAS computes each replicate's product alike: the same to the bit wherever
+    BLAS gives a row the same result in any number of rows (single-threaded OpenBLAS does, and
+    threaded OpenBLAS when each thread's share of a block's rows is a multiple of its kernel's
+    unroll, as with BLOCK: see :mod:`builder.score.resampling`). A replicate's count of the
+    events (the column sum of the gathered counts) is an integer, exact in floats far below
+    2**53 whatever the order. The resampler's own weights can be dropped once this is made (the
+    transposed copy replaces them); the copy keeps their small integer type."""
 
     def __init__(self, resampler: Resampler) -> None:
         self.idx = resampler.index()
         self.transposed = np.ascontiguousarray(resampler.draws.T)
-        self.totals = self.transposed.sum(axis=0, dtype=np.int64)
-        self.buffer: np.ndarray | None = None  # float64, made at the first call
+        self.buffer: np.ndarray | None = None  # float64 (events x BLOCK), made at the first call
 
-    def of(self, events) -> tuple[np.ndarray, np.ndarray]:
-        """(``weights[:, events]`` for the events in this order, its row sums); the first is a view
-        of the buffer, valid until the next call."""
-        rows = np.fromiter((self.idx[e] for e in events), dtype=np.intp)
+    def means(self, per_event: dict, values: np.ndarray) -> np.ndarray:
+        """Each replicate's weighted mean of ``values`` (ordered as ``per_event``'s events):
+        ``(weights[:, events] @ values) / counts``, NaN where a replicate draws none of them."""
+        rows = np.fromiter((self.idx[e] for e in per_event), dtype=np.intp, count=len(per_event))
         if self.buffer is None:
-            self.buffer = np.empty(self.transposed.shape, dtype=float)
-        gathered = self.buffer[: len(rows)]
-        gathered[...] = self.transposed[rows]  # the counts of these events, as float64 rows
-        missing = np.setdiff1d(np.arange(len(self.transposed)), rows, assume_unique=True)
-        counts = self.totals - self.transposed[missing].sum(axis=0, dtype=np.int64)
-        return gathered.T, counts.astype(float)
+            self.buffer = np.empty((len(self.transposed), BLOCK), dtype=float)
+        replicates = self.transposed.shape[1]
+        sums, counts = np.empty(replicates), np.empty(replicates)
+        for start in range(0, replicates, BLOCK):
+            stop = min(start + BLOCK, replicates)
+            gathered = self.buffer[: len(rows), : stop - start]
+            if gathered.shape[1] < BLOCK:  # the last, shorter block: a contiguous buffer of its own width
+                gathered = np.empty((len(rows), stop - start))
+            gathered[...] = self.transposed[rows, start:stop]  # these events' counts, as float64
+            sums[start:stop] = gathered.T @ values
+            counts[start:stop] = gathered.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums / counts
 
 
 def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
@@ -199,9 +213,7 @@ def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None
     mean = float(values.mean())
     if columns is None or len(values) < 2:
         return mean, None
-    w, counts = columns.of(per_event)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        replicate = (w @ values) / counts
+    replicate = columns.means(per_event, values)
     replicate = replicate[~np.isnan(replicate)]
     return mean, float(np.percentile(np.abs(replicate - mean), 95))
 

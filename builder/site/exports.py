@@ -137,14 +137,16 @@ def archive_manifest(root: Path, commit: str, hashed: Mapping[str, str] | None =
     every other file (tokens, schemas, anything the reader does not load) is read here.
     """
     hashed = hashed or {}
-    files: dict[str, str] = {}
+    files: list[tuple[str, str]] = []
     for relative, path in _archive_files(str(root), ""):
         found = hashed.get(relative)
         if found is None:
             with open(path, "rb") as handle:
                 found = hashlib.sha256(handle.read()).hexdigest()
-        files[relative] = found
-    body = {"commit": commit, "archive_files": len(files), "files": dict(sorted(files.items()))}
+        files.append((relative, found))
+    files.sort()  # by path (each path once): one list sorted in place, one dict made from it
+    body = {"commit": commit, "archive_files": len(files), "files": dict(files)}
+    del files
     return orjson.dumps(body, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -117,7 +118,7 @@ class SiteWriter:
         self.previous = previous or {}
         self.states: dict[str, FileState] = {}
         self.staged: list[str] = []
-        self.existing: dict[str, os.stat_result] = {}
+        self.existing: set[str] = set()  # the previous site's files (each stat'ed when its name is put)
         self.dirs: set[str] = set()
         self.obstacles: list[str] = []  # links and special files in the previous site
         self.fresh = previous is None or not self.out.is_dir() or not any(self.out.iterdir())
@@ -131,7 +132,7 @@ class SiteWriter:
             if entry.is_dir(follow_symlinks=False):
                 self.dirs.add(name)
             elif entry.is_file(follow_symlinks=False):
-                self.existing[name] = entry.stat(follow_symlinks=False)
+                self.existing.add(name)
             else:
                 self.obstacles.append(name)
 
@@ -155,8 +156,13 @@ class SiteWriter:
         return state
 
     def _unchanged(self, name: str, sha: str, size: int) -> bool:
-        st = self.existing.get(name)
-        if st is None:
+        if name not in self.existing:
+            return False
+        try:  # stat'ed now, not kept from the scan: 300,000 stat results are a few hundred megabytes
+            st = os.stat(f"{self.out}/{name}", follow_symlinks=False)
+        except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode):  # became a link or a folder since the scan: written again
             return False
         before = self.previous.get(name)
         if before is not None and before.sha256 == sha and before.matches(st):

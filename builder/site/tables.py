@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
@@ -17,8 +17,26 @@ from collector.records import Forecast, MatchForecast, QuestionForecast
 class Table:
     name: str
     columns: tuple[tuple[str, str], ...]  # (name, SQLite type)
-    rows: list[tuple[Any, ...]]
+    rows: Sequence[tuple[Any, ...]]
+    """A list, or :class:`MadeRows` (each row made when a slice of them is asked for)."""
     description: str
+
+
+class MadeRows(Sequence):
+    """The rows ``make(item)`` of ``items``, in their order, each made when asked for: a table
+    whose writer takes a chunk at a time (:mod:`builder.site.exports`) never holds every row (at
+    300,000 forecasts, the forecasts table's tuples are a few hundred megabytes)."""
+
+    def __init__(self, items: list, make: Callable[[Any], tuple]) -> None:
+        self.items, self.make = items, make
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return list(map(self.make, self.items[index]))
+        return self.make(self.items[index])
 
 
 def _iso(moment) -> str | None:
@@ -57,6 +75,7 @@ def _usage_fields(forecast: Forecast) -> tuple:
 
 
 def forecast_table(archive: Archive) -> Table:
+    """Every forecast record, one row each, by archive path (rows made a chunk at a time: :class:`MadeRows`)."""
     # a loaded record's path is path_for's (the reader checked it); many forecasts share a
     # kickoff or schedule time, so each moment is formatted once
     stamps: dict = {}
@@ -67,18 +86,19 @@ def forecast_table(archive: Archive) -> Table:
             found = stamps[moment] = _iso(moment)
         return found
 
+    def row(item: tuple[str, Forecast]) -> tuple:
+        path, f = item  # enums by ``_value_``: the attribute ``.value`` reads through a descriptor
+        return ((path, f.competition_id, f.target_kind, f.target_id, f.forecaster,
+                 f.forecaster_type._value_, f.model, f.model_version, f.access._value_, f.strategy._value_,
+                 f.horizon._value_, f.sample, f.clock._value_, f.status._value_, iso(f.kickoff_utc),
+                 iso(f.scheduled_at), iso(f.requested_at), f.lead_time_minutes)
+                + _payload_fields(f) + _usage_fields(f))
+
     paths = {id(record): path for path, record in archive.records.items()}  # the reader's keys, not rebuilt
-    rows = []
-    for f in archive.forecasts:  # enums by ``_value_``: the attribute ``.value`` reads through a descriptor
-        rows.append(
-            (paths.get(id(f)) or path_for(f), f.competition_id, f.target_kind, f.target_id, f.forecaster,
-             f.forecaster_type._value_, f.model, f.model_version, f.access._value_, f.strategy._value_,
-             f.horizon._value_, f.sample, f.clock._value_, f.status._value_, iso(f.kickoff_utc), iso(f.scheduled_at),
-             iso(f.requested_at), f.lead_time_minutes)
-            + _payload_fields(f) + _usage_fields(f)
-        )
-    rows.sort(key=lambda r: r[0])
-    return Table("forecasts", FORECAST_COLUMNS, rows, "every forecast record, one row each (failures included)")
+    items = [(paths.get(id(f)) or path_for(f), f) for f in archive.forecasts]
+    del paths
+    items.sort(key=itemgetter(0))  # stable: the order of the rows sorted by their first value, the path
+    return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)")
 
 
 OUTCOME_COLUMNS = (
@@ -116,25 +136,38 @@ SCORE_KEYS = (
 
 
 def score_table(scores) -> Table:
+    """Every scored match forecast with every measure, in the order of the text of its first ten
+    values (:func:`text_order`; rows made a chunk at a time: :class:`MadeRows`)."""
     columns = tuple((k, "REAL" if k.startswith("p_") else "TEXT") for k in SCORE_KEYS)
     columns += tuple((m, "REAL") for m in MEASURES + ADVANCEMENT_MEASURES)
     keys = attrgetter(*SCORE_KEYS)  # C-level lookups: one row per scored forecast
-    rows = [keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
-            for s in scores.forecasts]
-    return Table("scores", columns, sorted_by_text(rows, 10), "every scored match forecast with every per-forecast measure")
+
+    def row(s) -> tuple:
+        return keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
+
+    rows = scores.forecasts
+    order = text_order(rows, [attrgetter(k) for k in SCORE_KEYS[:10]])
+    return Table("scores", columns, MadeRows([rows[i] for i in order], row),
+                 "every scored match forecast with every per-forecast measure")
 
 
 def sorted_by_text(rows: list[tuple], width: int) -> list[tuple]:
     """``rows`` sorted by the text of their first ``width`` values (None as ""): the order
-    ``key=lambda r: tuple("" if v is None else str(v) for v in r[:width])`` gives, with the texts
-    made column by column (a column of plain strings is its own text, no call per value)."""
-    if not rows:
-        return rows
-    columns = list(zip(*(row[:width] for row in rows)))
-    texts = [column if set(map(type, column)) == {str} else tuple("" if v is None else str(v) for v in column)
-             for column in columns]
-    keys = list(zip(*texts))
-    return [rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)]
+    ``key=lambda r: tuple("" if v is None else str(v) for v in r[:width])`` gives."""
+    return [rows[i] for i in text_order(rows, [itemgetter(i) for i in range(width)])]
+
+
+def text_order(items: Sequence, keys: list[Callable[[Any], Any]]) -> list[int]:
+    """The indices of ``items`` sorted (stably) by the texts of their ``keys`` values (None as ""),
+    compared key by key: one stable sort per key, the last key first, which is the order of the
+    tuples of texts without making a tuple per item (a column of plain strings is its own text,
+    no call per value)."""
+    order = list(range(len(items)))
+    for key in reversed(keys):
+        column = list(map(key, items))
+        text = column if set(map(type, column)) == {str} else ["" if v is None else str(v) for v in column]
+        order.sort(key=text.__getitem__)
+    return order
 
 
 EMPTY_LEADERBOARD_KEYS = ("forecaster", "forecaster_type", "access", "strategy", "horizon", "clock", "view", "n")
