@@ -9,7 +9,10 @@ WorldCupArena (seeds/001), PA = Prophet Arena (seeds/002).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from builder.score.metrics import LOG_LOSS_FLOOR
 
 LSA, WCA, PA, PREMATCH = "LLM-SoccerArena", "WorldCupArena", "Prophet Arena", "Prematch"
 
@@ -51,6 +54,17 @@ MEASURE_DEFINITIONS: dict[str, Definition] = {
     "ece": Definition(PA, "App. B.2", "binned ECE, 10 equal-width bins, pooled H/D/A one-vs-rest markets"),
     "market_return": Definition(PA, "§3.1.3", "risk-neutral unit-stake return per market against the market price"),
 }
+
+MEASURE_RANGES: dict[str, tuple[float, float]] = {
+    "brier": (0.0, 2.0),
+    "log_loss": (0.0, -math.log(LOG_LOSS_FLOOR)),
+    "accuracy": (0.0, 1.0),
+    "exact": (0.0, 1.0),
+    "points": (0.0, 5.0),
+}
+"""The values a match's mean of each measure can take (per-forecast scale). An interval that is
+not a percentile of replicate means (a studentized one) can pass these bounds when the matches
+are few; the tables show such an end at the bound and say so."""
 
 LEADERBOARD_SCORELINE = "scoreline_90"
 """The scoreline measure the leaderboard's "Scoreline" column shows."""

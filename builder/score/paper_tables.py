@@ -35,6 +35,7 @@ import numpy as np
 
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
+from builder.score.definitions import MEASURE_RANGES
 from builder.score.fine_grained_board import composite_of
 from builder.score.market import MARKET_ID, market_return_hda
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
@@ -74,24 +75,33 @@ def _bootstrap(rows: list[ScoredForecast]) -> Resampler:
     return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows}, permutations=0)
 
 
-def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0) -> tuple[float, float | None, float | None]:
+def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0,
+        bounds: tuple[float, float] = (-np.inf, np.inf)) -> tuple[float, float | None, float | None, bool]:
+    """Mean, studentized 95% interval (scaled) and whether an end was moved to the measure's
+    ``bounds`` (a studentized interval can leave them at small n: 4 hits in 5 gives [80, 113] %)."""
     values = np.array(list(per_event.values()), dtype=float)
     mean = float(values.mean()) * scale
     if resampler is None or len(values) < 2:
-        return mean, None, None
+        return mean, None, None, False
     idx = resampler.index()
     column = np.full((len(resampler.events), 1), np.nan)
     for e, v in per_event.items():
         column[idx[e], 0] = v
     low, high = resampler.studentized_intervals(column)
-    ok = not np.isnan(low[0])
-    return mean, float(low[0]) * scale if ok else None, float(high[0]) * scale if ok else None
+    if np.isnan(low[0]):
+        return mean, None, None, False
+    lowest, highest = bounds[0] * scale, bounds[1] * scale
+    shown_low, shown_high = max(float(low[0]) * scale, lowest), min(float(high[0]) * scale, highest)
+    return mean, shown_low, shown_high, (shown_low, shown_high) != (float(low[0]) * scale, float(high[0]) * scale)
 
 
 def _fmt_ci(mean: float, low: float | None, high: float | None, digits: int) -> str:
     interval = "[-]" if low is None else f"[{low:.{digits}f}, {high:.{digits}f}]"
     return f"{mean:.{digits}f} {interval}"
 
+
+BOUNDED_NOTE = (" An interval end beyond a measure's possible range (a studentized interval can pass it when the "
+                "matches are few) is shown at the range's bound.")
 
 LSA_MEASURES = (("brier", 1.0, 3), ("log_loss", 1.0, 3), ("accuracy", 100.0, 1), ("exact", 100.0, 1),
                 ("points", 1.0, 2))
@@ -113,17 +123,19 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
     out = []
     for forecaster, events in means.items():
         cells = []
-        for j, (_, scale, digits) in enumerate(LSA_MEASURES):
+        for j, (name, scale, digits) in enumerate(LSA_MEASURES):
             values = {e: float(events[e][j]) for e in panel if not np.isnan(events[e][j])}
-            cells.append((_ci(resampler, values, scale), digits) if values else ((float("nan"), None, None), digits))
+            found = _ci(resampler, values, scale, MEASURE_RANGES[name]) if values else (float("nan"), None, None, False)
+            cells.append((found, digits))
         out.append((cells[0][0][0], forecaster, cells))
     out.sort(key=lambda t: (t[0], t[1]))
-    body = tuple((f, *(_fmt_ci(*c, d) for c, d in cells), str(len(panel))) for _, f, cells in out)
+    body = tuple((f, *(_fmt_ci(*c[:3], d) for c, d in cells), str(len(panel))) for _, f, cells in out)
+    bounded = any(c[3] for _, _, cells in out for c, _ in cells)
     return PaperTable(
         "lsa_table_2", "LLM-SoccerArena Table 2",
         f"Complete-panel T-24h probabilistic forecast performance ({len(panel)} matches every forecaster scored; "
         "access conditions averaged per match). Values are means with 95% studentized match-bootstrap intervals."
-        + note,
+        + (BOUNDED_NOTE if bounded else "") + note,
         ("Model", "Brier [95% CI]↓", "Log loss [95% CI]↓", "Modal H/D/A accuracy, % [95% CI]↑",
          "Exact score, % [95% CI]↑", "Scoring System [95% CI]↑", "n"), body)
 
