@@ -248,6 +248,9 @@ def one_run(args, base_url: str, registered: Path, work: Path, parts: CpuParts) 
     report = run_tick(config(args.forecasters, args.concurrency), root, args.now, args.data_dir,
                       lock_dir=work / "locks")  # fmt: skip
     t2, c2 = time.perf_counter(), cpu_seconds()
+    if not report.produced:  # e.g. no data folder: the registration tick found no fixtures to forecast
+        problems = "; ".join(f"{p.path}: {p.message}" for p in report.problems) or "no problem reported"
+        raise SystemExit(f"the forecast tick produced no forecast (data folder {args.data_dir}): {problems}")
     after, bare_cpu = raw_rate(base_url, report.produced, args.concurrency)
     n = report.produced
     ceiling = (before + after) / 2
