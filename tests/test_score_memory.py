@@ -1,5 +1,5 @@
 """The scorer's compact representations give the numbers and rows the plain ones give: slotted
-rows with shared floats (builder/score/types.py, scoring._row_maker) and the pooled
+rows with shared floats (builder/score/types.py, scoring._row_setter) and the pooled
 reliability's per-match sums instead of replicates x vectors weights (builder/score/reliability.py)."""
 
 from __future__ import annotations

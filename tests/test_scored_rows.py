@@ -11,7 +11,7 @@ import pytest
 
 from builder.score import inference, market
 from builder.score.columns import sample_mean
-from builder.score.scoring import _row_maker, score_archive, score_match_forecasts
+from builder.score.scoring import _row_setter, score_archive, score_match_forecasts
 from builder.score.types import ScoredForecast
 from collector.records import Forecast
 from tests.factories import archive_from_records, synthetic_records
@@ -39,13 +39,36 @@ def test_rows_are_the_rows_the_dataclass_constructor_builds(archive):
 
 
 def test_a_row_missing_or_adding_a_field_is_refused():
-    make = _row_maker()
-    values = {f.name: None for f in dataclasses.fields(ScoredForecast)}
-    assert isinstance(make(**values), ScoredForecast)
-    with pytest.raises(TypeError, match="p_home"):
-        make(**{k: v for k, v in values.items() if k != "p_home"})
-    with pytest.raises(TypeError, match="extra"):
-        make(**values, extra=1)
+    make = _row_setter()
+    values = tuple(None for _ in dataclasses.fields(ScoredForecast))
+    assert isinstance(make(values), ScoredForecast)
+    with pytest.raises(TypeError, match="field values"):
+        make(values[:-1])
+    with pytest.raises(TypeError, match="field values"):
+        make((*values, 1))
+
+
+def test_each_field_of_a_row_holds_its_own_value(archive):
+    """Rows are set from values in field order: every field is checked against its source, so a
+    value put in a neighbour's field (the fields' order changed, one value left out) fails here."""
+    forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
+    rows = score_match_forecasts(archive, forecasts)
+    by_key = {f.key(): f for f in forecasts}
+    for row in rows:
+        f = by_key[row.key]
+        event = archive.events[(f.competition_id, f.target_id)]
+        outcome = archive.outcomes[(f.competition_id, f.target_id)]
+        assert (row.competition_id, row.event_id, row.forecaster, row.model, row.sample) == (
+            f.competition_id, f.target_id, f.forecaster, f.model, f.sample)
+        assert (row.forecaster_type, row.access, row.strategy, row.horizon, row.clock, row.status) == (
+            f.forecaster_type.value, f.access.value, f.strategy.value, f.horizon.value, f.clock.value, f.status.value)
+        assert (row.stage, row.knockout) == (event.stage, event.knockout)
+        assert (row.p_home, row.p_draw, row.p_away) == (f.payload.home_win_90, f.payload.draw_90, f.payload.away_win_90)
+        assert (row.predicted_home, row.predicted_away) == (f.payload.most_likely_score_90.home,
+                                                           f.payload.most_likely_score_90.away)
+        assert (row.score_home, row.score_away) == (outcome.score_90.home, outcome.score_90.away)
+        assert row.confidence == f.payload.confidence and row.lead_time_minutes == f.lead_time_minutes
+        assert set(row.measures) >= {"brier", "log_loss", "accuracy"} and row.path.endswith(".json")
 
 
 def test_tests_given_the_views_market_pairs_equal_tests_pairing_the_rows_themselves(archive):

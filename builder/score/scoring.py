@@ -277,28 +277,6 @@ def _row_setter():
     return make
 
 
-def _row_maker():
-    """:func:`_row_setter` from every field by keyword, sharing equal floats across its rows
-    (``floats.float_sharer``): the measures, the probabilities and the advancement measures.
-    Every field must be given: a missing or unknown one raises ``TypeError`` here."""
-    shared_keys = frozenset(_FIELDS)
-    same = float_sharer()
-    make_row = _row_setter()
-
-    def make(**values) -> ScoredForecast:
-        if values.keys() != shared_keys:
-            raise TypeError(f"ScoredForecast fields missing or unknown: {sorted(shared_keys ^ values.keys())}")
-        for name in ("measures", "advancement"):
-            if values[name]:
-                values[name] = {k: same(v) if type(v) is float else v for k, v in values[name].items()}
-        for name in ("p_home", "p_draw", "p_away"):
-            if type(values[name]) is float:
-                values[name] = same(values[name])
-        return make_row(tuple(values[name] for name in _FIELDS))
-
-    return make
-
-
 def _searched(forecast: Forecast) -> bool | None:
     """True if any answered call's tool trace shows a search, False if the traces tell and none
     did, None when no trace tells (the rule of ``collector.forecasters.llm.forecaster``)."""
