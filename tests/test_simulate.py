@@ -111,7 +111,7 @@ def test_league_questions_mid_season(data_dir):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from collector.forecasters.baselines.simulate import rank_table  # noqa: E402
+from collector.forecasters.baselines.group_tables import rank_table  # noqa: E402
 from collector.records import TieBreakers  # noqa: E402
 
 FIFA_2026 = (TieBreakers.POINTS, TieBreakers.HEAD_TO_HEAD, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR,

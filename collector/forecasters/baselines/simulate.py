@@ -31,10 +31,10 @@ from collector.records import (
     CompetitionFormat,
     Event,
     QuestionForecast,
-    TieBreakers,
 )
 
 from .common import MatchView, venue_edge
+from .group_tables import add_result, rank_group
 from .scoregrid import EXTRA_TIME_SHARE, score_grid
 from .two_legs import tie_winners
 
@@ -113,83 +113,8 @@ def simulate_groups(task: ForecastTask, sampler: Sampler, n: int, goals: dict[st
             goals[home] += hg
             goals[away] += ag
             scores.append((home, away, hg, ag))
-        standings[group.name], rows[group.name] = _rank_group(teams, scores, comp.tie_breakers, n)
+        standings[group.name], rows[group.name] = rank_group(teams, scores, comp.tie_breakers, n)
     return standings, rows
-
-
-def _add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, hg, ag) -> None:
-    """Add one match (home goals ``hg``, away goals ``ag`` per simulation) to the table columns h and a."""
-    pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
-    pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
-    gd[:, h] += hg - ag
-    gd[:, a] += ag - hg
-    gf[:, h] += hg
-    gf[:, a] += ag
-
-
-def _rank_group(teams, scores, tie_breakers, n):
-    index = {t: i for i, t in enumerate(teams)}
-    pts = np.zeros((n, len(teams)), dtype=int)
-    gd = np.zeros_like(pts)
-    gf = np.zeros_like(pts)
-    pairs = []
-    for home, away, hg, ag in scores:
-        h, a = index[home], index[away]
-        pairs.append((h, a))
-        _add_result(pts, gd, gf, h, a, hg, ag)
-    order = np.argsort(-pts, axis=1, kind="stable")
-    sorted_pts = np.take_along_axis(pts, order, axis=1)
-    tied = np.any(sorted_pts[:, 1:] == sorted_pts[:, :-1], axis=1)
-    ranked = [[teams[j] for j in order[s]] for s in range(n)]
-    goals = np.stack([np.stack([hg, ag], axis=1) for *_, hg, ag in scores], axis=1) if scores else None
-    names = {i: t for t, i in index.items()}
-    for s in np.flatnonzero(tied):
-        results = [(h, a, int(goals[s, k, 0]), int(goals[s, k, 1])) for k, (h, a) in enumerate(pairs)]
-        ranked[s] = [names[i] for i in rank_table(len(teams), results, tie_breakers, names)]
-    stats = np.stack([pts, gd, gf], axis=2)  # (n, teams, 3), in the group's team order
-    return ranked, (index, stats)
-
-
-def _tally(level: frozenset, results) -> dict[int, tuple[int, int, int]]:
-    """(points, goal difference, goals) per team index, counting only matches among ``level``."""
-    rows = {t: [0, 0, 0] for t in level}
-    for h, a, hg, ag in results:
-        if h in level and a in level:
-            rows[h][0] += 3 if hg > ag else 1 if hg == ag else 0
-            rows[a][0] += 3 if ag > hg else 1 if hg == ag else 0
-            rows[h][1] += hg - ag
-            rows[a][1] += ag - hg
-            rows[h][2] += hg
-            rows[a][2] += ag
-    return {t: tuple(v) for t, v in rows.items()}
-
-
-def rank_table(size: int, results, tie_breakers, names: dict[int, str]) -> list[int]:
-    """Team indices best first: the same rule as ``collector.competitions.standings.compute_table``, on plain tuples.
-
-    Criteria in the competition's order; head to head = points, goal difference, goals among
-    the teams still level; fair play and lots (no data) leave ties in team-id order.
-    """
-    full = _tally(frozenset(range(size)), results)
-    column = {TieBreakers.POINTS: 0, TieBreakers.GOAL_DIFFERENCE: 1, TieBreakers.GOALS_FOR: 2}
-
-    def split(level: list[int], criteria) -> list[int]:
-        if len(level) <= 1 or not criteria:
-            return sorted(level, key=lambda t: names[t])
-        first = criteria[0]
-        if first is TieBreakers.HEAD_TO_HEAD:
-            mini = _tally(frozenset(level), results)
-            key = {t: mini[t] for t in level}
-        elif first in column:
-            key = {t: (full[t][column[first]],) for t in level}
-        else:
-            key = {t: () for t in level}
-        out: list[int] = []
-        for value in sorted(set(key.values()), reverse=True):
-            out += split([t for t in level if key[t] == value], criteria[1:])
-        return out
-
-    return split(list(range(size)), list(tie_breakers))
 
 
 def assign_thirds(slots: list[tuple[int, str, set[str]]], qualified: list[str]) -> dict[tuple[int, str], str]:
@@ -371,7 +296,7 @@ def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, li
     pts = np.zeros((n, len(ids)), dtype=int)
     gd, gf = np.zeros_like(pts), np.zeros_like(pts)
     for event, hg, ag in league_scores(task, sampler, n):
-        _add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag)
+        add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag)
     key = pts * 1_000_000 + (gd + 1000) * 1000 + gf
     order = np.argsort(-key, axis=1, kind="stable")
     bottom = comp.relegation_places or 3
