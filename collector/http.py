@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import select
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -29,16 +28,21 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpcore
 import httpx
 
 from collector.errors import ConfigError, ProviderError
+from collector.http_transport import (
+    _SocketOnceBackend,
+    pooled_transport,
+    use_set_cookie_jar,
+)
 from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization",
                             "x-apisports-key"})
 REDACTED = "[redacted]"
+__all__ = ["Exchange", "RetryPolicy", "ServiceCallFailed", "ServiceClient", "_SocketOnceBackend", "pooled_transport"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ class ServiceClient:
             transport=transport or pooled_transport(limits),
             limits=limits,
         )
+        use_set_cookie_jar(self._client)
 
     async def __aenter__(self) -> ServiceClient:
         return self
@@ -315,68 +320,3 @@ def _kept(headers: httpx.Headers) -> dict[str, str]:
 def _snippet(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def pooled_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
-    """httpx's own transport, whose pooled connections look their socket up once (see :class:`_SocketOnce`).
-
-    Before assigning each request, httpcore asks every idle pooled connection whether its
-    socket turned readable (the server hung up); its anyio stream finds the raw socket through
-    anyio's typed attributes, a dict of lookups with a ``getpeername`` system call, every time:
-    most of the client's own CPU at 16 forecasts in flight. The answer is the same; only the
-    lookup is kept. Should httpx hold its pool elsewhere one day, its default stays in place.
-    """
-    transport = httpx.AsyncHTTPTransport(limits=limits)
-    pool = getattr(transport, "_pool", None)
-    if isinstance(pool, httpcore.AsyncConnectionPool) and hasattr(pool, "_network_backend"):
-        pool._network_backend = _SocketOnceBackend()
-    return transport
-
-
-class _SocketOnceBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        return _SocketOnce(await self._inner.connect_tcp(host, port, timeout, local_address, socket_options))
-
-    async def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        return _SocketOnce(await self._inner.connect_unix_socket(path, timeout, socket_options))
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-class _SocketOnce(httpcore.AsyncNetworkStream):
-    """A pooled connection's stream that answers "is the socket readable?" from the socket it looked up once."""
-
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
-        self._inner = inner
-        self._socket = inner.get_extra_info("socket")
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._inner.read(max_bytes, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._inner.write(buffer, timeout)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> httpcore.AsyncNetworkStream:
-        return _SocketOnce(await self._inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":
-            return _readable(self._socket)
-        return self._inner.get_extra_info(info)
-
-
-def _readable(sock) -> bool:
-    """Would ``recv`` return at once (data, or the b"" of a hang-up)? A closed or missing socket counts as readable."""
-    fd = -1 if sock is None else sock.fileno()
-    if fd < 0:
-        return True
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return bool(poller.poll(0))

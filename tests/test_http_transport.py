@@ -1,0 +1,121 @@
+"""The service client's transport pieces answer as httpx's defaults do: the one-pass pool makes
+httpcore's decisions for every mix of connection states, and cookies a server sets are still kept
+and sent back (a response without ``Set-Cookie`` leaves the jar as it was)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import httpcore
+import httpx
+
+from collector.http import ServiceClient
+from collector.http_transport import LinearPool, SetCookieJar, pooled_transport
+
+ORIGINS = [httpcore.Origin(b"http", b"a.example", 80), httpcore.Origin(b"http", b"b.example", 80)]
+
+
+class FakeConnection:
+    """A pooled connection with fixed answers; ``name`` tells pools apart after a copy."""
+
+    def __init__(self, name: str, origin, closed: bool, expired: bool, idle: bool, available: bool):
+        self.name, self.origin = name, origin
+        self.closed, self.expired, self.idle, self.available = closed, expired, idle, available
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+    def has_expired(self) -> bool:
+        return self.expired
+
+    def is_idle(self) -> bool:
+        return self.idle
+
+    def is_available(self) -> bool:
+        return self.available
+
+    def can_handle_request(self, origin) -> bool:
+        return origin == self.origin
+
+
+class FakeRequest:
+    def __init__(self, name: str, origin, queued: bool):
+        self.name = name
+        self.request = type("R", (), {"url": type("U", (), {"origin": origin})()})()
+        self.connection = None if queued else "busy"
+
+    def is_queued(self) -> bool:
+        return self.connection is None
+
+    def assign_to_connection(self, connection) -> None:
+        self.connection = connection
+
+
+def _pool(cls, rng_seed: int):
+    """A pool of ``cls`` in a random state (the same state for the same seed)."""
+    rng = random.Random(rng_seed)
+    pool = cls.__new__(cls)
+    pool._connections = [FakeConnection(f"c{i}", rng.choice(ORIGINS), rng.random() < 0.1, rng.random() < 0.1,
+                                        rng.random() < 0.5, rng.random() < 0.5) for i in range(rng.randint(0, 12))]
+    pool._requests = [FakeRequest(f"r{i}", rng.choice(ORIGINS), rng.random() < 0.6) for i in range(rng.randint(0, 8))]
+    pool._max_connections = rng.randint(1, 14)
+    pool._max_keepalive_connections = rng.randint(0, 14)
+    made = iter(range(100))
+    pool.create_connection = lambda origin: FakeConnection(f"new{next(made)}", origin, False, False, False, False)
+    return pool
+
+
+def _outcome(pool, closing) -> tuple:
+    names = lambda connections: [c.name for c in connections]  # noqa: E731
+    assigned = [(r.name, getattr(r.connection, "name", r.connection)) for r in pool._requests]
+    return names(pool._connections), names(closing), assigned
+
+
+def test_the_one_pass_pool_decides_as_httpcore_does():
+    branches = set()
+    for seed in range(2000):  # closed, expired, surplus idle; reused, new, an idle one replaced, none
+        theirs, ours = _pool(httpcore.AsyncConnectionPool, seed), _pool(LinearPool, seed)
+        expected = _outcome(theirs, httpcore.AsyncConnectionPool._assign_requests_to_connections(theirs))
+        assert _outcome(ours, ours._assign_requests_to_connections()) == expected, seed
+        branches.add((bool(expected[1]), any(name.startswith("new") for name in expected[0])))
+    assert len(branches) == 4
+
+
+def test_the_service_client_uses_the_one_pass_pool_and_the_set_cookie_jar():
+    transport = pooled_transport(httpx.Limits(max_connections=4))
+    assert type(transport._pool) is LinearPool
+    client = ServiceClient("test", "http://127.0.0.1:9")
+    assert type(client._client.cookies) is SetCookieJar
+
+
+async def _cookie_exchange(answers: list[bytes]) -> list[bytes]:
+    """Each request's Cookie header (b"" when none), the server answering ``answers`` in turn."""
+    seen: list[bytes] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while head := await reader.readuntil(b"\r\n\r\n"):
+                cookie = [line for line in head.split(b"\r\n") if line.lower().startswith(b"cookie:")]
+                seen.append(cookie[0].split(b":", 1)[1].strip() if cookie else b"")
+                extra = answers[len(seen) - 1]
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n" + extra + b"\r\n{}")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    async with ServiceClient("test", f"http://127.0.0.1:{port}") as client:
+        for _ in answers:
+            await client.request("GET", "/ping")
+    listener.close()
+    await listener.wait_closed()
+    return seen
+
+
+def test_a_cookie_the_server_sets_is_sent_back_and_kept_over_answers_without_one():
+    answers = [b"", b"set-cookie: session=abc; Path=/\r\n", b"", b"", b"Set-Cookie: session=xyz; Path=/\r\n", b""]
+    seen = asyncio.run(_cookie_exchange(answers))
+    assert seen == [b"", b"", b"session=abc", b"session=abc", b"session=abc", b"session=xyz"]
