@@ -42,6 +42,7 @@ RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 52
 SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization",
                             "x-apisports-key"})
 REDACTED = "[redacted]"
+KEPT_URLS = 32
 __all__ = ["Exchange", "RetryPolicy", "ServiceCallFailed", "ServiceClient", "_SocketOnceBackend", "pooled_transport"]
 
 
@@ -125,6 +126,7 @@ class ServiceClient:
         self.total_timeout = total_timeout
         self._sleep = sleep
         self._clock = clock
+        self._urls: dict[str, httpx.URL] = {}  # path -> the client's URL for it (see _build)
         limits = httpx.Limits(max_connections=max_connections)
         self._client = httpx.AsyncClient(
             base_url=base_url,
@@ -220,7 +222,7 @@ class ServiceClient:
         response = None  # sent streamed: the headers (X-Generation-Id) are kept even if the body times out
         try:
             async with asyncio.timeout(timeout):
-                request = self._client.build_request(method, path, params=params, **body)
+                request = self._build(method, path, params, body)
                 response = await self._client.send(request, stream=True)  # headers kept even if the body times out
                 response, full, digest = await self._capped(request, response)
         except (TimeoutError, httpx.TimeoutException):
@@ -261,6 +263,18 @@ class ServiceClient:
                 return exchange, None
         return exchange, response
 
+
+    def _build(self, method: str, path: str, params: dict[str, Any] | None, body: dict[str, Any]) -> httpx.Request:
+        """The client's request for ``path``; the URL it makes of a path without query parameters is kept
+        and handed back for that path (an absolute URL, which the client takes as it is: the same URL, the
+        same request, without parsing and joining the path to the base URL again), for the first
+        ``KEPT_URLS`` paths (a client asking for one path per match keeps no more)."""
+        if params is not None:
+            return self._client.build_request(method, path, params=params, **body)
+        request = self._client.build_request(method, self._urls.get(path, path), **body)
+        if len(self._urls) < KEPT_URLS:
+            self._urls.setdefault(path, request.url)
+        return request
 
     async def _capped(self, request: httpx.Request, response: httpx.Response) -> tuple[httpx.Response, int | None, str | None]:
         """The streamed ``response`` with at most ``max_response_bytes`` of its body; when cut, the full

@@ -10,7 +10,7 @@ import random
 import httpcore
 import httpx
 
-from collector.http import ServiceClient
+from collector.http import KEPT_URLS, ServiceClient
 from collector.http_transport import LinearPool, SetCookieJar, pooled_transport
 
 ORIGINS = [httpcore.Origin(b"http", b"a.example", 80), httpcore.Origin(b"http", b"b.example", 80)]
@@ -119,3 +119,30 @@ def test_a_cookie_the_server_sets_is_sent_back_and_kept_over_answers_without_one
     answers = [b"", b"set-cookie: session=abc; Path=/\r\n", b"", b"", b"Set-Cookie: session=xyz; Path=/\r\n", b""]
     seen = asyncio.run(_cookie_exchange(answers))
     assert seen == [b"", b"", b"session=abc", b"session=abc", b"session=abc", b"session=xyz"]
+
+
+def test_a_kept_url_sends_the_same_request_as_a_fresh_one():
+    seen: list[tuple[str, str, bytes]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append((str(request.url), request.headers["host"], request.content))
+        return httpx.Response(200, json={})
+
+    async def run() -> ServiceClient:
+        client = ServiceClient("test", "http://example.test/api/v1", transport=httpx.MockTransport(answer))
+        for _ in range(2):
+            await client.request("POST", "/chat/completions", json={"a": 1})
+            await client.request("GET", "/generation", params={"id": "g1"})
+            await client.request("GET", "models?x=1")
+        for i in range(40):  # one path per match: at most KEPT_URLS are kept
+            await client.request("GET", f"/v4/matches/{i}")
+        await client.aclose()
+        return client
+
+    client = asyncio.run(run())
+    first = [("http://example.test/api/v1/chat/completions", "example.test", b'{"a":1}'),
+             ("http://example.test/api/v1/generation?id=g1", "example.test", b""),
+             ("http://example.test/api/v1/models?x=1", "example.test", b"")]  # fmt: skip
+    assert seen[:6] == first + first
+    assert [url for url, _, _ in seen[6:]] == [f"http://example.test/api/v1/v4/matches/{i}" for i in range(40)]
+    assert len(client._urls) == KEPT_URLS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -352,3 +353,19 @@ def test_plan_invariants_over_random_times(tmp_path_factory):
         assert len(keys) == len(set(keys))
 
     check()
+
+
+class FreezeWatching(Counting):
+    """A forecaster that notes whether the heap older than the forecast phase is frozen while it answers."""
+
+    async def forecast(self, task) -> Forecast:
+        self.frozen = gc.get_freeze_count()
+        return await super().forecast(task)
+
+
+def test_the_forecast_phase_runs_with_the_older_heap_out_of_gc_passes(archive_dir):
+    wc_archive(archive_dir)
+    f = FreezeWatching()
+    report = tick(archive_dir, KICKOFF - timedelta(hours=24), [f])
+    assert report.produced == 1 and f.frozen > 0  # the loaded archive, roster and clients among them
+    assert gc.get_freeze_count() == 0  # back in the collector's passes once the phase is over

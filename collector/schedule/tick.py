@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,9 +19,10 @@ import httpx
 
 from collector.archive.layout import path_for
 from collector.archive.manifest import write_tick_manifest
+from collector.archive.memory import older_objects_frozen
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
-from collector.audit.tsa_client import StampReport, stamp_manifests
+from collector.audit.tsa_client import stamp_manifests
 from collector.competitions.kickoffs import effective_kickoff
 from collector.competitions.loader import use_definitions_dir
 from collector.config import ArenaConfig
@@ -44,68 +42,7 @@ from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 from collector.schedule.statistics import fetch_statistics
-
-
-@dataclass
-class TickReport:
-    now: datetime
-    written: list[str] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    due: int = 0
-    produced: int = 0
-    missed: int = 0
-    deferred: int = 0
-    retried: int = 0  # of the produced, retries of a transport failure (a new revision of the key)
-    locked: int = 0
-    spent_usd: float = 0.0
-    statuses: Counter = field(default_factory=Counter)
-    manifest: str | None = None
-    stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
-    statistics: int = 0  # attempt statistics records written (OpenRouter's generation stats)
-    llm_records: int = 0  # LLM forecast records written after at least one call
-    llm_failed: int = 0  # of which every call failed (api_error, timeout)
-    temp_removed: int = 0  # temporary files of dead writers removed
-    evidence: int = 0  # evidence packages written (issue 17: before the forecasts that use them)
-    odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
-    binary: int = 0  # binary market events, their forecasts and resolutions (collector/schedule/binary_events.py)
-
-    seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @contextmanager
-    def phase(self, name: str):
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] = time.perf_counter() - start
-
-    def summary_lines(self) -> list[str]:
-        statuses = ", ".join(f"{k} {v}" for k, v in sorted(self.statuses.items())) or "none"
-        lines = [
-            f"tick {self.now.isoformat()}: {len(self.written)} file(s) written",
-            f"  forecasts due {self.due}, produced {self.produced}, missed {self.missed}, deferred {self.deferred}, "
-            f"already claimed {self.locked}, retried {self.retried}; spent {self.spent_usd:.4f} USD",
-            f"  statuses: {statuses}",
-        ]
-        if self.evidence:
-            lines.append(f"  evidence packages written: {self.evidence}")
-        if self.statistics:
-            lines.append(f"  attempt statistics written: {self.statistics}")
-        if self.odds:
-            lines.append(f"  odds snapshots and closing market forecasts written: {self.odds}")
-        if self.binary:
-            lines.append(f"  binary market events, forecasts and resolutions written: {self.binary}")
-        if self.temp_removed:
-            lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
-        if self.manifest:
-            lines.append(f"  manifest: {self.manifest}")
-        if self.stamps is not None and self.stamps.summary_line():
-            lines.append(self.stamps.summary_line())
-        return lines
+from collector.schedule.tick_report import TickReport
 
 
 def tick_clock(now: datetime):
@@ -188,7 +125,7 @@ async def run_tick_async(
     try:
         with report.phase("odds"):  # before the forecasts: the market of a horizon reads its snapshot
             report.odds = await collect_odds(tick, roster.forecasters)
-        with report.phase("forecasts"):
+        with report.phase("forecasts"), older_objects_frozen():  # full GC passes skip the archive and clients
             await _forecasts(tick, roster.forecasters, roster.client)
         with report.phase("binary_markets"):
             report.binary = await collect_binary(tick, roster.forecasters)
