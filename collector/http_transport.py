@@ -19,8 +19,10 @@ from __future__ import annotations
 import select
 from typing import Any
 
+import anyio
 import httpcore
 import httpx
+from httpcore._backends.anyio import AnyIOStream
 
 
 def pooled_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
@@ -129,17 +131,44 @@ class _SocketOnceBackend(httpcore.AsyncNetworkBackend):
 
 
 class _SocketOnce(httpcore.AsyncNetworkStream):
-    """A pooled connection's stream that answers "is the socket readable?" from the socket it looked up once."""
+    """A pooled connection's stream that answers "is the socket readable?" from the socket it looked up once.
+
+    Reads and writes go straight to anyio's byte stream with httpcore's exception mapping (an ended
+    stream reads as b""; a broken or closed one is a ``ReadError`` or ``WriteError``) but without
+    the anyio cancel scope httpcore opens around each of them for the read and write timeouts: the
+    service client bounds every exchange with its own timeout (``asyncio.timeout``), never longer
+    than those (both are its total timeout), so theirs could not fire first. A stream that is not
+    httpcore's anyio stream is used through its own methods, timeouts and all.
+    """
 
     def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
         self._inner = inner
         self._socket = inner.get_extra_info("socket")
+        self._bytes = inner._stream if type(inner) is AnyIOStream else None  # anyio's byte stream
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._inner.read(max_bytes, timeout)
+        if self._bytes is None:
+            return await self._inner.read(max_bytes, timeout)
+        try:
+            return await self._bytes.receive(max_bytes=max_bytes)
+        except anyio.EndOfStream:
+            return b""
+        except TimeoutError as exc:
+            raise httpcore.ReadTimeout(exc) from exc
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            raise httpcore.ReadError(exc) from exc
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._inner.write(buffer, timeout)
+        if self._bytes is None:
+            return await self._inner.write(buffer, timeout)
+        if not buffer:
+            return
+        try:
+            await self._bytes.send(item=buffer)
+        except TimeoutError as exc:
+            raise httpcore.WriteTimeout(exc) from exc
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            raise httpcore.WriteError(exc) from exc
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
+import struct
 
 import httpcore
 import httpx
+import pytest
+from httpcore._backends.anyio import AnyIOStream
 
-from collector.http import KEPT_URLS, ServiceClient
-from collector.http_transport import LinearPool, SetCookieJar, pooled_transport
+from collector.http import KEPT_URLS, RetryPolicy, ServiceCallFailed, ServiceClient
+from collector.http_transport import (
+    LinearPool,
+    SetCookieJar,
+    _SocketOnce,
+    pooled_transport,
+)
 
 ORIGINS = [httpcore.Origin(b"http", b"a.example", 80), httpcore.Origin(b"http", b"b.example", 80)]
 
@@ -87,6 +96,8 @@ def test_the_service_client_uses_the_one_pass_pool_and_the_set_cookie_jar():
     assert type(transport._pool) is LinearPool
     client = ServiceClient("test", "http://127.0.0.1:9")
     assert type(client._client.cookies) is SetCookieJar
+    stream = type("Stream", (), {"extra": lambda self, attribute, default=None: default})()
+    assert _SocketOnce(AnyIOStream(stream))._bytes is stream  # reads and writes go to anyio's stream directly
 
 
 async def _cookie_exchange(answers: list[bytes]) -> list[bytes]:
@@ -146,3 +157,43 @@ def test_a_kept_url_sends_the_same_request_as_a_fresh_one():
     assert seen[:6] == first + first
     assert [url for url, _, _ in seen[6:]] == [f"http://example.test/api/v1/v4/matches/{i}" for i in range(40)]
     assert len(client._urls) == KEPT_URLS
+
+
+async def _failed_exchanges(mode: str, transport: httpx.AsyncBaseTransport | None) -> list[tuple]:
+    """The exchanges of one request to a server that fails in ``mode``: (error kind, error text) each."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"partial\":")
+            await writer.drain()
+            if mode == "hang":
+                await asyncio.sleep(2)  # cancelled when the test's loop ends
+            elif mode == "reset":
+                sock = writer.get_extra_info("socket")
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    client = ServiceClient("test", f"http://127.0.0.1:{port}", total_timeout=0.3, transport=transport,
+                           retry=RetryPolicy(max_attempts=2, base_delay=0.01))  # fmt: skip
+    try:
+        await client.request("GET", "/ping")
+    except ServiceCallFailed as exc:
+        found = [(e.error_kind, e.error) for e in exc.exchanges]
+    finally:
+        await client.aclose()
+        listener.close()
+        await listener.wait_closed()
+    return found
+
+
+@pytest.mark.parametrize("mode", ["hang", "close", "reset"])
+def test_a_failing_server_gives_the_same_exchanges_as_through_httpx_own_transport(mode):
+    ours = asyncio.run(_failed_exchanges(mode, None))
+    theirs = asyncio.run(_failed_exchanges(mode, httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=32))))
+    assert len(ours) == 2 and ours == theirs
+    assert {kind for kind, _ in ours} == {"timeout" if mode == "hang" else "transport"}
