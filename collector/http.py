@@ -32,7 +32,7 @@ import httpx
 
 from collector.errors import ConfigError, ProviderError
 from collector.http_transport import (
-    _SocketOnceBackend,
+    _SocketOnceBackend,  # noqa: F401 - re-exported (tests/test_http_pool.py)
     pooled_transport,
     use_set_cookie_jar,
 )
@@ -43,7 +43,6 @@ SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-k
                             "x-apisports-key"})
 REDACTED = "[redacted]"
 KEPT_URLS = 32
-__all__ = ["Exchange", "RetryPolicy", "ServiceCallFailed", "ServiceClient", "_SocketOnceBackend", "pooled_transport"]
 
 
 @dataclass(frozen=True)
@@ -262,7 +261,6 @@ class ServiceClient:
                 exchange.error = problem
                 return exchange, None
         return exchange, response
-
 
     def _build(self, method: str, path: str, params: dict[str, Any] | None, body: dict[str, Any]) -> httpx.Request:
         """The client's request for ``path``; the URL it makes of a path without query parameters is kept
