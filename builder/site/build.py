@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import gc
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from builder.parallel import Background
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
-from builder.site.analysis import analysis_page
+from builder.site.analysis import analysis_page, paper_tables_of
 from builder.site.anchor import latest_anchor
 from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages, overlay_files
@@ -125,20 +128,21 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     scores = score_archive(archive)
     commit, replay = commit or archive_commit(archive_dir), has_replay_records(archive)
     report.replay = replay
-    parts = slices(archive)
-    if len(parts) > 1:
-        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
-                      latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
     pages = PageCache.open(cache)
-    if pages.note:
-        progress(f"  {pages.note}")
-    writer = SiteWriter(out_dir, pages.site_states(out_dir))
+    beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     try:
-        with tempfile.TemporaryDirectory(prefix=".exports.", dir=writer.staging.parent) as scratch:
-            states = _write_files(ctx, archive, archive_dir, pages, writer, Path(scratch), progress)
+        beside.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
+            with _background(archive, archive_dir, scores, commit, pages, out_dir, Path(scratch), progress) as work:
+                parts = slices(archive)
+                if len(parts) > 1:
+                    progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
+                ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
+                                  latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
+                if pages.note:
+                    progress(f"  {pages.note}")
+                states = _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
     except BaseException:
-        writer.discard()
         pages.close()
         raise
     report.pages = sum(1 for name in states if name.endswith(".html"))
@@ -150,19 +154,83 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     return report
 
 
+@dataclass
+class _Work:
+    """The build's background work (:mod:`builder.parallel`): the paper tables, then the
+    downloads (``exports`` is the previous build's when they are kept, else made by the task)."""
+
+    background: Background
+    exports: dict | None
+    fingerprint: str
+    progress: Callable[[str], None]
+
+    def result(self, name: str, what: str):
+        """Task ``name``'s result, with a progress line giving its time and the time waited for it."""
+        start = time.perf_counter()
+        value = self.background.result(name)
+        where = "in the background process" if self.background.parallel else "here"
+        self.progress(f"  {what} made {where} in {self.background.seconds[name]:.1f}s "
+                      f"(waited {time.perf_counter() - start:.1f}s)")
+        return value
+
+    def paper_tables(self):
+        return self.result("paper tables", "the paper tables")
+
+    def downloads(self) -> dict:
+        return self.exports if self.exports is not None else self.result("exports", "the downloads")
+
+    def __enter__(self) -> _Work:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.background.close()
+
+
+def _background(archive, archive_dir: Path, scores, commit: str, pages: PageCache, out_dir: Path, scratch: Path,
+                progress: Callable[[str], None]) -> _Work:
+    """Start the work whose result is small or is files, in a forked child when the build may use
+    two processes (``builder.parallel.workers``), else run later in this process when asked for.
+
+    Everything it needs (the records, the scores) is complete before the fork; the child writes
+    only into ``scratch`` (the downloads) and sends the paper tables and the downloads' paths."""
+    manifest = archive_manifest(archive_dir, commit, archive.sha256)
+    fingerprint = exports_fingerprint(manifest)
+    exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
+    tasks = [("paper tables", partial(paper_tables_of, scores))]
+    if exports is None:
+        tasks.append(("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit,
+                                         archive.sha256, workdir=scratch, manifest=manifest)))
+    background = Background(tasks)
+    if background.parallel:
+        progress("  in a background process meanwhile: the paper tables"
+                 + (", then the downloads (CSV, JSON, SQLite)" if exports is None else ""))
+    return _Work(background, exports, fingerprint, progress)
+
+
+def _write_site(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, out_dir: Path, work: _Work,
+                progress: Callable[[str], None]) -> dict:
+    """Write every file through a :class:`SiteWriter`; a failure leaves the previous site as it was."""
+    writer = SiteWriter(out_dir, pages.site_states(out_dir))
+    try:
+        return _write_files(ctx, archive, archive_dir, pages, writer, work, progress)
+    except BaseException:
+        writer.discard()
+        raise
+
+
 def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
-                 scratch: Path, progress: Callable[[str], None]) -> dict:
+                 work: _Work, progress: Callable[[str], None]) -> dict:
     """Hand every file of the site to ``writer`` as it is made, then put them in place.
 
-    ``scratch``: a folder for exports streamed to temporary files (a ``Path`` content is moved
-    or copied into the site by the writer)."""
+    ``work``: the background work (the paper tables; the downloads, streamed to temporary files
+    in a scratch folder: a ``Path`` content is moved or copied into the site by the writer)."""
     progress("building page models and rendering the pages whose inputs changed")
-    for model in page_models(ctx, progress):
+    for model in page_models(ctx, progress, work.paper_tables):
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    data = _put_exports(ctx, archive, archive_dir, pages, writer, scratch, progress)
+    data = _put_exports(work, pages, writer, progress)
     writer.put(*pages.page(data_page(ctx, data)))
     for name, content in static_files().items():
         writer.put(name, content)
@@ -175,30 +243,25 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     return states
 
 
-def _put_exports(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
-                 scratch: Path, progress: Callable[[str], None]) -> dict:
+def _put_exports(work: _Work, pages: PageCache, writer: SiteWriter, progress: Callable[[str], None]) -> dict:
     """Hand the downloads to ``writer``: the previous build's files when their inputs' fingerprint
-    is unchanged (:mod:`builder.site.exportreuse`), else every table streamed afresh. Returns
-    each download's state (for the data page)."""
-    manifest = archive_manifest(archive_dir, ctx.commit, archive.sha256)
-    fingerprint = exports_fingerprint(manifest)
-    exports = pages.kept_exports(fingerprint, writer.out)
-    if exports is not None:
-        progress(f"  {len(exports)} downloads unchanged (same archive, commit and code): kept")
-    else:
-        exports = export_files(iter_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256,
-                               workdir=scratch, manifest=manifest)
-    data = {name: writer.put(name, content) for name, content in exports.items()}
-    pages.keep_exports(fingerprint, list(data))
+    is unchanged (:mod:`builder.site.exportreuse`), else those the background work streamed
+    afresh. Returns each download's state (for the data page)."""
+    if work.exports is not None:
+        progress(f"  {len(work.exports)} downloads unchanged (same archive, commit and code): kept")
+    data = {name: writer.put(name, content) for name, content in work.downloads().items()}
+    pages.keep_exports(work.fingerprint, list(data))
     return data
 
 
-def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> Iterator:
+def page_models(ctx: SiteContext, progress: Callable[[str], None] = print,
+                paper: Callable[[], tuple] | None = None) -> Iterator:
     """Every page model (or :class:`~builder.site.pagecache.Deferred` page) of the site, one family
     at a time so a family's models are freed once rendered (the data page comes with the downloads).
 
-    The analysis page computes the paper tables (scoring work) when its model is built: a phase
-    of its own in the progress lines."""
+    The analysis page shows the paper tables (scoring work): ``paper()`` gives them (the build's
+    background work), by default computed when its model is built; a phase of its own in the
+    progress lines."""
     measures = measures_lookup(ctx.scores)
     yield from leaderboard_pages(ctx)
     yield from match_pages(ctx, measures)
@@ -210,7 +273,7 @@ def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> It
     yield from forecaster_pages(ctx)
     yield charts_page(ctx)
     progress("analysing the paper tables (the analysis page)")
-    yield analysis_page(ctx)
+    yield analysis_page(ctx, paper() if paper is not None else None)
     progress("finishing the pages (method, audit, build facts)")
     yield from method_pages(ctx)
     yield build_facts_page(ctx)
