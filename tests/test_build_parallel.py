@@ -54,28 +54,46 @@ def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_
         build_site(archive, site, commit="c2", progress=_quiet, cache=cache)  # a tick-like rebuild with the cache
         sites[workers] = (cold, _tree(site))
     assert sites["1"] == sites["2"]
-    assert "data/prematch.sqlite" in sites["2"][1] and "analysis/index.html" in sites["2"][1]
+    assert "data/prematch.sqlite" in sites["2"][1] and "data/index.html" in sites["2"][1]
     assert _no_child_left()
 
 
 @needs_fork
-def test_the_work_runs_in_a_child_announced_with_its_time(archive, tmp_path, monkeypatch):
+def test_the_downloads_are_made_in_a_child_announced_with_their_time(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "2")
     pids = tmp_path / "pids"
-    real = build.paper_tables_of
+    real = build.export_files
 
-    def noted(scores):
+    def noted(*args, **kwargs):
         with open(pids, "a") as handle:
             handle.write(f"{os.getpid()}\n")
-        return real(scores)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(build, "paper_tables_of", noted)
+    monkeypatch.setattr(build, "export_files", noted)
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
-    assert pids.read_text().split() != [str(os.getpid())]  # computed in the child
-    assert any("in a background process meanwhile: the paper tables, then the downloads" in line for line in lines)
-    made = [line for line in lines if "made in the background process in" in line]
-    assert len(made) == 2 and all("(waited " in line for line in made)
+    assert len(pids.read_text().split()) == 1 and pids.read_text().split() != [str(os.getpid())]
+    assert "  in a background process meanwhile: the downloads (CSV, JSON, SQLite)" in lines
+    made = [line for line in lines if line.startswith("  the downloads were made in the background process in ")]
+    assert len(made) == 1 and "(waited " in made[0]
+    assert lines.index(made[0]) > lines.index("exporting CSV, JSON, SQLite, schemas and the archive manifest")
+
+
+@needs_fork
+def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archive, tmp_path, monkeypatch):
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(build, "CHILD_RECORDS", 10)  # the small archive has more records than this
+    seen: list[int] = []
+    real = build.export_files
+    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    assert seen == [os.getpid()]
+    assert not any("background process" in line for line in lines)
+    assert build.in_child(10) is True and build.in_child(11) is False
+    monkeypatch.setenv(WORKERS_ENV, "2")  # asked for: the child whatever the archive's size
+    assert build.in_child(11) is True
 
 
 def test_with_one_worker_everything_runs_in_the_build_process(archive, tmp_path, monkeypatch):

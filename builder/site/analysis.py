@@ -112,20 +112,10 @@ def calibration_tables(scores) -> tuple[Table, ...]:
     return tuple(out)
 
 
-def paper_tables_of(scores) -> tuple[tuple[Table, str], ...]:
-    """Each paper's table (from the scored rows) with its caption; none when nothing is scored.
-
-    Its result is small and the build may compute it in a background process
-    (:mod:`builder.parallel`): it reads the scores and nothing else."""
-    return tuple((Table(t.title, t.columns, t.rows), t.caption) for t in paper_tables(scores.forecasts)) \
-        if scores.forecasts else ()
-
-
-def analysis_page(ctx: SiteContext, paper: tuple[tuple[Table, str], ...] | None = None) -> AnalysisPage:
-    """The analysis page's model; ``paper``: :func:`paper_tables_of` the build's scores when the
-    caller has them already."""
+def analysis_page(ctx: SiteContext) -> AnalysisPage:
     scores = ctx.scores
-    paper = paper_tables_of(scores) if paper is None else paper
+    paper = tuple((Table(t.title, t.columns, t.rows), t.caption) for t in paper_tables(scores.forecasts)) \
+        if scores.forecasts else ()
     definitions = Table("Which paper each measure follows", ("measure", "paper", "where", "definition"),
                         tuple((name, d.paper, d.where, d.text) for name, d in MEASURE_DEFINITIONS.items()))
     return AnalysisPage(path=PATH, meta=ctx.meta("Analysis", PATH, "analysis"), paper=paper,

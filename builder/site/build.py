@@ -14,6 +14,7 @@ every list is sorted.
 from __future__ import annotations
 
 import gc
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -21,10 +22,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from builder.parallel import Background
+from builder.parallel import WORKERS_ENV, Background, workers
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
-from builder.site.analysis import analysis_page, paper_tables_of
+from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
 from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages, overlay_files
@@ -54,6 +55,12 @@ from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024
+CHILD_RECORDS = 80_000
+"""The largest archive whose downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
+says otherwise. The child and the parent both touch the records and the scored rows while the
+downloads are made, so each page of them they write is copied (copy-on-write): the build's
+memory (summed PSS) grows by about 3.5 KB a record, 812 -> 1,161 MB at 100,000 records, over
+the 1 GB aim; at 80,000 records it stays under it."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
@@ -128,19 +135,19 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     scores = score_archive(archive)
     commit, replay = commit or archive_commit(archive_dir), has_replay_records(archive)
     report.replay = replay
+    parts = slices(archive)
+    if len(parts) > 1:
+        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
+    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
+                      latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
     pages = PageCache.open(cache)
+    if pages.note:
+        progress(f"  {pages.note}")
     beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     try:
         beside.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
             with _background(archive, archive_dir, scores, commit, pages, out_dir, Path(scratch), progress) as work:
-                parts = slices(archive)
-                if len(parts) > 1:
-                    progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-                ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
-                                  latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
-                if pages.note:
-                    progress(f"  {pages.note}")
                 states = _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
     except BaseException:
         pages.close()
@@ -156,28 +163,24 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
 
 @dataclass
 class _Work:
-    """The build's background work (:mod:`builder.parallel`): the paper tables, then the
-    downloads (``exports`` is the previous build's when they are kept, else made by the task)."""
+    """The build's background work (:mod:`builder.parallel`): the downloads (``exports`` is the
+    previous build's when they are kept, else made by the task, maybe in a child process)."""
 
     background: Background
     exports: dict | None
     fingerprint: str
     progress: Callable[[str], None]
 
-    def result(self, name: str, what: str):
-        """Task ``name``'s result, with a progress line giving its time and the time waited for it."""
-        start = time.perf_counter()
-        value = self.background.result(name)
-        where = "in the background process" if self.background.parallel else "here"
-        self.progress(f"  {what} made {where} in {self.background.seconds[name]:.1f}s "
-                      f"(waited {time.perf_counter() - start:.1f}s)")
-        return value
-
-    def paper_tables(self):
-        return self.result("paper tables", "the paper tables")
-
     def downloads(self) -> dict:
-        return self.exports if self.exports is not None else self.result("exports", "the downloads")
+        """The downloads: kept, or the task's (waited for, with a progress line giving its time)."""
+        if self.exports is not None:
+            return self.exports
+        start = time.perf_counter()
+        value = self.background.result("exports")
+        if self.background.parallel:
+            self.progress(f"  the downloads were made in the background process in "
+                          f"{self.background.seconds['exports']:.1f}s (waited {time.perf_counter() - start:.1f}s)")
+        return value
 
     def __enter__(self) -> _Work:
         return self
@@ -186,24 +189,28 @@ class _Work:
         self.background.close()
 
 
+def in_child(records: int) -> bool:
+    """Whether the downloads are made in a forked child: when the build may use two processes
+    (:func:`builder.parallel.workers`) and either ``PREMATCH_BUILD_WORKERS`` asks for two or
+    the archive has at most :data:`CHILD_RECORDS` records."""
+    return workers() > 1 and (os.environ.get(WORKERS_ENV, "").strip() != "" or records <= CHILD_RECORDS)
+
+
 def _background(archive, archive_dir: Path, scores, commit: str, pages: PageCache, out_dir: Path, scratch: Path,
                 progress: Callable[[str], None]) -> _Work:
-    """Start the work whose result is small or is files, in a forked child when the build may use
-    two processes (``builder.parallel.workers``), else run later in this process when asked for.
-
-    Everything it needs (the records, the scores) is complete before the fork; the child writes
-    only into ``scratch`` (the downloads) and sends the paper tables and the downloads' paths."""
+    """Start the downloads (single-threaded, their result is files) in a forked child when
+    :func:`in_child` says so, else have them made in this process when asked for; kept ones
+    need no work. Everything they are made of (the records, the scores) is complete before
+    the fork; the child writes only into ``scratch`` and sends back the files' paths."""
     manifest = archive_manifest(archive_dir, commit, archive.sha256)
     fingerprint = exports_fingerprint(manifest)
     exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
-    tasks = [("paper tables", partial(paper_tables_of, scores))]
-    if exports is None:
-        tasks.append(("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit,
-                                         archive.sha256, workdir=scratch, manifest=manifest)))
-    background = Background(tasks)
+    tasks = [] if exports is not None else [
+        ("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit, archive.sha256,
+                            workdir=scratch, manifest=manifest))]
+    background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records)))
     if background.parallel:
-        progress("  in a background process meanwhile: the paper tables"
-                 + (", then the downloads (CSV, JSON, SQLite)" if exports is None else ""))
+        progress("  in a background process meanwhile: the downloads (CSV, JSON, SQLite)")
     return _Work(background, exports, fingerprint, progress)
 
 
@@ -222,10 +229,10 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
                  work: _Work, progress: Callable[[str], None]) -> dict:
     """Hand every file of the site to ``writer`` as it is made, then put them in place.
 
-    ``work``: the background work (the paper tables; the downloads, streamed to temporary files
-    in a scratch folder: a ``Path`` content is moved or copied into the site by the writer)."""
+    ``work``: the background work (the downloads, streamed to temporary files in a scratch
+    folder: a ``Path`` content is moved or copied into the site by the writer)."""
     progress("building page models and rendering the pages whose inputs changed")
-    for model in page_models(ctx, progress, work.paper_tables):
+    for model in page_models(ctx, progress):
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
@@ -254,14 +261,12 @@ def _put_exports(work: _Work, pages: PageCache, writer: SiteWriter, progress: Ca
     return data
 
 
-def page_models(ctx: SiteContext, progress: Callable[[str], None] = print,
-                paper: Callable[[], tuple] | None = None) -> Iterator:
+def page_models(ctx: SiteContext, progress: Callable[[str], None] = print) -> Iterator:
     """Every page model (or :class:`~builder.site.pagecache.Deferred` page) of the site, one family
     at a time so a family's models are freed once rendered (the data page comes with the downloads).
 
-    The analysis page shows the paper tables (scoring work): ``paper()`` gives them (the build's
-    background work), by default computed when its model is built; a phase of its own in the
-    progress lines."""
+    The analysis page computes the paper tables (scoring work) when its model is built: a phase
+    of its own in the progress lines."""
     measures = measures_lookup(ctx.scores)
     yield from leaderboard_pages(ctx)
     yield from match_pages(ctx, measures)
@@ -273,7 +278,7 @@ def page_models(ctx: SiteContext, progress: Callable[[str], None] = print,
     yield from forecaster_pages(ctx)
     yield charts_page(ctx)
     progress("analysing the paper tables (the analysis page)")
-    yield analysis_page(ctx, paper() if paper is not None else None)
+    yield analysis_page(ctx)
     progress("finishing the pages (method, audit, build facts)")
     yield from method_pages(ctx)
     yield build_facts_page(ctx)
