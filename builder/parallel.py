@@ -57,6 +57,17 @@ def _frame(kind: str, name: str, value, seconds: float = 0.0) -> bytes:
     return _HEADER.pack(len(body)) + body
 
 
+def _read_frame(pipe) -> bytes | None:
+    """The next whole frame's pickled body, or None at the end of the stream or at a cut frame
+    (a child killed while writing: what it sent of that frame is dropped, never unpickled)."""
+    header = pipe.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    size = _HEADER.unpack(header)[0]
+    body = pipe.read(size)
+    return body if len(body) == size else None
+
+
 def _failure(name: str, error: BaseException) -> tuple[str, str, str]:
     """What the parent is told about a task's exception: its type, message and traceback text."""
     kind = type(error)
@@ -140,20 +151,18 @@ class Background:
 
     def _drain(self, read_fd: int) -> None:
         """Read every frame the child sends until it closes the pipe (the reader thread)."""
-        with os.fdopen(read_fd, "rb") as pipe:
-            while True:
-                header = pipe.read(_HEADER.size)
-                body = pipe.read(_HEADER.unpack(header)[0]) if len(header) == _HEADER.size else b""
-                if not body:
-                    break
-                kind, name, value, seconds = pickle.loads(body)
-                with self._done:
-                    self._results[name] = (kind, value)
-                    self.seconds[name] = seconds
-                    self._done.notify_all()
-        with self._done:
-            self._ended = True
-            self._done.notify_all()
+        try:
+            with os.fdopen(read_fd, "rb") as pipe:
+                while (frame := _read_frame(pipe)) is not None:
+                    kind, name, value, seconds = pickle.loads(frame)
+                    with self._done:
+                        self._results[name] = (kind, value)
+                        self.seconds[name] = seconds
+                        self._done.notify_all()
+        finally:  # whatever ended the stream (the child's exit, a cut frame): no one waits forever
+            with self._done:
+                self._ended = True
+                self._done.notify_all()
 
     def result(self, name: str):
         """The result of task ``name``: waited for (parallel) or computed now (serial)."""
@@ -167,8 +176,7 @@ class Background:
         with self._done:
             self._done.wait_for(lambda: name in self._results or self._ended)
             found = self._results.get(name)
-        if found is None:
-            self.close()
+        if found is None:  # the stream ended: the child has closed its end, so it is exiting (reaped here)
             raise BackgroundError(f"background task {name!r}: the child process {self._why_ended()} "
                                   "before sending its result")
         kind, value = found

@@ -142,3 +142,13 @@ def test_task_names_are_unique_and_known():
         Background([("a", int), ("a", int)], parallel=False)
     with pytest.raises(KeyError):
         Background([("a", int)], parallel=False).result("b")
+
+
+@needs_fork
+def test_a_frame_cut_short_is_an_error_never_unpickled(monkeypatch):
+    real = parallel._frame
+    monkeypatch.setattr(parallel, "_frame", lambda *args: real(*args)[:12])  # the child sends 12 bytes of it, then ends
+    with Background([("cut", lambda: b"x" * 100)], parallel=True) as work:
+        with pytest.raises(BackgroundError, match="'cut': the child process exited with code 0 before sending"):
+            work.result("cut")
+    assert _no_child_left()
