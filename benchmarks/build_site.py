@@ -12,16 +12,22 @@ about reading and rendering, not the writer's fsyncs) without the records of its
   pages and files whose inputs or bytes changed are built and written);
 * ``tick``: the tick's records are written, then the build runs with the warm cache.
 
-It prints each build's time, peak memory (max RSS of the build process), pages rendered
-(the rest reused from the cache), and the ratio to plain orjson parsing of the whole archive.
+It prints each build's time, peak memory, pages rendered (the rest reused from the cache), and
+the ratio to plain orjson parsing of the whole archive. Peak memory three ways: "peak MB", the
+build process's max RSS; "PSS MB", the largest sum of the proportional set sizes of the build
+process and its children (the archive reader's, the downloads' child: shared copy-on-write
+pages counted once), sampled every 0.2 s from ``/proc`` (Linux; 0 elsewhere); "bound MB", the
+build's max RSS plus its children's largest max RSS (``RUSAGE_CHILDREN``), an upper bound that
+counts every shared page twice. ``--workers N`` sets ``PREMATCH_BUILD_WORKERS`` for the builds.
 
-    python benchmarks/build_site.py [--sizes 10000 100000 300000] [--keep DIR]
+    python benchmarks/build_site.py [--sizes 10000 100000 300000] [--keep DIR] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -46,17 +52,47 @@ print(json.dumps({"seconds": time.perf_counter() - start, "files": len(paths)}))
 """
 
 BUILD = """
-import json, resource, sys, time
+import json, os, resource, sys, threading, time
 from pathlib import Path
 from builder.site.build import build_site
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            return next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+    except (OSError, StopIteration):
+        return 0
+
+def children(pid):
+    try:
+        return [int(c) for task in os.listdir(f"/proc/{pid}/task")
+                for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
+    except OSError:
+        return []
+
+peak = [0]
+def sample(stop):  # the build's processes' summed PSS (shared pages split between them), every SAMPLE_S
+    me = os.getpid()
+    while not stop.wait(SAMPLE_S):
+        peak[0] = max(peak[0], pss_kib(me) + sum(pss_kib(c) for c in children(me)))
+
+SAMPLE_S = 0.2
+stop = threading.Event()
+sampler = threading.Thread(target=sample, args=(stop,), daemon=True)
+if os.path.exists("/proc/self/smaps_rollup"):
+    sampler.start()
 marks = []
 start = time.perf_counter()
 report = build_site(Path(sys.argv[1]), Path(sys.argv[2]), commit=sys.argv[4], cache=Path(sys.argv[3]),
                     progress=lambda line: marks.append((time.perf_counter() - start, line)))
 total = time.perf_counter() - start
+stop.set()
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({"seconds": total, "marks": marks, "pages": report.pages, "files": report.files,
                   "rendered": report.rendered, "records": report.records,
-                  "heavy": report.heavy_pages, "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "heavy": report.heavy_pages, "max_rss_mb": own, "children_max_rss_mb": kids,
+                  "bound_mb": own + kids, "pss_mb": peak[0] / 1024 or None}))
 """
 TICK_EVENTS = 5  # matches whose records arrive with the tick: 5 x (8 models x 12 cells + elo, market, event, outcome)
 
@@ -86,8 +122,10 @@ def write_records(root: Path, records: list) -> None:
         target.write_bytes(record_bytes(record))
 
 
-def run(snippet: str, *args: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", snippet, *args], capture_output=True, text=True, cwd=REPO, check=False)
+def run(snippet: str, *args: str, workers: str | None = None) -> dict:
+    env = dict(os.environ) if workers is None else {**os.environ, "PREMATCH_BUILD_WORKERS": workers}
+    done = subprocess.run([sys.executable, "-c", snippet, *args], capture_output=True, text=True, cwd=REPO, check=False,
+                          env=env)
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -100,6 +138,8 @@ def phases(marks: list, total: float) -> str:
             words = line.split(" ")
             label = " ".join(words[:3] if words[1:2] == ["leaderboard"] or words[0] == "scoring" and len(words) > 1 else words[:1])
             shown.append(f"{label} {t1 - t0:.1f}s")
+        elif "made in the background process in " in line:  # the child's own time, beside the time waited
+            shown.append("(child: " + line.split(" in the background process in ")[1].split(" ")[0] + ")")
     return ", ".join(shown)
 
 
@@ -107,10 +147,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 300_000], help="approximate record counts")
     parser.add_argument("--keep", type=Path, default=None, help="keep archives and sites under this folder")
+    parser.add_argument("--workers", default=None, help="PREMATCH_BUILD_WORKERS for the builds (default: as set)")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="prematch-bench-"))
     print(f"{'records':>9} {'build':>5} {'pages':>6} {'rendered':>8} {'orjson s':>9} {'build s':>8} {'ratio':>6} "
-          f"{'peak MB':>8}  phases")
+          f"{'peak MB':>8} {'PSS MB':>7} {'bound MB':>8}  phases")
     for size in args.sizes:
         archive, out, cache = base / f"archive-{size}", base / f"site-{size}", base / f"cache-{size}"
         tick = write_archive(archive, size)
@@ -118,10 +159,12 @@ def main() -> int:
             if kind == "tick":
                 write_records(archive, tick)
             parse = run(PARSE, str(archive))
-            build = run(BUILD, str(archive), str(out), str(cache), "tick" if kind == "tick" else "bench")  # the commit printed: a tick commits
+            build = run(BUILD, str(archive), str(out), str(cache), "tick" if kind == "tick" else "bench",  # a tick commits
+                        workers=args.workers)
             ratio = build["seconds"] / parse["seconds"]
             print(f"{build['records']:>9} {kind:>5} {build['pages']:>6} {build['rendered']:>8} {parse['seconds']:>9.2f} "
-                  f"{build['seconds']:>8.1f} {ratio:>5.1f}x {build['max_rss_mb']:>8.0f}  "
+                  f"{build['seconds']:>8.1f} {ratio:>5.1f}x {build['max_rss_mb']:>8.0f} {build['pss_mb'] or 0:>7.0f} "
+                  f"{build['bound_mb']:>8.0f}  "
                   f"{phases(build['marks'], build['seconds'])}", flush=True)
             if build["heavy"]:
                 print(f"          pages over 500 KB: {build['heavy']}")

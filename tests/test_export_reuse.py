@@ -32,6 +32,7 @@ def exports_built(monkeypatch) -> list[int]:
     """How many times a build wrote the downloads (one entry per export_files call)."""
     calls: list[int] = []
     real = build.export_files
+    monkeypatch.setenv("PREMATCH_BUILD_WORKERS", "1")  # counted here: a forked child's count never reaches this list
 
     def counted(*args, **kwargs):
         calls.append(1)

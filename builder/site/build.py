@@ -14,11 +14,15 @@ every list is sorted.
 from __future__ import annotations
 
 import gc
+import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from builder.parallel import WORKERS_ENV, Background, workers
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
@@ -51,6 +55,12 @@ from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024
+CHILD_RECORDS = 80_000
+"""The largest archive whose downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
+says otherwise. The child and the parent both touch the records and the scored rows while the
+downloads are made, so each page of them they write is copied (copy-on-write): the build's
+memory (summed PSS) grows by about 3.5 KB a record, 812 -> 1,161 MB at 100,000 records, over
+the 1 GB aim; at 80,000 records it stays under it."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
@@ -133,12 +143,13 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
-    writer = SiteWriter(out_dir, pages.site_states(out_dir))
+    beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     try:
-        with tempfile.TemporaryDirectory(prefix=".exports.", dir=writer.staging.parent) as scratch:
-            states = _write_files(ctx, archive, archive_dir, pages, writer, Path(scratch), progress)
+        beside.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
+            with _background(archive, archive_dir, scores, commit, pages, out_dir, Path(scratch), progress) as work:
+                states = _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
     except BaseException:
-        writer.discard()
         pages.close()
         raise
     report.pages = sum(1 for name in states if name.endswith(".html"))
@@ -150,19 +161,83 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     return report
 
 
+@dataclass
+class _Work:
+    """The build's background work (:mod:`builder.parallel`): the downloads (``exports`` is the
+    previous build's when they are kept, else made by the task, maybe in a child process)."""
+
+    background: Background
+    exports: dict | None
+    fingerprint: str
+    progress: Callable[[str], None]
+
+    def downloads(self) -> dict:
+        """The downloads: kept, or the task's (waited for, with a progress line giving its time)."""
+        if self.exports is not None:
+            return self.exports
+        start = time.perf_counter()
+        value = self.background.result("exports")
+        if self.background.parallel:
+            self.progress(f"  the downloads were made in the background process in "
+                          f"{self.background.seconds['exports']:.1f}s (waited {time.perf_counter() - start:.1f}s)")
+        return value
+
+    def __enter__(self) -> _Work:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.background.close()
+
+
+def in_child(records: int) -> bool:
+    """Whether the downloads are made in a forked child: when the build may use two processes
+    (:func:`builder.parallel.workers`) and either ``PREMATCH_BUILD_WORKERS`` asks for two or
+    the archive has at most :data:`CHILD_RECORDS` records."""
+    return workers() > 1 and (os.environ.get(WORKERS_ENV, "").strip() != "" or records <= CHILD_RECORDS)
+
+
+def _background(archive, archive_dir: Path, scores, commit: str, pages: PageCache, out_dir: Path, scratch: Path,
+                progress: Callable[[str], None]) -> _Work:
+    """Start the downloads (single-threaded, their result is files) in a forked child when
+    :func:`in_child` says so, else have them made in this process when asked for; kept ones
+    need no work. Everything they are made of (the records, the scores) is complete before
+    the fork; the child writes only into ``scratch`` and sends back the files' paths."""
+    manifest = archive_manifest(archive_dir, commit, archive.sha256)
+    fingerprint = exports_fingerprint(manifest)
+    exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
+    tasks = [] if exports is not None else [
+        ("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit, archive.sha256,
+                            workdir=scratch, manifest=manifest))]
+    background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records)))
+    if background.parallel:
+        progress("  in a background process meanwhile: the downloads (CSV, JSON, SQLite)")
+    return _Work(background, exports, fingerprint, progress)
+
+
+def _write_site(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, out_dir: Path, work: _Work,
+                progress: Callable[[str], None]) -> dict:
+    """Write every file through a :class:`SiteWriter`; a failure leaves the previous site as it was."""
+    writer = SiteWriter(out_dir, pages.site_states(out_dir))
+    try:
+        return _write_files(ctx, archive, archive_dir, pages, writer, work, progress)
+    except BaseException:
+        writer.discard()
+        raise
+
+
 def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
-                 scratch: Path, progress: Callable[[str], None]) -> dict:
+                 work: _Work, progress: Callable[[str], None]) -> dict:
     """Hand every file of the site to ``writer`` as it is made, then put them in place.
 
-    ``scratch``: a folder for exports streamed to temporary files (a ``Path`` content is moved
-    or copied into the site by the writer)."""
+    ``work``: the background work (the downloads, streamed to temporary files in a scratch
+    folder: a ``Path`` content is moved or copied into the site by the writer)."""
     progress("building page models and rendering the pages whose inputs changed")
     for model in page_models(ctx, progress):
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
-    data = _put_exports(ctx, archive, archive_dir, pages, writer, scratch, progress)
+    data = _put_exports(work, pages, writer, progress)
     writer.put(*pages.page(data_page(ctx, data)))
     for name, content in static_files().items():
         writer.put(name, content)
@@ -175,21 +250,14 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     return states
 
 
-def _put_exports(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, writer: SiteWriter,
-                 scratch: Path, progress: Callable[[str], None]) -> dict:
+def _put_exports(work: _Work, pages: PageCache, writer: SiteWriter, progress: Callable[[str], None]) -> dict:
     """Hand the downloads to ``writer``: the previous build's files when their inputs' fingerprint
-    is unchanged (:mod:`builder.site.exportreuse`), else every table streamed afresh. Returns
-    each download's state (for the data page)."""
-    manifest = archive_manifest(archive_dir, ctx.commit, archive.sha256)
-    fingerprint = exports_fingerprint(manifest)
-    exports = pages.kept_exports(fingerprint, writer.out)
-    if exports is not None:
-        progress(f"  {len(exports)} downloads unchanged (same archive, commit and code): kept")
-    else:
-        exports = export_files(iter_tables(archive, ctx.scores), archive_dir, ctx.commit, archive.sha256,
-                               workdir=scratch, manifest=manifest)
-    data = {name: writer.put(name, content) for name, content in exports.items()}
-    pages.keep_exports(fingerprint, list(data))
+    is unchanged (:mod:`builder.site.exportreuse`), else those the background work streamed
+    afresh. Returns each download's state (for the data page)."""
+    if work.exports is not None:
+        progress(f"  {len(work.exports)} downloads unchanged (same archive, commit and code): kept")
+    data = {name: writer.put(name, content) for name, content in work.downloads().items()}
+    pages.keep_exports(work.fingerprint, list(data))
     return data
 
 

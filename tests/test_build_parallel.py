@@ -1,0 +1,162 @@
+"""The build's background work (the paper tables, the downloads) in a forked child: the same
+site bytes as the serial build, failures that fail the build without a half-written site, the
+archive and the site folder never touched by the child, and no child process left behind."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+from site_archive import write_site_archive
+
+import builder.site.build as build
+from builder.parallel import WORKERS_ENV, BackgroundError
+from builder.site.build import build_site
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
+                                reason="no os.fork or one core: the build runs serially")
+
+
+def _tree(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _digest(folder) -> dict[str, str]:
+    return {name: hashlib.sha256(data).hexdigest() for name, data in _tree(folder).items()}
+
+
+def _quiet(_line: str) -> None:
+    pass
+
+
+def _no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture
+def archive(tmp_path):
+    return write_site_archive(tmp_path / "archive")
+
+
+@needs_fork
+def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_path, monkeypatch):
+    sites = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv(WORKERS_ENV, workers)
+        site, cache = tmp_path / f"site-{workers}", tmp_path / f"cache-{workers}"
+        build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
+        cold = _tree(site)
+        build_site(archive, site, commit="c2", progress=_quiet, cache=cache)  # a tick-like rebuild with the cache
+        sites[workers] = (cold, _tree(site))
+    assert sites["1"] == sites["2"]
+    assert "data/prematch.sqlite" in sites["2"][1] and "data/index.html" in sites["2"][1]
+    assert _no_child_left()
+
+
+@needs_fork
+def test_the_downloads_are_made_in_a_child_announced_with_their_time(archive, tmp_path, monkeypatch):
+    monkeypatch.setenv(WORKERS_ENV, "2")
+    pids = tmp_path / "pids"
+    real = build.export_files
+
+    def noted(*args, **kwargs):
+        with open(pids, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "export_files", noted)
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    assert len(pids.read_text().split()) == 1 and pids.read_text().split() != [str(os.getpid())]
+    assert "  in a background process meanwhile: the downloads (CSV, JSON, SQLite)" in lines
+    made = [line for line in lines if line.startswith("  the downloads were made in the background process in ")]
+    assert len(made) == 1 and "(waited " in made[0]
+    assert lines.index(made[0]) > lines.index("exporting CSV, JSON, SQLite, schemas and the archive manifest")
+
+
+@needs_fork
+def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archive, tmp_path, monkeypatch):
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(build, "CHILD_RECORDS", 10)  # the small archive has more records than this
+    seen: list[int] = []
+    real = build.export_files
+    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    assert seen == [os.getpid()]
+    assert not any("background process" in line for line in lines)
+    assert build.in_child(10) is True and build.in_child(11) is False
+    monkeypatch.setenv(WORKERS_ENV, "2")  # asked for: the child whatever the archive's size
+    assert build.in_child(11) is True
+
+
+def test_with_one_worker_everything_runs_in_the_build_process(archive, tmp_path, monkeypatch):
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    seen: list[int] = []
+    real = build.export_files
+    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    assert seen == [os.getpid()]
+    assert not any("background process" in line for line in lines)
+
+
+@needs_fork
+@pytest.mark.parametrize("how", ["raise", "exit", "kill"])
+def test_a_failing_or_dying_child_fails_the_build_and_leaves_the_previous_site(archive, tmp_path, monkeypatch, how):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
+    before = _digest(site)
+    monkeypatch.setenv(WORKERS_ENV, "2")
+
+    def broken(*args, **kwargs):
+        if how == "raise":
+            raise OSError("disk full while writing data/forecasts.csv")
+        if how == "exit":
+            os._exit(7)
+        os.kill(os.getpid(), 9)
+
+    monkeypatch.setattr(build, "export_files", broken)
+    with pytest.raises(BackgroundError) as raised:
+        build_site(archive, site, commit="c2", progress=_quiet, cache=cache)
+    text = str(raised.value)
+    assert "'exports'" in text
+    expected = {"raise": "builtins.OSError: disk full while writing data/forecasts.csv",
+                "exit": "exited with code 7", "kill": "killed by signal 9"}[how]
+    assert expected in text
+    if how == "raise":
+        assert "in broken" in text  # the child's traceback
+    assert _digest(site) == before  # no half-written site
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "cache", "site"]  # no staging or scratch left
+    assert _no_child_left()
+
+
+@needs_fork
+def test_the_child_writes_only_its_scratch_folder_never_the_site_nor_the_archive(archive, tmp_path, monkeypatch):
+    monkeypatch.setenv(WORKERS_ENV, "2")
+    site = tmp_path / "out" / "site"
+    build_site(archive, site, commit="c1", progress=_quiet)
+    before, site_before = _digest(archive), _digest(site)
+    folders = tmp_path / "workdirs"
+    real = build.export_files
+
+    def noted(*args, workdir, **kwargs):
+        with open(folders, "a") as handle:
+            handle.write(f"{os.getpid()} {workdir}\n")
+        return real(*args, workdir=workdir, **kwargs)
+
+    monkeypatch.setattr(build, "export_files", noted)
+    build_site(archive, site, commit="c1", progress=_quiet)
+    pid, workdir = folders.read_text().split()
+    assert int(pid) != os.getpid()
+    assert os.path.commonpath([workdir, site.resolve()]) != str(site.resolve())
+    assert os.path.commonpath([workdir, archive.resolve()]) != str(archive.resolve())
+    assert not os.path.exists(workdir)  # the scratch folder is removed after the build
+    assert _digest(archive) == before
+    assert _digest(site) == site_before
