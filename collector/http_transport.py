@@ -38,9 +38,19 @@ def pooled_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
     pool = getattr(transport, "_pool", None)
     if isinstance(pool, httpcore.AsyncConnectionPool) and hasattr(pool, "_network_backend"):
         pool._network_backend = _SocketOnceBackend()
-    if type(pool) is httpcore.AsyncConnectionPool and _pool_has_known_state(pool):
+    if type(pool) is httpcore.AsyncConnectionPool and _pool_has_known_state(pool) and _tested_httpcore():
         pool.__class__ = LinearPool  # same state, same answers; only the assignment loop differs
     return transport
+
+
+TESTED_HTTPCORE = "1.0."
+"""The httpcore series whose pool :class:`LinearPool` was checked against (``tests/test_http_transport.py``
+compares their decisions): another version keeps its own pool, whatever its internals look like."""
+
+
+def _tested_httpcore(version: str | None = None) -> bool:
+    """Whether the installed httpcore (or ``version``) is of the series :class:`LinearPool` mirrors."""
+    return (httpcore.__version__ if version is None else version).startswith(TESTED_HTTPCORE)
 
 
 def _pool_has_known_state(pool: httpcore.AsyncConnectionPool) -> bool:

@@ -91,6 +91,13 @@ def test_the_one_pass_pool_decides_as_httpcore_does():
     assert len(branches) == 4
 
 
+def test_an_untested_httpcore_series_keeps_its_own_pool(monkeypatch):
+    monkeypatch.setattr(httpcore, "__version__", "1.1.0")
+    assert type(pooled_transport(httpx.Limits(max_connections=4))._pool) is httpcore.AsyncConnectionPool
+    monkeypatch.setattr(httpcore, "__version__", "1.0.99")
+    assert type(pooled_transport(httpx.Limits(max_connections=4))._pool) is LinearPool
+
+
 def test_the_service_client_uses_the_one_pass_pool_and_the_set_cookie_jar():
     transport = pooled_transport(httpx.Limits(max_connections=4))
     assert type(transport._pool) is LinearPool
