@@ -283,6 +283,15 @@ def test_build_reports_left_out_files_as_problems_and_fails_only_when_strict(tmp
     assert builder_main(["build", "--archive", str(archive), "--out", str(tmp_path / "site"), "--strict"]) == 1
 
 
+def test_build_refuses_a_worker_count_that_is_not_a_number_before_any_work(tmp_path, capsys, monkeypatch):
+    archive = _archive(tmp_path / "archive")
+    monkeypatch.setenv("PREMATCH_BUILD_WORKERS", "two")
+    assert builder_main(["build", "--archive", str(archive), "--out", str(tmp_path / "site")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "PREMATCH_BUILD_WORKERS='two'" in err and err.count("\n") == 1
+    assert not (tmp_path / "site").exists()
+
+
 def test_build_refuses_to_replace_a_folder_it_did_not_write_in_one_line(tmp_path, capsys):
     archive = _archive(tmp_path / "archive")
     (tmp_path / "docs").mkdir()

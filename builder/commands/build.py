@@ -18,6 +18,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "Render the static site (leaderboard, matches, questions, bracket, "
                                 "forecasters, charts, data) from an archive into a folder. Each "
                                 "archive file left out is one 'problem:' line on stderr."
+                            ),
+                            epilog=(
+                                "Environment: PREMATCH_BUILD_WORKERS=1 makes the whole build in this "
+                                "process; =2 makes the downloads in a forked child process at any "
+                                "archive size; unset: a child on a machine with more than one core "
+                                "for archives of at most 80,000 records (a child costs memory: its "
+                                "pages are copied as it reads). The site is the same bytes either way."
                             ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder to read (default: archive)")
     parser.add_argument("--out", type=Path, default=Path("site"),
@@ -41,6 +48,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_archive_dir(args.archive)
+    from builder.parallel import workers
+
+    try:
+        workers()  # a bad PREMATCH_BUILD_WORKERS is a usage error before any work
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         check_out_dir(args.out)
     except ConfigError as exc:
