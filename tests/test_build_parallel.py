@@ -1,4 +1,4 @@
-"""The build's background work (the paper tables, the downloads) in a forked child: the same
+"""The build's background work (the downloads) in a forked child: the same
 site bytes as the serial build, failures that fail the build without a half-written site, the
 archive and the site folder never touched by the child, and no child process left behind."""
 
@@ -8,6 +8,7 @@ import hashlib
 import os
 
 import pytest
+from children import no_child_left
 from site_archive import write_site_archive
 
 import builder.site.build as build
@@ -26,16 +27,16 @@ def _digest(folder) -> dict[str, str]:
     return {name: hashlib.sha256(data).hexdigest() for name, data in _tree(folder).items()}
 
 
+def _export_pids(monkeypatch) -> list[int]:
+    """The pid of each process that runs ``export_files`` during the build (filled as it runs)."""
+    seen: list[int] = []
+    real = build.export_files
+    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    return seen
+
+
 def _quiet(_line: str) -> None:
     pass
-
-
-def _no_child_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_
         sites[workers] = (cold, _tree(site))
     assert sites["1"] == sites["2"]
     assert "data/prematch.sqlite" in sites["2"][1] and "data/index.html" in sites["2"][1]
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork
@@ -84,9 +85,7 @@ def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archiv
     monkeypatch.delenv(WORKERS_ENV, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(build, "CHILD_RECORDS", 10)  # the small archive has more records than this
-    seen: list[int] = []
-    real = build.export_files
-    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    seen = _export_pids(monkeypatch)
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
     assert seen == [os.getpid()]
@@ -98,9 +97,7 @@ def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archiv
 
 def test_with_one_worker_everything_runs_in_the_build_process(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "1")
-    seen: list[int] = []
-    real = build.export_files
-    monkeypatch.setattr(build, "export_files", lambda *a, **k: seen.append(os.getpid()) or real(*a, **k))
+    seen = _export_pids(monkeypatch)
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
     assert seen == [os.getpid()]
@@ -134,7 +131,7 @@ def test_a_failing_or_dying_child_fails_the_build_and_leaves_the_previous_site(a
         assert "in broken" in text  # the child's traceback
     assert _digest(site) == before  # no half-written site
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "cache", "site"]  # no staging or scratch left
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork

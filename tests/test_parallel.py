@@ -9,20 +9,12 @@ import signal
 import time
 
 import pytest
+from children import no_child_left
 
 from builder import parallel
 from builder.parallel import Background, BackgroundError
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
-
-
-def _no_child_left() -> bool:
-    """True when this process has no child (running or zombie) left to reap."""
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def _boom():
@@ -35,7 +27,7 @@ def test_tasks_run_in_a_child_process_and_their_results_come_back_by_name():
         assert work.result("rows") == [(1, "a", 0.5)] * 3
         assert work.result("pid") != os.getpid()
         assert set(work.seconds) == {"pid", "rows"}
-    assert _no_child_left()
+    assert no_child_left()
 
 
 def test_the_serial_fallback_runs_each_task_here_when_asked_and_gives_the_same_result():
@@ -80,7 +72,7 @@ def test_an_exception_in_the_child_names_the_task_its_type_message_and_traceback
     text = str(raised.value)
     assert "'tables'" in text and "builtins.ValueError: the table has no rows" in text
     assert "in _boom" in text  # the child's traceback
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork
@@ -88,7 +80,7 @@ def test_a_result_that_cannot_be_pickled_is_an_error_not_a_partial_result():
     with Background([("lock", lambda: (lambda: None))], parallel=True) as work:
         with pytest.raises(BackgroundError, match="'lock' failed in the child process"):
             work.result("lock")
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork
@@ -104,7 +96,7 @@ def test_a_child_that_dies_is_an_error_naming_how(die, said):
             work.result("dies")
         with pytest.raises(BackgroundError):
             work.result("after")  # never ran: an error too, never a missing value taken for a result
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork
@@ -125,7 +117,7 @@ def test_a_failure_or_interruption_in_the_parent_kills_and_reaps_a_running_child
             raise KeyboardInterrupt
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # gone, and reaped (a zombie would still take a signal 0)
-    assert _no_child_left()
+    assert no_child_left()
 
 
 @needs_fork
@@ -134,7 +126,7 @@ def test_closing_after_every_result_leaves_no_zombie():
     assert work.result("one") == 0
     work.close()
     work.close()  # idempotent
-    assert _no_child_left()
+    assert no_child_left()
 
 
 def test_task_names_are_unique_and_known():
@@ -151,4 +143,4 @@ def test_a_frame_cut_short_is_an_error_never_unpickled(monkeypatch):
     with Background([("cut", lambda: b"x" * 100)], parallel=True) as work:
         with pytest.raises(BackgroundError, match="'cut': the child process exited with code 0 before sending"):
             work.result("cut")
-    assert _no_child_left()
+    assert no_child_left()

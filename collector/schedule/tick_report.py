@@ -61,18 +61,13 @@ class TickReport:
             f"already claimed {self.locked}, retried {self.retried}; spent {self.spent_usd:.4f} USD",
             f"  statuses: {statuses}",
         ]
-        if self.evidence:
-            lines.append(f"  evidence packages written: {self.evidence}")
-        if self.statistics:
-            lines.append(f"  attempt statistics written: {self.statistics}")
-        if self.odds:
-            lines.append(f"  odds snapshots and closing market forecasts written: {self.odds}")
-        if self.binary:
-            lines.append(f"  binary market events, forecasts and resolutions written: {self.binary}")
-        if self.temp_removed:
-            lines.append(f"  removed {self.temp_removed} temporary file(s) of dead writers")
-        if self.manifest:
-            lines.append(f"  manifest: {self.manifest}")
+        counted = ((self.evidence, "  evidence packages written: {}"),
+                   (self.statistics, "  attempt statistics written: {}"),
+                   (self.odds, "  odds snapshots and closing market forecasts written: {}"),
+                   (self.binary, "  binary market events, forecasts and resolutions written: {}"),
+                   (self.temp_removed, "  removed {} temporary file(s) of dead writers"),
+                   (self.manifest, "  manifest: {}"))
+        lines += [text.format(value) for value, text in counted if value]  # only what this tick did
         if self.stamps is not None and self.stamps.summary_line():
             lines.append(self.stamps.summary_line())
         return lines
