@@ -31,11 +31,7 @@ from typing import Any
 import httpx
 
 from collector.errors import ConfigError, ProviderError
-from collector.http_transport import (
-    _SocketOnceBackend,  # noqa: F401 - re-exported (tests/test_http_pool.py)
-    pooled_transport,
-    use_set_cookie_jar,
-)
+from collector.http_transport import pooled_transport, use_set_cookie_jar
 from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})

@@ -7,7 +7,8 @@ import asyncio
 
 import httpx
 
-from collector.http import ServiceClient, _SocketOnceBackend, pooled_transport
+from collector.http import ServiceClient
+from collector.http_transport import _SocketOnceBackend, pooled_transport
 
 RESPONSE = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 12\r\n\r\n{\"ok\": true}"
 
