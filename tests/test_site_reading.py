@@ -153,6 +153,13 @@ OVERFLOW = """() => {
 }"""
 
 
+FRAME_FITS = """() => {
+  const frame = document.querySelector('footer iframe.build-facts');
+  const body = frame && frame.contentDocument && frame.contentDocument.body;
+  return !!body && body.getBoundingClientRect().height <= frame.getBoundingClientRect().height;
+}"""
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("site", ["wc", "league"])
 def test_key_pages_fit_the_screen_show_last_updated_and_pass_axe(visit, sites, axe, site, width):
@@ -168,6 +175,8 @@ def test_key_pages_fit_the_screen_show_last_updated_and_pass_axe(visit, sites, a
         updated = tab.frame_locator("footer iframe.build-facts").locator("time")  # the per-build facts, framed
         if updated.count() != 1 or updated.get_attribute("datetime") != latest:
             problems.append(f"{path}: no 'last updated' with the latest tick {latest}")
+        if not _eventually(tab, FRAME_FITS, tries=30):  # fitted once the frame has loaded
+            problems.append(f"{path}: the footer's build facts are cut (taller than their frame)")
         results = axe.run(tab)
         for violation in results.response["violations"]:
             if violation["impact"] in ("serious", "critical"):

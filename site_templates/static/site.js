@@ -133,7 +133,25 @@ function drawCharts() {
   });
 }
 
+// The footer frames the per-build facts (build.html, one file for every page): the frame takes
+// the height of what it shows, at load and when the width changes. Where the frame's document
+// cannot be read (a site opened from file://), the stylesheet's height stays.
+function fitBuildFacts() {
+  document.querySelectorAll("iframe.build-facts").forEach(function (frame) {
+    function fit() {
+      var doc = null;
+      try { doc = frame.contentDocument; } catch (e) { doc = null; }
+      if (!doc || !doc.body || !doc.body.firstElementChild) { return; }
+      frame.style.height = Math.ceil(doc.body.getBoundingClientRect().height) + 8 + "px";
+    }
+    frame.addEventListener("load", fit);
+    window.addEventListener("resize", fit);
+    fit();
+  });
+}
+
 document.addEventListener("DOMContentLoaded", function () {
+  fitBuildFacts();
   localTimes();
   setupFilters();
   setupSorting();
