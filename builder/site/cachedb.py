@@ -42,6 +42,7 @@ class CacheDB:
         self.site: dict[str, FileState] = {}
         self.site_out = ""
         self.exports: tuple[str, list[str]] | None = None  # the latest build's (fingerprint, download names)
+        self.chunks = None  # the latest build's chunk index of its keyed downloads (:mod:`builder.site.exportreuse`)
         self.note = ""  # reported once: why the previous cache could not be used
         self.broken = ""  # why this build's cache cannot be written
 
@@ -72,6 +73,7 @@ class CacheDB:
             raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
         self.site_out = meta.get("site_out", "")
         self.exports = _exports_entry(meta.get("exports"))
+        self.chunks = _json_or_none(meta.get("export_chunks"))
         for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
             if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
                 raise ValueError(f"page row {key!r}: not (text, text, integer)")
@@ -122,13 +124,16 @@ class CacheDB:
         except sqlite3.Error as exc:
             self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
 
-    def keep_exports(self, fingerprint: str, names: list[str]) -> None:
-        """Name this build's downloads and their fingerprint (committed by :meth:`save`)."""
+    def keep_exports(self, fingerprint: str, names: list[str], chunks: dict | None = None) -> None:
+        """Name this build's downloads and their fingerprint, and (when given) the chunk index of
+        the keyed downloads it wrote (committed by :meth:`save`)."""
         if self.db is None or self.broken:
             return
         entry = orjson.dumps({"fingerprint": fingerprint, "files": sorted(names)}).decode()
         try:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('exports', ?)", (entry,))
+            if chunks is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('export_chunks', ?)", (orjson.dumps(chunks).decode(),))
         except sqlite3.Error as exc:
             self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
 
@@ -166,6 +171,14 @@ class CacheDB:
     def close(self) -> None:
         """Leave the cache as the previous build wrote it (a failed build: pending pages are dropped)."""
         self._close()
+
+
+def _json_or_none(text: str | None):
+    """``text`` parsed as JSON, or None when absent or not JSON."""
+    try:
+        return orjson.loads(text) if text else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _exports_entry(text: str | None) -> tuple[str, list[str]] | None:

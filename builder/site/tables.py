@@ -20,6 +20,9 @@ class Table:
     rows: Sequence[tuple[Any, ...]]
     """A list, or :class:`MadeRows` (each row made when a slice of them is asked for)."""
     description: str
+    keys: Sequence[tuple[str, str]] | None = None
+    """Each row's (archive path, SHA-256 of the file) when each row is made from that file alone,
+    in row order: the exports copy unchanged chunks from the previous build (:mod:`builder.site.exportchunks`)."""
 
 
 class MadeRows(Sequence):
@@ -98,7 +101,10 @@ def forecast_table(archive: Archive) -> Table:
     items = [(paths.get(id(f)) or path_for(f), f) for f in archive.forecasts]
     del paths
     items.sort(key=itemgetter(0))  # stable: the order of the rows sorted by their first value, the path
-    return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)")
+    hashes = archive.sha256
+    keys = [(path, hashes.get(path, "")) for path, _ in items]
+    return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)",
+                 keys if all(sha for _, sha in keys) else None)  # a row's file unhashed: no chunk is ever copied
 
 
 OUTCOME_COLUMNS = (
