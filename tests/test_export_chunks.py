@@ -1,6 +1,7 @@
-"""After a tick (new records: the downloads' fingerprint changed), the forecasts table's chunks
-whose records did not change are copied from the previous site's CSV, JSON and SQLite, and only
-the others' rows are made: the downloads are the bytes of a build without a cache all the same."""
+"""After a tick (new records: the downloads' fingerprint changed), the chunks of the forecasts
+table whose records did not change, and those of the scores table whose rows did not change, are
+copied from the previous site's CSV, JSON and SQLite, and only the others' rows are written: the
+downloads are the bytes of a build without a cache all the same."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from site_archive import write_site_archive
 
 from builder.site import exportchunks
 from builder.site.build import build_site
-from builder.site.exportchunks import chunk_bounds
+from builder.site.exportchunks import by_content, chunk_bounds
+from builder.site.exports import clean_rows
+from builder.site.tables import Table
 
 
 def _tree(folder) -> dict[str, bytes]:
@@ -53,21 +56,22 @@ def ticked(tmp_path):
     return archive, aside, tick
 
 
-def _forecast_rows(site) -> int:
-    return len(orjson.loads((site / "data/forecasts.json").read_bytes()))
+def _keyed_rows(site) -> int:
+    """The rows of the tables written by chunks (forecasts, scores)."""
+    return sum(len(orjson.loads((site / f"data/{name}.json").read_bytes())) for name in ("forecasts", "scores"))
 
 
 def test_a_tick_copies_the_unchanged_chunks_and_gives_the_bytes_of_a_full_build(ticked, tmp_path, made):
     archive, aside, tick = ticked
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
-    assert sum(made) == _forecast_rows(site)  # the first build made every row
+    assert sum(made) == _keyed_rows(site)  # the first build made every row
     for i, path in enumerate(tick):
         shutil.move(aside / str(i), path)
     made.clear()
     build_site(archive, site, commit="c2", progress=_quiet, cache=cache)
-    rows = _forecast_rows(site)
-    assert 2 <= sum(made) < rows / 2  # the chunks the two records landed in, not the table
+    rows = _keyed_rows(site)
+    assert 2 <= sum(made) < rows / 2  # the chunks the two records (and their scores) landed in, not the tables
     build_site(archive, full, commit="c2", progress=_quiet)
     assert _tree(site) == _tree(full)
 
@@ -85,7 +89,7 @@ def test_an_edited_record_or_an_altered_download_is_never_copied(ticked, tmp_pat
     csv.write_bytes(csv.read_bytes().replace(b",", b";"))  # same size, other bytes: not the previous build's
     made.clear()
     build_site(archive, site, commit="c3", progress=_quiet, cache=cache)
-    assert sum(made) == _forecast_rows(site)
+    assert sum(made) >= len(orjson.loads((site / "data/forecasts.json").read_bytes()))  # every forecast row made
     build_site(archive, full, commit="c3", progress=_quiet)
     assert _tree(site) == _tree(full)
 
@@ -98,3 +102,17 @@ def test_a_cut_between_chunks_depends_on_its_row_alone():
     moved = {(paths[:5000] + ["worldcup-2026/forecasts/m05000a.json"] + paths[5000:])[start] for start, _ in after}
     assert len(cuts) > 10 and len(cuts ^ moved) <= 1
     assert max(end - start for start, end in chunk_bounds(paths, 50)) <= 50
+
+
+def test_a_table_cut_by_content_keys_an_unchanged_run_of_rows_alike_and_an_odd_value_never(monkeypatch):
+    monkeypatch.setattr(exportchunks, "SPAN", 4)
+    rows = [(f"m{i:04d}", i % 3, 0.5 * i) for i in range(400)]
+
+    def keys(rows) -> list[str]:
+        table = Table("t", (("a", "TEXT"), ("b", "INTEGER"), ("c", "REAL")), rows, "", cut=lambda row: row[0].encode())
+        return [key for key, _, _ in by_content(table, clean_rows, 50)]
+
+    before, after = keys(rows), keys(rows[:200] + [("m0199b", 1, 0.0)] + rows[200:])
+    assert len(before) > 20 and len(set(before) - set(after)) == 1
+    assert keys([("m", 1.0, 1)]) != keys([("m", 1, 1.0)])
+    assert keys([("m", object(), 1)]) == [""]

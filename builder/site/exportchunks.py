@@ -21,9 +21,11 @@ import io
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import BinaryIO
 
@@ -32,6 +34,7 @@ import orjson
 SPAN = 1024  # rows per chunk on average
 INDEX = ".chunks.json"  # the chunk index, written in the export work folder (not a download)
 PREVIOUS = "previous"  # the schema name the previous build's SQLite download is attached under
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 @dataclass(frozen=True)
@@ -150,27 +153,59 @@ def csv_bytes(rows) -> bytes:
     return buffer.getvalue().encode()
 
 
-def write_keyed(table, clean, most: int, csv_file: BinaryIO, json_file: BinaryIO, db: sqlite3.Connection,
-                previous: PreviousTable | None) -> list[Chunk]:
+def by_inputs(table, clean, most: int) -> Iterator[tuple[str, int, Callable[[], Sequence[tuple]]]]:
+    """(key, rows, make) of each chunk of a table keyed by its rows' files (``Table.keys``): the
+    rows are made (``make()``) only when the chunk cannot be copied."""
+    for start, end in chunk_bounds([path for path, _ in table.keys], most):
+        yield chunk_key(table.keys[start:end]), end - start, partial(_made, table.rows, start, end, clean)
+
+
+def _made(rows, start: int, end: int, clean) -> Sequence[tuple]:
+    return clean(rows[start:end])
+
+
+def by_content(table, clean, most: int) -> Iterator[tuple[str, int, Callable[[], Sequence[tuple]]]]:
+    """(key, rows, make) of each chunk of a table cut by its rows' content (``Table.cut``): a chunk
+    ends before a row whose ``cut`` text's CRC-32 is a multiple of :data:`SPAN` (or after ``most``
+    rows); its key is the SHA-256 of its cleaned rows' JSON, "" (never copied) when a value is not
+    a plain str, int, float, bool or None (its JSON might not tell it from another value)."""
+    pending: list[tuple] = []
+    for start in range(0, len(table.rows), most):
+        for row in clean(table.rows[start : start + most]):
+            if pending and (len(pending) >= most or zlib.crc32(table.cut(row)) % SPAN == 0):
+                yield _content_key(pending), len(pending), partial(tuple, pending)
+                pending = []
+            pending.append(row)
+    if pending:
+        yield _content_key(pending), len(pending), partial(tuple, pending)
+
+
+def _content_key(rows: list[tuple]) -> str:
+    if not set(map(type, chain.from_iterable(rows))) <= _PLAIN:
+        return ""
+    return hashlib.sha256(orjson.dumps(rows)).hexdigest()
+
+
+def write_keyed(table, parts: Iterator[tuple[str, int, Callable[[], Sequence[tuple]]]], csv_file: BinaryIO,
+                json_file: BinaryIO, db: sqlite3.Connection, previous: PreviousTable | None) -> list[Chunk]:
     """Write the rows of ``table`` (header and brackets written by the caller) chunk by chunk,
     copying each chunk the previous build indexed under the same key; return this build's chunks.
 
-    ``clean``: the exports' row cleaner; ``most``: the most rows in a chunk. ``csv_file``/``json_file`` are binary, positioned after
-    the header line and the opening bracket."""
+    ``parts``: each chunk's (key, rows, make), :func:`by_inputs` or :func:`by_content`.
+    ``csv_file``/``json_file`` are binary, positioned after the header line and the opening bracket."""
     names = [name for name, _ in table.columns]
     insert = f'INSERT INTO "{table.name}" VALUES ({", ".join("?" for _ in table.columns)})'
     copy = f'INSERT INTO main."{table.name}" SELECT * FROM {PREVIOUS}."{table.name}" WHERE rowid BETWEEN ? AND ?'
     chunks: list[Chunk] = []
     rowid, separator = 1, b""
-    for start, end in chunk_bounds([path for path, _ in table.keys], most):
-        key = chunk_key(table.keys[start:end])
-        old = previous.chunks.get(key) if previous is not None else None
-        if old is not None and old.rows == end - start:
+    for key, count, make in parts:
+        old = previous.chunks.get(key) if previous is not None and key else None
+        if old is not None and old.rows == count:
             csv_lines, json_bytes = _read(previous.csv, old.csv), _read(previous.json, old.json)
             if db.execute(copy, (old.rowid, old.rowid + old.rows - 1)).rowcount != old.rows:
                 raise ValueError(f"previous {table.name} table does not hold the rows its chunk index says")
         else:
-            rows = clean(table.rows[start:end])
+            rows = make()
             csv_lines = csv_bytes(rows)
             json_bytes = orjson.dumps([dict(zip(names, row, strict=True)) for row in rows])[1:-1]
             db.executemany(insert, rows)
@@ -180,6 +215,6 @@ def write_keyed(table, clean, most: int, csv_file: BinaryIO, json_file: BinaryIO
         json_at = json_file.tell()
         json_file.write(json_bytes)
         separator = b","
-        chunks.append(Chunk(key, end - start, (csv_at, len(csv_lines)), (json_at, len(json_bytes)), rowid))
-        rowid += end - start
+        chunks.append(Chunk(key, count, (csv_at, len(csv_lines)), (json_at, len(json_bytes)), rowid))
+        rowid += count
     return chunks

@@ -28,6 +28,8 @@ from builder.site.exportchunks import (
     Chunk,
     PreviousFiles,
     PreviousTable,
+    by_content,
+    by_inputs,
     csv_bytes,
     opened,
     write_keyed,
@@ -94,17 +96,18 @@ def write_table(table: Table, csv_path: Path, json_path: Path, db: sqlite3.Conne
 
     The CSV has a header line and "\\n" line ends, None as an empty field; the JSON is the compact
     array of one object per row (the bytes ``orjson.dumps`` gives the whole list). A keyed table
-    (``Table.keys``) is written by :func:`builder.site.exportchunks.write_keyed` (copying the
+    (``Table.keys`` or ``Table.cut``) is written by :func:`builder.site.exportchunks.write_keyed` (copying the
     ``previous`` build's unchanged chunks) and its chunks are returned; else None.
     """
     names = [name for name, _ in table.columns]
     cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
     db.execute(f'CREATE TABLE "{table.name}" ({cols})')
-    if table.keys is not None:
+    if table.keys is not None or table.cut is not None:
+        parts = (by_inputs if table.keys is not None else by_content)(table, clean_rows, CHUNK_ROWS)
         with open(csv_path, "wb") as csv_file, open(json_path, "wb") as json_file:
             csv_file.write(csv_bytes([names]))
             json_file.write(b"[")
-            chunks = write_keyed(table, clean_rows, CHUNK_ROWS, csv_file, json_file, db, previous)
+            chunks = write_keyed(table, parts, csv_file, json_file, db, previous)
             json_file.write(b"]\n")
         return chunks
     insert = f'INSERT INTO "{table.name}" VALUES ({", ".join("?" for _ in table.columns)})'

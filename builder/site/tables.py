@@ -23,6 +23,9 @@ class Table:
     keys: Sequence[tuple[str, str]] | None = None
     """Each row's (archive path, SHA-256 of the file) when each row is made from that file alone,
     in row order: the exports copy unchanged chunks from the previous build (:mod:`builder.site.exportchunks`)."""
+    cut: Callable[[tuple], bytes] | None = None
+    """Else, for a table sorted by its first values, the bytes of a (cleaned) row that the exports
+    cut its chunks by (those of an unchanged run of rows are copied from the previous build)."""
 
 
 class MadeRows(Sequence):
@@ -154,7 +157,13 @@ def score_table(scores) -> Table:
     rows = scores.forecasts
     order = text_order(rows, [attrgetter(k) for k in SCORE_KEYS[:10]])
     return Table("scores", columns, MadeRows([rows[i] for i in order], row),
-                 "every scored match forecast with every per-forecast measure")
+                 "every scored match forecast with every per-forecast measure", cut=_score_cut)
+
+
+def _score_cut(row: tuple) -> bytes:
+    """The bytes a scores row's chunk cut depends on: its forecast's competition, match, forecaster and
+    cell (their ``repr``: any value has one; the cuts only decide which rows are copied together)."""
+    return repr(row[:8]).encode()
 
 
 def sorted_by_text(rows: list[tuple], width: int) -> list[tuple]:
