@@ -45,6 +45,27 @@ class MadeRows(Sequence):
         return self.make(self.items[index])
 
 
+class FileKeys(Sequence):
+    """Each row's (archive path, SHA-256 of the file) for rows made from ``items`` (path, record):
+    made when asked for, as :class:`MadeRows` (no list of a tuple per record beside the rows')."""
+
+    def __init__(self, items: list, hashes: dict[str, str]) -> None:
+        self.items, self.hashes = items, hashes
+
+    def complete(self) -> bool:
+        """True when every row's file has a SHA-256 (the load hashed it)."""
+        return all(self.hashes.get(path) for path, _ in self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [(path, self.hashes[path]) for path, _ in self.items[index]]
+        path = self.items[index][0]
+        return path, self.hashes[path]
+
+
 def _iso(moment) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
 
@@ -104,10 +125,9 @@ def forecast_table(archive: Archive) -> Table:
     items = [(paths.get(id(f)) or path_for(f), f) for f in archive.forecasts]
     del paths
     items.sort(key=itemgetter(0))  # stable: the order of the rows sorted by their first value, the path
-    hashes = archive.sha256
-    keys = [(path, hashes.get(path, "")) for path, _ in items]
+    keys = FileKeys(items, archive.sha256)
     return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)",
-                 keys if all(sha for _, sha in keys) else None)  # a row's file unhashed: no chunk is ever copied
+                 keys if keys.complete() else None)  # a row's file unhashed: no chunk is ever copied
 
 
 OUTCOME_COLUMNS = (
