@@ -14,7 +14,7 @@ from site_archive import write_site_archive
 from builder.site import exportchunks
 from builder.site.build import build_site
 from builder.site.exportchunks import by_content, chunk_bounds
-from builder.site.exports import clean_rows
+from builder.site.exports import clean_rows, export_files
 from builder.site.tables import Table
 
 
@@ -116,3 +116,25 @@ def test_a_table_cut_by_content_keys_an_unchanged_run_of_rows_alike_and_an_odd_v
     assert len(before) > 20 and len(set(before) - set(after)) == 1
     assert keys([("m", 1.0, 1)]) != keys([("m", 1, 1.0)])
     assert keys([("m", object(), 1)]) == [""]
+
+
+def _keyed(rows, columns=(("path", "TEXT"), ("n", "INTEGER"))) -> Table:
+    return Table("t", columns, rows, "", keys=[(row[0], "sha-" + row[0]) for row in rows])
+
+
+def _previous(folder):
+    index = orjson.loads((folder / exportchunks.INDEX).read_bytes())
+    return exportchunks.PreviousFiles(folder / "data/prematch.sqlite", {
+        name: (folder / f"data/{name}.csv", folder / f"data/{name}.json", exportchunks.parse_chunks(entries))
+        for name, entries in index.items()})
+
+
+def test_keyed_tables_empty_or_of_other_columns_are_written_as_plain_tables(tmp_path, monkeypatch):
+    monkeypatch.setattr(exportchunks, "SPAN", 2)
+    rows = [(f"p{i:03d}", i) for i in range(50)]
+    export_files([_keyed(rows)], tmp_path / "archive", "c", workdir=tmp_path / "one")
+    other = (("path", "TEXT"), ("n", "INTEGER"), ("m", "REAL"))  # the same keys, another column: nothing is copied
+    for table in (_keyed([row + (0.5,) for row in rows], other), _keyed([])):
+        made = export_files([table], tmp_path / "archive", "c", workdir=tmp_path / "two", previous=_previous(tmp_path / "one"))
+        plain = export_files([Table("t", table.columns, table.rows, "")], tmp_path / "archive", "c")
+        assert {name: path.read_bytes() for name, path in made.items()} == plain

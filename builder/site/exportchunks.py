@@ -71,7 +71,9 @@ class PreviousFiles:
 def chunk_bounds(paths: Sequence[str], most: int) -> list[tuple[int, int]]:
     """(start, end) of each chunk: one starts at row 0, at every row whose path's CRC-32 is a
     multiple of :data:`SPAN`, and after ``most`` rows without such a cut (rows held at a time)."""
-    starts, last = [0] if paths else [], 0
+    if not paths:
+        return []
+    starts, last = [0], 0
     for i in range(1, len(paths)):
         if i - last >= most or zlib.crc32(paths[i].encode()) % SPAN == 0:
             starts.append(i)
@@ -186,6 +188,15 @@ def _content_key(rows: list[tuple]) -> str:
     return hashlib.sha256(orjson.dumps(rows)).hexdigest()
 
 
+def _same_columns(db: sqlite3.Connection, table) -> bool:
+    """True when the previous build's SQLite table has ``table``'s columns (names and types, in order)."""
+    try:
+        found = [(name, kind) for _, name, kind, *_ in db.execute(f'PRAGMA {PREVIOUS}.table_info("{table.name}")')]
+    except sqlite3.Error:
+        return False
+    return found == list(table.columns)
+
+
 def write_keyed(table, parts: Iterator[tuple[str, int, Callable[[], Sequence[tuple]]]], csv_file: BinaryIO,
                 json_file: BinaryIO, db: sqlite3.Connection, previous: PreviousTable | None) -> list[Chunk]:
     """Write the rows of ``table`` (header and brackets written by the caller) chunk by chunk,
@@ -196,6 +207,8 @@ def write_keyed(table, parts: Iterator[tuple[str, int, Callable[[], Sequence[tup
     names = [name for name, _ in table.columns]
     insert = f'INSERT INTO "{table.name}" VALUES ({", ".join("?" for _ in table.columns)})'
     copy = f'INSERT INTO main."{table.name}" SELECT * FROM {PREVIOUS}."{table.name}" WHERE rowid BETWEEN ? AND ?'
+    if previous is not None and not _same_columns(db, table):
+        previous = None
     chunks: list[Chunk] = []
     rowid, separator = 1, b""
     for key, count, make in parts:
