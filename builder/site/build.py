@@ -7,8 +7,9 @@ renamed into place once every file is ready, so a failed build never leaves a ha
 site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
 pages whose inputs did not change; the downloads are kept from the previous build when the
 archive manifest and the code are unchanged (:mod:`builder.site.exportreuse`), else built one
-table at a time. The same archive builds to the same bytes: nothing depends on the clock, and
-every list is sorted.
+table at a time, the unchanged chunks of the forecasts and scores tables copied from the
+previous site's files (:mod:`builder.site.exportchunks`). The same archive builds to the same
+bytes: nothing depends on the clock, and every list is sorted.
 """
 
 from __future__ import annotations
