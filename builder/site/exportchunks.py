@@ -31,6 +31,8 @@ from typing import BinaryIO
 
 import orjson
 
+from builder.site.tables import FileKeys
+
 SPAN = 1024  # rows per chunk on average
 INDEX = ".chunks.json"  # the chunk index, written in the export work folder (not a download)
 PREVIOUS = "previous"  # the schema name the previous build's SQLite download is attached under
@@ -158,7 +160,9 @@ def csv_bytes(rows) -> bytes:
 def by_inputs(table, clean, most: int) -> Iterator[tuple[str, int, Callable[[], Sequence[tuple]]]]:
     """(key, rows, make) of each chunk of a table keyed by its rows' files (``Table.keys``): the
     rows are made (``make()``) only when the chunk cannot be copied."""
-    for start, end in chunk_bounds([path for path, _ in table.keys], most):
+    keys = table.keys
+    paths = keys.paths() if isinstance(keys, FileKeys) else [path for path, _ in keys]
+    for start, end in chunk_bounds(paths, most):
         yield chunk_key(table.keys[start:end]), end - start, partial(_made, table.rows, start, end, clean)
 
 

@@ -56,6 +56,10 @@ class FileKeys(Sequence):
         """True when every row's file has a SHA-256 (the load hashed it)."""
         return all(self.hashes.get(path) for path, _ in self.items)
 
+    def paths(self) -> list[str]:
+        """Each row's archive path (one list, no tuple per row)."""
+        return [path for path, _ in self.items]
+
     def __len__(self) -> int:
         return len(self.items)
 
