@@ -7,8 +7,9 @@ renamed into place once every file is ready, so a failed build never leaves a ha
 site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
 pages whose inputs did not change; the downloads are kept from the previous build when the
 archive manifest and the code are unchanged (:mod:`builder.site.exportreuse`), else built one
-table at a time. The same archive builds to the same bytes: nothing depends on the clock, and
-every list is sorted.
+table at a time, the unchanged chunks of the forecasts and scores tables copied from the
+previous site's files (:mod:`builder.site.exportchunks`). The same archive builds to the same
+bytes: nothing depends on the clock, and every list is sorted.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+import orjson
+
 from builder.parallel import WORKERS_ENV, Background, workers
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
@@ -32,7 +35,8 @@ from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
-from builder.site.exportreuse import exports_fingerprint
+from builder.site.exportchunks import INDEX
+from builder.site.exportreuse import chunk_entry, exports_fingerprint
 from builder.site.exports import archive_manifest, export_files
 from builder.site.forecasters import forecaster_pages
 from builder.site.layers import layers_page
@@ -170,6 +174,13 @@ class _Work:
     exports: dict | None
     fingerprint: str
     progress: Callable[[str], None]
+    index: Path | None = None  # where the task writes the keyed tables' chunk index (:mod:`builder.site.exportchunks`)
+
+    def chunks(self, states: dict) -> dict | None:
+        """The chunk index the downloads were written with, for the cache (None when they were kept)."""
+        if self.exports is not None or self.index is None or not self.index.is_file():
+            return None
+        return chunk_entry(orjson.loads(self.index.read_bytes()), states)
 
     def downloads(self) -> dict:
         """The downloads: kept, or the task's (waited for, with a progress line giving its time)."""
@@ -207,11 +218,11 @@ def _background(archive, archive_dir: Path, scores, commit: str, pages: PageCach
     exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
     tasks = [] if exports is not None else [
         ("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit, archive.sha256,
-                            workdir=scratch, manifest=manifest))]
+                            workdir=scratch, manifest=manifest, previous=pages.previous_exports(Path(out_dir).resolve())))]
     background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records)))
     if background.parallel:
         progress("  in a background process meanwhile: the downloads (CSV, JSON, SQLite)")
-    return _Work(background, exports, fingerprint, progress)
+    return _Work(background, exports, fingerprint, progress, scratch / INDEX)
 
 
 def _write_site(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache, out_dir: Path, work: _Work,
@@ -257,7 +268,7 @@ def _put_exports(work: _Work, pages: PageCache, writer: SiteWriter, progress: Ca
     if work.exports is not None:
         progress(f"  {len(work.exports)} downloads unchanged (same archive, commit and code): kept")
     data = {name: writer.put(name, content) for name, content in work.downloads().items()}
-    pages.keep_exports(work.fingerprint, list(data))
+    pages.keep_exports(work.fingerprint, list(data), work.chunks(data))
     return data
 
 

@@ -30,6 +30,11 @@ SCHEMA = (
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL)",
 )
 
+_SITE_TYPES = " AND ".join(f"typeof({column}) = '{kind}'" for column, kind in (
+    ("name", "text"), ("sha256", "text"), ("size", "integer"), ("mtime_ns", "integer"), ("ctime_ns", "integer"),
+    ("ino", "integer")))
+"""A site row of the types the build wrote (text, text, integers)."""
+
 
 class CacheDB:
     """An open page cache: what the previous build kept, and this build's pending writes."""
@@ -42,6 +47,7 @@ class CacheDB:
         self.site: dict[str, FileState] = {}
         self.site_out = ""
         self.exports: tuple[str, list[str]] | None = None  # the latest build's (fingerprint, download names)
+        self.chunks = None  # the latest build's chunk index of its keyed downloads (:mod:`builder.site.exportreuse`)
         self.note = ""  # reported once: why the previous cache could not be used
         self.broken = ""  # why this build's cache cannot be written
 
@@ -72,14 +78,16 @@ class CacheDB:
             raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
         self.site_out = meta.get("site_out", "")
         self.exports = _exports_entry(meta.get("exports"))
+        self.chunks = _json_or_none(meta.get("export_chunks"))
         for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
             if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
                 raise ValueError(f"page row {key!r}: not (text, text, integer)")
             self.pages[key] = (sha, size)
-        for name, *numbers in self.db.execute("SELECT name, sha256, size, mtime_ns, ctime_ns, ino FROM site"):
-            if not (isinstance(name, str) and isinstance(numbers[0], str) and all(isinstance(n, int) for n in numbers[1:])):
-                raise ValueError(f"site row {name!r}: not (text, text, integers)")
-            self.site[name] = FileState(*numbers)
+        bad = self.db.execute(f"SELECT name FROM site WHERE NOT ({_SITE_TYPES}) LIMIT 1").fetchone()
+        if bad is not None:  # checked by SQLite, not row by row here (a site row per file: 100,000 at 100,000 records)
+            raise ValueError(f"site row {bad[0]!r}: not (text, text, integers)")
+        self.site = {name: FileState(sha, size, mtime, ctime, ino) for name, sha, size, mtime, ctime, ino
+                     in self.db.execute("SELECT name, sha256, size, mtime_ns, ctime_ns, ino FROM site")}
 
     def _create(self) -> None:
         try:
@@ -122,13 +130,16 @@ class CacheDB:
         except sqlite3.Error as exc:
             self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
 
-    def keep_exports(self, fingerprint: str, names: list[str]) -> None:
-        """Name this build's downloads and their fingerprint (committed by :meth:`save`)."""
+    def keep_exports(self, fingerprint: str, names: list[str], chunks: dict | None = None) -> None:
+        """Name this build's downloads and their fingerprint, and (when given) the chunk index of
+        the keyed downloads it wrote (committed by :meth:`save`)."""
         if self.db is None or self.broken:
             return
         entry = orjson.dumps({"fingerprint": fingerprint, "files": sorted(names)}).decode()
         try:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('exports', ?)", (entry,))
+            if chunks is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('export_chunks', ?)", (orjson.dumps(chunks).decode(),))
         except sqlite3.Error as exc:
             self.broken = f"page cache {self.path} not written ({exc}); the next build renders every page"
 
@@ -166,6 +177,14 @@ class CacheDB:
     def close(self) -> None:
         """Leave the cache as the previous build wrote it (a failed build: pending pages are dropped)."""
         self._close()
+
+
+def _json_or_none(text: str | None):
+    """``text`` parsed as JSON, or None when absent or not JSON."""
+    try:
+        return orjson.loads(text) if text else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _exports_entry(text: str | None) -> tuple[str, list[str]] | None:

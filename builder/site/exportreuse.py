@@ -9,6 +9,10 @@ hands the site writer the previous site's files as :class:`~builder.site.sitewri
 contents instead of writing the tables again; any download missing or altered in the site (its
 state in the cache no longer vouches for it and its bytes differ) makes every download built
 afresh. It never changes a byte of the site, only how fast it is built.
+
+When the fingerprint changed (a tick), a keyed table's unchanged chunks are still copied from
+the previous site's files (:mod:`builder.site.exportchunks`): :func:`chunk_entry` is what the
+cache keeps of them, :func:`previous_files` what the next build may copy from.
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
+from builder.site.exportchunks import PreviousFiles, parse_chunks
 from builder.site.sitewriter import Cached, FileState, site_file_sha256
 
+SQLITE = "data/prematch.sqlite"  # as builder.site.exports names them
+DATA_DIR = "data"
 ROOT = Path(__file__).resolve().parents[2]
 CODE = ("builder", "collector")  # what loads, scores and exports the archive
 LIBRARIES = ("numpy", "orjson", "pydantic", "pydantic-core")
@@ -71,3 +78,35 @@ def kept_exports(names: list[str], states: Mapping[str, FileState], out_dir: Pat
             return None
         kept[name] = Cached(state.sha256, state.size, path.read_bytes)
     return kept
+
+
+def chunk_entry(index: Mapping, states: Mapping[str, FileState]) -> dict:
+    """What the page cache keeps of this build's keyed downloads: their chunk ``index`` (table ->
+    chunk entries), the SHA-256 of the files it describes and the code that wrote them."""
+    names = [SQLITE] + [f"{DATA_DIR}/{table}.{kind}" for table in index for kind in ("csv", "json")]
+    return {"code": code_fingerprint(), "files": {name: states[name].sha256 for name in names}, "tables": dict(index)}
+
+
+def previous_files(entry, states: Mapping[str, FileState], out_dir: Path) -> PreviousFiles | None:
+    """The previous site's downloads a keyed table's unchanged chunks may be copied from: those of
+    the cache's chunk ``entry`` (:func:`chunk_entry`) written by this code and still in the site
+    as that build left them (:func:`_vouched`); None when there are none."""
+    if not isinstance(entry, dict) or entry.get("code") != code_fingerprint():
+        return None
+    files, tables = entry.get("files"), entry.get("tables")
+    if not isinstance(files, dict) or not isinstance(tables, dict):
+        return None
+    out = Path(out_dir)
+
+    def vouched(name: str) -> bool:
+        state = states.get(name)
+        return state is not None and files.get(name) == state.sha256 and _vouched(out / name, state)
+
+    if not vouched(SQLITE):
+        return None
+    kept = {}
+    for table, entries in tables.items():
+        csv, json, chunks = f"{DATA_DIR}/{table}.csv", f"{DATA_DIR}/{table}.json", parse_chunks(entries)
+        if isinstance(table, str) and table.isidentifier() and chunks is not None and vouched(csv) and vouched(json):
+            kept[table] = (out / csv, out / json, chunks)
+    return PreviousFiles(out / SQLITE, kept) if kept else None

@@ -23,6 +23,17 @@ from pathlib import Path
 
 import orjson
 
+from builder.site.exportchunks import (
+    INDEX,
+    Chunk,
+    PreviousFiles,
+    PreviousTable,
+    by_content,
+    by_inputs,
+    csv_bytes,
+    opened,
+    write_keyed,
+)
 from builder.site.tables import Table
 from collector.archive.schema_export import schema_documents
 
@@ -79,15 +90,26 @@ def _chunks(rows: Sequence[tuple]) -> Iterator[Sequence[tuple]]:
         yield clean_rows(rows[start : start + CHUNK_ROWS])
 
 
-def write_table(table: Table, csv_path: Path, json_path: Path, db: sqlite3.Connection) -> None:
+def write_table(table: Table, csv_path: Path, json_path: Path, db: sqlite3.Connection,
+                previous: PreviousTable | None = None) -> list[Chunk] | None:
     """Stream ``table`` to its CSV and JSON files and into ``db``, one chunk of rows at a time.
 
     The CSV has a header line and "\\n" line ends, None as an empty field; the JSON is the compact
-    array of one object per row (the bytes ``orjson.dumps`` gives the whole list).
+    array of one object per row (the bytes ``orjson.dumps`` gives the whole list). A keyed table
+    (``Table.keys`` or ``Table.cut``) is written by :func:`builder.site.exportchunks.write_keyed` (copying the
+    ``previous`` build's unchanged chunks) and its chunks are returned; else None.
     """
     names = [name for name, _ in table.columns]
     cols = ", ".join(f'"{name}" {kind}' for name, kind in table.columns)
     db.execute(f'CREATE TABLE "{table.name}" ({cols})')
+    if table.keys is not None or table.cut is not None:
+        parts = (by_inputs if table.keys is not None else by_content)(table, clean_rows, CHUNK_ROWS)
+        with open(csv_path, "wb") as csv_file, open(json_path, "wb") as json_file:
+            csv_file.write(csv_bytes([names]))
+            json_file.write(b"[")
+            chunks = write_keyed(table, parts, csv_file, json_file, db, previous)
+            json_file.write(b"]\n")
+        return chunks
     insert = f'INSERT INTO "{table.name}" VALUES ({", ".join("?" for _ in table.columns)})'
     with open(csv_path, "w", encoding="utf-8", newline="") as csv_file, open(json_path, "wb") as json_file:
         writer = csv.writer(csv_file, lineterminator="\n")
@@ -100,6 +122,7 @@ def write_table(table: Table, csv_path: Path, json_path: Path, db: sqlite3.Conne
             separator = b","
             db.executemany(insert, chunk)
         json_file.write(b"]\n")
+    return None
 
 
 def open_database(path: Path) -> sqlite3.Connection:
@@ -169,14 +192,17 @@ def _archive_files(folder: str, prefix: str) -> Iterator[tuple[str, str]]:
 
 
 def export_files(tables: Iterable[Table], archive_root: Path, commit: str, hashed: Mapping[str, str] | None = None,
-                 workdir: Path | None = None, manifest: bytes | None = None) -> dict[str, bytes] | dict[str, Path]:
+                 workdir: Path | None = None, manifest: bytes | None = None,
+                 previous: PreviousFiles | None = None) -> dict[str, bytes] | dict[str, Path]:
     """Site-relative path -> every download (``hashed``: see :func:`archive_manifest`).
 
     ``tables`` is consumed one table at a time (an iterator that builds each table when asked
     holds one table's rows at a time). ``manifest``: the archive manifest when the caller
     already made it. With ``workdir`` the downloads are written under it (at their
-    site-relative paths) and the values are those files' paths; without, they are written to a
-    temporary folder and the values are their bytes.
+    site-relative paths) and the values are those files' paths, and the keyed tables' chunk index
+    is written to ``workdir / INDEX`` (:mod:`builder.site.exportchunks`; ``previous``: the previous
+    build's downloads to copy unchanged chunks from); without, they are written to a temporary
+    folder and the values are their bytes.
     """
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="prematch-exports-") as folder:
@@ -185,16 +211,21 @@ def export_files(tables: Iterable[Table], archive_root: Path, commit: str, hashe
     (workdir / DATA_DIR / "schema").mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
     db = open_database(workdir / SQLITE)
+    index: dict[str, list] = {}
     try:
-        for table in tables:
-            csv_name, json_name = f"{DATA_DIR}/{table.name}.csv", f"{DATA_DIR}/{table.name}.json"
-            write_table(table, workdir / csv_name, workdir / json_name, db)
-            files[csv_name], files[json_name] = workdir / csv_name, workdir / json_name
-            del table  # freed before the next one is built
+        with opened(db, previous) as olds:
+            for table in tables:
+                csv_name, json_name = f"{DATA_DIR}/{table.name}.csv", f"{DATA_DIR}/{table.name}.json"
+                chunks = write_table(table, workdir / csv_name, workdir / json_name, db, olds.get(table.name))
+                if chunks is not None:
+                    index[table.name] = [chunk.entry() for chunk in chunks]
+                files[csv_name], files[json_name] = workdir / csv_name, workdir / json_name
+                del table  # freed before the next one is built
     except BaseException:
         db.close()
         raise
     close_database(db, workdir / SQLITE)
+    (workdir / INDEX).write_bytes(orjson.dumps(index))
     files[SQLITE] = workdir / SQLITE
     documents = {f"{DATA_DIR}/schema/{name}": data for name, data in schema_documents().items()}
     documents[f"{DATA_DIR}/manifest.json"] = manifest if manifest is not None else archive_manifest(archive_root, commit, hashed)

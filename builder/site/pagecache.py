@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from builder.site.cachedb import CACHE_FILE, CacheDB
-from builder.site.exportreuse import kept_exports
+from builder.site.exportchunks import PreviousFiles
+from builder.site.exportreuse import kept_exports, previous_files
 from builder.site.render import PageModel, render_page
 from builder.site.sitewriter import Cached, FileState
 from site_templates import TEMPLATES_DIR
@@ -146,10 +147,17 @@ class PageCache:
             return None
         return kept_exports(self.db.exports[1], self.db.site_states(out_dir), out_dir)
 
-    def keep_exports(self, fingerprint: str, names: list[str]) -> None:
-        """Remember this build's downloads under their fingerprint (for the next build)."""
+    def previous_exports(self, out_dir: Path) -> PreviousFiles | None:
+        """The previous build's downloads that unchanged chunks of keyed tables may be copied from
+        (:func:`builder.site.exportreuse.previous_files`), or None."""
+        if self.db is None:
+            return None
+        return previous_files(self.db.chunks, self.db.site_states(out_dir), out_dir)
+
+    def keep_exports(self, fingerprint: str, names: list[str], chunks: dict | None = None) -> None:
+        """Remember this build's downloads under their fingerprint, and their chunk index (for the next build)."""
         if self.db is not None:
-            self.db.keep_exports(fingerprint, names)
+            self.db.keep_exports(fingerprint, names, chunks)
 
     def page(self, item) -> tuple[str, bytes | Cached]:
         """One page (a model or a :class:`Deferred`) as (path, content for :class:`SiteWriter`)."""

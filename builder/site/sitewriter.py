@@ -189,7 +189,7 @@ class SiteWriter:
         return self._stat_written()
 
     def _replace(self) -> None:
-        wanted_dirs = {name[: i] for name in self.states for i in range(len(name)) if name[i] == "/"}
+        wanted_dirs = _folders(self.states)
         for name in self.obstacles + [n for n in self.existing if n not in self.states]:
             (self.out / name).unlink(missing_ok=True)
         for name in sorted((d for d in self.dirs if d not in wanted_dirs), key=len):
@@ -216,6 +216,19 @@ class SiteWriter:
         """Remove the staging folder (after a failure: the site stays as the previous build left it)."""
         if self.staging.exists():
             shutil.rmtree(self.staging)
+
+
+def _folders(names) -> set[str]:
+    """Every folder (and parent folder) the file ``names`` lie in, as relative names without a trailing "/".
+
+    Each name's parents are walked up only until one already found (its parents are found too)."""
+    folders: set[str] = set()
+    for name in names:
+        cut = name.rfind("/")
+        while cut >= 0 and (folder := name[:cut]) not in folders:
+            folders.add(folder)
+            cut = name.rfind("/", 0, cut)
+    return folders
 
 
 def _identify(content: Content) -> tuple[str, int]:

@@ -20,6 +20,12 @@ class Table:
     rows: Sequence[tuple[Any, ...]]
     """A list, or :class:`MadeRows` (each row made when a slice of them is asked for)."""
     description: str
+    keys: Sequence[tuple[str, str]] | None = None
+    """Each row's (archive path, SHA-256 of the file) when each row is made from that file alone,
+    in row order: the exports copy unchanged chunks from the previous build (:mod:`builder.site.exportchunks`)."""
+    cut: Callable[[tuple], bytes] | None = None
+    """Else, for a table sorted by its first values, the bytes of a (cleaned) row that the exports
+    cut its chunks by (those of an unchanged run of rows are copied from the previous build)."""
 
 
 class MadeRows(Sequence):
@@ -37,6 +43,31 @@ class MadeRows(Sequence):
         if isinstance(index, slice):
             return list(map(self.make, self.items[index]))
         return self.make(self.items[index])
+
+
+class FileKeys(Sequence):
+    """Each row's (archive path, SHA-256 of the file) for rows made from ``items`` (path, record):
+    made when asked for, as :class:`MadeRows` (no list of a tuple per record beside the rows')."""
+
+    def __init__(self, items: list, hashes: dict[str, str]) -> None:
+        self.items, self.hashes = items, hashes
+
+    def complete(self) -> bool:
+        """True when every row's file has a SHA-256 (the load hashed it)."""
+        return all(self.hashes.get(path) for path, _ in self.items)
+
+    def paths(self) -> list[str]:
+        """Each row's archive path (one list, no tuple per row)."""
+        return [path for path, _ in self.items]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [(path, self.hashes[path]) for path, _ in self.items[index]]
+        path = self.items[index][0]
+        return path, self.hashes[path]
 
 
 def _iso(moment) -> str | None:
@@ -98,7 +129,9 @@ def forecast_table(archive: Archive) -> Table:
     items = [(paths.get(id(f)) or path_for(f), f) for f in archive.forecasts]
     del paths
     items.sort(key=itemgetter(0))  # stable: the order of the rows sorted by their first value, the path
-    return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)")
+    keys = FileKeys(items, archive.sha256)
+    return Table("forecasts", FORECAST_COLUMNS, MadeRows(items, row), "every forecast record, one row each (failures included)",
+                 keys if keys.complete() else None)  # a row's file unhashed: no chunk is ever copied
 
 
 OUTCOME_COLUMNS = (
@@ -148,7 +181,13 @@ def score_table(scores) -> Table:
     rows = scores.forecasts
     order = text_order(rows, [attrgetter(k) for k in SCORE_KEYS[:10]])
     return Table("scores", columns, MadeRows([rows[i] for i in order], row),
-                 "every scored match forecast with every per-forecast measure")
+                 "every scored match forecast with every per-forecast measure", cut=_score_cut)
+
+
+def _score_cut(row: tuple) -> bytes:
+    """The bytes a scores row's chunk cut depends on: its forecast's competition, match, forecaster and
+    cell (their ``repr``: any value has one; the cuts only decide which rows are copied together)."""
+    return repr(row[:8]).encode()
 
 
 def sorted_by_text(rows: list[tuple], width: int) -> list[tuple]:
