@@ -5,6 +5,7 @@ presence pattern, formed once per weight block, give the per-chunk products' int
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import combinations
 
 import numpy as np
 
@@ -117,3 +118,29 @@ def test_bootstrap_t_counts_shared_across_chunks_give_the_reference_intervals():
         assert np.allclose(got, ref, equal_nan=True, rtol=1e-12, atol=0)
     whole_low, whole_high = resampler.studentized_intervals(values, chunk=23)  # one chunk: the reference's products
     assert whole_low.tobytes() == ref_low.tobytes() and whole_high.tobytes() == ref_high.tobytes()
+
+
+def _reference_pair_specs(rows, measure):
+    """The row-list ``model_pair_specs``: each forecaster's per-event means of each condition, then every pair."""
+    cells, kinds = defaultdict(lambda: defaultdict(list)), {}
+    for row in rows:
+        if row.forecaster_type in ("llm", "baseline"):
+            cells[(row.access, row.strategy, row.horizon, row.clock)][row.forecaster].append(row)
+            kinds[row.forecaster] = row.forecaster_type
+    out = []
+    for condition, by_model in sorted(cells.items()):
+        means = {m: inference.per_event(r, measure) for m, r in by_model.items()}
+        llms = sorted(m for m in means if kinds[m] == "llm")
+        baselines = sorted(m for m in means if kinds[m] == "baseline")
+        pairs = list(combinations(llms, 2)) + [(a, b) for a in llms for b in baselines] + list(combinations(baselines, 2))
+        out += [(condition, a, b, sorted(inference.paired_differences(means[a], means[b]).items())) for a, b in pairs]
+    return out
+
+
+def test_model_pair_specs_pair_the_per_event_means_of_each_condition_to_the_bit():
+    rows = _rows(4) + [_row("e00", "uniform", "closed_book", "probabilistic_forecast", "closing", "live", 0.6, "baseline")]
+    got = [((s[5], s[2], s[3]), sorted(s[6].items())) for s in inference.model_pair_specs(rows, "brier")]
+    expected = [((c[3], a, b), d) for c, a, b, d in _reference_pair_specs(rows, "brier")]
+    assert _same(got, expected)
+    assert {s[0].split("/")[0] for s in inference.model_pair_specs(rows)} == {"model_pairs", "llm_vs_baseline",
+                                                                                 "baseline_pairs"}

@@ -22,6 +22,7 @@ import numpy as np
 from builder.score.columns import CELL_FIELDS, codes
 
 _LLM_KEY = attrgetter(*CELL_FIELDS, "competition_id", "event_id")
+_CONDITION_KEY = attrgetter("access", "strategy", "horizon", "clock", "forecaster", "competition_id", "event_id")
 _KEY_FIELDS = len(CELL_FIELDS) + 1
 """The fields of a :class:`CellMeans` key: the cell's five, then the (competition, event) pair."""
 
@@ -68,6 +69,20 @@ def llm_cell_means(rows, measure: str) -> CellMeans:
     values = np.array([r.measures[measure] for r in llm], dtype=float)
     means = ordered_means(values, code, len(flat)).tolist()
     return CellMeans(zip([key[:-2] + (key[-2:],) for key in flat], means, strict=True))
+
+
+def condition_event_means(rows, measure: str, kinds: tuple[str, ...]) -> dict[tuple, dict[str, dict]]:
+    """{(access, strategy, horizon, clock): {forecaster: {(competition, event): mean}}} of the rows
+    whose forecaster type is one of ``kinds``: per forecaster and match of a condition, the
+    measure averaged over samples (``inference.per_event`` of each forecaster's rows), every
+    level keyed by first appearance in row order."""
+    chosen = [r for r in rows if r.forecaster_type in kinds]
+    code, flat = codes(map(_CONDITION_KEY, chosen))
+    means = ordered_means(np.array([r.measures[measure] for r in chosen], dtype=float), code, len(flat)).tolist()
+    out: dict[tuple, dict[str, dict]] = {}
+    for key, mean in zip(flat, means, strict=True):
+        out.setdefault(key[:4], {}).setdefault(key[4], {})[key[5:]] = mean
+    return out
 
 
 def contrast_means(means: CellMeans, at: int, a_level: str, b_level: str, factor: str,

@@ -31,7 +31,7 @@ from itertools import combinations
 import numpy as np
 
 from builder.score.cellmeans import CellMeans as CellMeans
-from builder.score.cellmeans import contrast_means
+from builder.score.cellmeans import condition_event_means, contrast_means
 from builder.score.cellmeans import llm_cell_means as llm_cell_means
 from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
@@ -142,16 +142,10 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
     """Paired comparisons within each condition cell, one Holm family per cell and kind:
     ``model_pairs`` (every pair of LLMs, seeds/000 App. C), ``llm_vs_baseline`` (every LLM against
     every built-in baseline) and ``baseline_pairs`` (every pair of baselines)."""
-    cells: dict[tuple, dict[str, list[ScoredForecast]]] = defaultdict(lambda: defaultdict(list))
-    kinds: dict[str, str] = {}
-    for row in rows:
-        if row.forecaster_type in ("llm", "baseline"):
-            cells[(row.access, row.strategy, row.horizon, row.clock)][row.forecaster].append(row)
-            kinds[row.forecaster] = row.forecaster_type
+    kinds = {row.forecaster: row.forecaster_type for row in rows if row.forecaster_type in ("llm", "baseline")}
     specs = []
-    for (access, strategy, horizon, clock), by_model in sorted(cells.items()):
+    for (access, strategy, horizon, clock), means in sorted(condition_event_means(rows, measure, ("llm", "baseline")).items()):
         suffix = f"/{access}/{strategy}/{horizon}" + ("/replay" if clock == "replay" else "")
-        means = {m: per_event(r, measure) for m, r in by_model.items()}
         llms = sorted(m for m in means if kinds[m] == "llm")
         baselines = sorted(m for m in means if kinds[m] == "baseline")
         pairs = [("model_pairs", a, b) for a, b in combinations(llms, 2)]
