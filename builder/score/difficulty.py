@@ -82,7 +82,7 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
         inv_n = np.where(n > 0, 1.0 / n, 0.0)
     f = m.shape[1]
     pair = (m[:, :, None] * m[:, None, :]).reshape(len(m), f * f)
-    a = -(w * inv_n) @ pair
+    a = (w * -inv_n) @ pair  # -(w * inv_n) to the bit (rounding is symmetric), one pass over w fewer
     a = a.reshape(len(w), f, f)
     a[:, np.arange(f), np.arange(f)] += w @ m
     b = w @ (m * (yv - (s * inv_n)[:, None]))

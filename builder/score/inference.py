@@ -30,6 +30,9 @@ from itertools import combinations
 
 import numpy as np
 
+from builder.score.cellmeans import CellMeans as CellMeans
+from builder.score.cellmeans import condition_event_means, contrast_means
+from builder.score.cellmeans import llm_cell_means as llm_cell_means
 from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
 from builder.score.resampling import LEVEL as LEVEL
@@ -139,16 +142,10 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
     """Paired comparisons within each condition cell, one Holm family per cell and kind:
     ``model_pairs`` (every pair of LLMs, seeds/000 App. C), ``llm_vs_baseline`` (every LLM against
     every built-in baseline) and ``baseline_pairs`` (every pair of baselines)."""
-    cells: dict[tuple, dict[str, list[ScoredForecast]]] = defaultdict(lambda: defaultdict(list))
-    kinds: dict[str, str] = {}
-    for row in rows:
-        if row.forecaster_type in ("llm", "baseline"):
-            cells[(row.access, row.strategy, row.horizon, row.clock)][row.forecaster].append(row)
-            kinds[row.forecaster] = row.forecaster_type
+    kinds = {row.forecaster: row.forecaster_type for row in rows if row.forecaster_type in ("llm", "baseline")}
     specs = []
-    for (access, strategy, horizon, clock), by_model in sorted(cells.items()):
+    for (access, strategy, horizon, clock), means in sorted(condition_event_means(rows, measure, ("llm", "baseline")).items()):
         suffix = f"/{access}/{strategy}/{horizon}" + ("/replay" if clock == "replay" else "")
-        means = {m: per_event(r, measure) for m, r in by_model.items()}
         llms = sorted(m for m in means if kinds[m] == "llm")
         baselines = sorted(m for m in means if kinds[m] == "baseline")
         pairs = [("model_pairs", a, b) for a, b in combinations(llms, 2)]
@@ -161,32 +158,6 @@ def model_pair_specs(rows: list[ScoredForecast], measure: str = "brier") -> list
 
 
 
-class CellMeans(dict):
-    """:func:`llm_cell_means`' mapping (never changed once made), which also gives the keys whose
-    cell field ``at`` is ``level`` (:meth:`keys_at`), in the mapping's order: each field grouped
-    once, so a contrast (:func:`factor_specs`) visits its own level's entries, not every entry."""
-
-    def keys_at(self, at: int, level: str) -> list[tuple]:
-        grouped = vars(self).setdefault("by_field", {})
-        if at not in grouped:
-            levels: dict[str, list[tuple]] = defaultdict(list)
-            for key in self:
-                levels[key[at]].append(key)
-            grouped[at] = levels
-        return grouped[at].get(level, [])
-
-
-def llm_cell_means(rows: list[ScoredForecast], measure: str) -> CellMeans:
-    """Per LLM cell and match, the measure averaged over samples:
-    (forecaster, access, strategy, horizon, clock, (competition, event)) -> mean."""
-    values: dict[tuple, list[float]] = defaultdict(list)
-    for r in rows:
-        if r.forecaster_type == "llm":
-            values[(r.forecaster, r.access, r.strategy, r.horizon, r.clock, (r.competition_id, r.event_id))].append(
-                r.measures[measure])
-    return CellMeans((k, _avg(v)) for k, v in values.items())
-
-
 def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a_level: str, b_level: str,
                  measure: str = "brier", *, by_forecaster: bool = False) -> list[tuple]:
     """Factorial contrast a_level - b_level of one factor (access, strategy or horizon), per level
@@ -195,21 +166,11 @@ def factor_specs(rows: list[ScoredForecast] | dict[tuple, float], factor: str, a
     With ``by_forecaster`` each LLM gets its own contrast (family ``<factor>_by_forecaster``).
     ``rows`` may be the scored rows or their :func:`llm_cell_means` for ``measure``."""
     means = llm_cell_means(rows, measure) if isinstance(rows, list) else rows
-    at = CELL_FIELDS.index(factor)
-    per_match: dict[tuple, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
-    keys = means.keys_at(at, a_level) if isinstance(means, CellMeans) else [k for k in means if k[at] == a_level]
-    for key in keys:
-        value = means[key]
-        partner = means.get(key[:at] + (b_level,) + key[at + 1 :])
-        if partner is not None:
-            stratum = "all horizons" if factor == "horizon" else key[3]
-            if by_forecaster:
-                stratum = f"{key[0]}, {stratum}"
-            per_match[(stratum, key[4])][key[5]].append(value - partner)
+    means = means if isinstance(means, CellMeans) else CellMeans(means)
+    per_match = contrast_means(means, CELL_FIELDS.index(factor), a_level, b_level, factor, by_forecaster)
     specs = []
     name = f"{factor}_by_forecaster" if by_forecaster else factor
-    for (stratum, clock), events in sorted(per_match.items()):
-        diffs = {e: _avg(v) for e, v in events.items()}
+    for (stratum, clock), diffs in sorted(per_match.items()):
         family = f"{name}/{measure}" + ("/replay" if clock == "replay" else "")
         specs.append((family, f"{a_level} - {b_level} ({stratum})", a_level, b_level, measure, clock, diffs))
     return specs

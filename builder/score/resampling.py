@@ -184,18 +184,24 @@ class Resampler:
 
     def _t_statistics(self, present: np.ndarray, centred: np.ndarray, chunk: int) -> np.ndarray:
         """Replicates x columns: t* = (m* - m) / se* of centred columns (NaN where undefined),
-        the products ``chunk`` columns at a time, each float64 block of weights made once for all."""
+        the products ``chunk`` columns at a time, each float64 block of weights made once for all.
+
+        The replicates' counts (how many of a column's events each draws) come from one product
+        per block for every distinct presence pattern of all the columns (a cell's measures
+        share one): exact integers whatever the grouping (see :meth:`counts`), so the same
+        counts as a product per chunk, with one pass over the block instead of one per chunk."""
+        patterns, pattern_of = np.unique(present, axis=1, return_inverse=True)
+        patterns, pattern_of = patterns.astype(float), pattern_of.reshape(-1)
         parts = []
         for start in range(0, centred.shape[1], chunk):
-            patterns, inverse = np.unique(present[:, start : start + chunk], axis=1, return_inverse=True)
             part = centred[:, start : start + chunk]
-            parts.append((slice(start, start + chunk), patterns.astype(float), inverse.reshape(-1), part, part**2))
+            parts.append((slice(start, start + chunk), pattern_of[start : start + chunk], part, part**2))
         t = np.empty((len(self.draws), centred.shape[1]))
         for rows, block in _float_blocks(self.draws):
-            for cols, patterns, inverse, part, squares in parts:
-                counts = (block @ patterns)[:, inverse]
+            counts = block @ patterns
+            for cols, inverse, part, squares in parts:
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    t[rows, cols] = _t_of(block @ part, block @ squares, counts)
+                    t[rows, cols] = _t_of(block @ part, block @ squares, counts[:, inverse])
         return t
 
     def sign_flip_p(self, differences: np.ndarray, chunk: int = 128) -> np.ndarray:
