@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from builder.score import inference
+from builder.score.resampling import GROUP
 from builder.score.types import ScoredForecast
 
 
@@ -232,3 +233,45 @@ def test_studentized_intervals_are_the_step_by_step_formula_to_the_bit():
     ref_low, ref_high = _reference_studentized(resampler, values)
     assert np.isnan(low[3]) and np.isfinite(low[0])
     assert low.tobytes() == ref_low.tobytes() and high.tobytes() == ref_high.tobytes()
+
+
+def _whole_matrix_moments(resampler, values, chunk, level=0.95):
+    """Bootstrap-t intervals with every column's mean, centring and standard error taken over
+    the whole matrix at once (as before columns were worked a group at a time), the products
+    in the same chunks."""
+    present = ~np.isnan(values)
+    n = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.where(present, values, 0.0).sum(axis=0) / n
+        centred = np.where(present, values - mean, 0.0)
+        se = np.sqrt((centred**2).sum(axis=0) / n / n)
+        tail = (1 - level) / 2 * 100
+        t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
+        for first in range(0, values.shape[1], chunk * GROUP):
+            group = slice(first, first + chunk * GROUP)
+            t = resampler._t_statistics(present[:, group], centred[:, group], chunk)
+            for start in range(0, t.shape[1], chunk):
+                cols = slice(first + start, first + start + chunk)
+                t_low[cols], t_high[cols] = inference._percentiles(t[:, start : start + chunk], [tail, 100 - tail])
+    unusable = (n < 2) | (se == 0)
+    return np.where(unusable, np.nan, mean - t_high * se), np.where(unusable, np.nan, mean - t_low * se)
+
+
+def test_studentized_intervals_of_many_columns_are_the_whole_matrix_route_to_the_bit():
+    """Columns are worked a group at a time (memory); a column's moments must be the same sums
+    as over the whole matrix, so the intervals are those of the whole-matrix route to the bit,
+    and close to the unchunked step-by-step formula."""
+    rng = np.random.default_rng(5)
+    events = {("c", f"e{i:03d}"): i % 5 == 0 for i in range(30)}
+    resampler = inference.Resampler.for_events(events, replicates=300, permutations=10)
+    chunk = 4
+    values = rng.random((30, 3 * chunk * GROUP + 5)) * 10.0 ** rng.integers(-3, 3, size=3 * chunk * GROUP + 5)
+    values[rng.random(values.shape) < 0.25] = np.nan
+    low, high = resampler.studentized_intervals(values, chunk=chunk)
+    ref_low, ref_high = _whole_matrix_moments(resampler, values, chunk)
+    assert np.isfinite(low).sum() > values.shape[1] // 2
+    assert low.tobytes() == ref_low.tobytes() and high.tobytes() == ref_high.tobytes()
+    step_low, step_high = _reference_studentized(resampler, values)
+    np.testing.assert_allclose(low, step_low, rtol=1e-9)
+    np.testing.assert_allclose(high, step_high, rtol=1e-9)

@@ -161,7 +161,20 @@ class Resampler:
     def studentized_intervals(self, values: np.ndarray, level: float = LEVEL,
                               chunk: int = 128) -> tuple[np.ndarray, np.ndarray]:
         """Bootstrap-t intervals of the mean of each column (NaN = absent):
-        [m - t*_(1-a/2) se, m - t*_(a/2) se] with t* = (m* - m) / se* over the replicates."""
+        [m - t*_(1-a/2) se, m - t*_(a/2) se] with t* = (m* - m) / se* over the replicates.
+
+        Worked ``chunk * GROUP`` columns at a time: the centred copy and its temporaries exist
+        for one group only (events x 512 floats, not events x every column). Each column's
+        moments are the same sums in the same order as over the whole matrix (a column sum
+        runs down its rows whatever the other columns)."""
+        low, high = np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan)
+        for first in range(0, values.shape[1], chunk * GROUP):
+            group = slice(first, first + chunk * GROUP)
+            low[group], high[group] = self._studentized_group(values[:, group], level, chunk)
+        return low, high
+
+    def _studentized_group(self, values: np.ndarray, level: float, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`studentized_intervals` of a group of at most ``chunk * GROUP`` columns."""
         present = ~np.isnan(values)
         n = present.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -169,15 +182,13 @@ class Resampler:
             centred = np.where(present, values - mean, 0.0)  # centring avoids cancellation in the variance
             se = np.sqrt((centred**2).sum(axis=0) / n / n)
         tail = (1 - level) / 2 * 100
+        t = self._t_statistics(present, centred, chunk)
         t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
-        for first in range(0, values.shape[1], chunk * GROUP):
-            group = slice(first, first + chunk * GROUP)
-            t = self._t_statistics(present[:, group], centred[:, group], chunk)
-            for start in range(0, t.shape[1], chunk):
-                cols = slice(first + start, first + start + chunk)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    t_low[cols], t_high[cols] = _percentiles(t[:, start : start + chunk], [tail, 100 - tail])
+        for start in range(0, t.shape[1], chunk):
+            cols = slice(start, start + chunk)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                t_low[cols], t_high[cols] = _percentiles(t[:, cols], [tail, 100 - tail])
         low, high = mean - t_high * se, mean - t_low * se
         unusable = (n < 2) | (se == 0)
         return np.where(unusable, np.nan, low), np.where(unusable, np.nan, high)
