@@ -198,15 +198,22 @@ def test_baselines_are_compared_with_llms_and_with_each_other_in_their_own_famil
     assert "model_pairs" not in families  # one LLM: no pairs
 
 
-def _reference_studentized(resampler, values, level=0.95):
-    """Bootstrap-t intervals written out with a temporary per step (the in-place code's reference)."""
+def _moments(values):
+    """Each column's presence, count, mean, centred values and standard error, over the whole matrix."""
     present = ~np.isnan(values)
     n = present.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(present, values, 0.0).sum(axis=0) / n
         centred = np.where(present, values - mean, 0.0)
         se = np.sqrt((centred**2).sum(axis=0) / n / n)
+    return present, n, mean, centred, se
+
+
+def _reference_studentized(resampler, values, level=0.95):
+    """Bootstrap-t intervals written out with a temporary per step (the in-place code's reference)."""
+    present, n, mean, centred, se = _moments(values)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         counts = resampler.weights @ present.astype(float)
         shift = (resampler.weights @ centred) / counts
         second = (resampler.weights @ centred**2) / counts
@@ -239,13 +246,9 @@ def _whole_matrix_moments(resampler, values, chunk, level=0.95):
     """Bootstrap-t intervals with every column's mean, centring and standard error taken over
     the whole matrix at once (as before columns were worked a group at a time), the products
     in the same chunks."""
-    present = ~np.isnan(values)
-    n = present.sum(axis=0)
+    present, n, mean, centred, se = _moments(values)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.where(present, values, 0.0).sum(axis=0) / n
-        centred = np.where(present, values - mean, 0.0)
-        se = np.sqrt((centred**2).sum(axis=0) / n / n)
         tail = (1 - level) / 2 * 100
         t_low, t_high = np.full(len(n), np.nan), np.full(len(n), np.nan)
         for first in range(0, values.shape[1], chunk * GROUP):
