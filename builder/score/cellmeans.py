@@ -14,7 +14,6 @@ count; a difference is one float64 subtraction; every dict keeps the insertion o
 
 from __future__ import annotations
 
-from collections import defaultdict
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -37,17 +36,7 @@ def ordered_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.nd
 
 class CellMeans(dict):
     """:func:`llm_cell_means`' mapping (never changed once made), with its keys as integer codes
-    per field (:meth:`columns`) for :func:`factor_specs`, and the keys whose cell field ``at`` is
-    ``level`` (:meth:`keys_at`), in the mapping's order."""
-
-    def keys_at(self, at: int, level: str) -> list[tuple]:
-        grouped = vars(self).setdefault("by_field", {})
-        if at not in grouped:
-            levels: dict[str, list[tuple]] = defaultdict(list)
-            for key in self:
-                levels[key[at]].append(key)
-            grouped[at] = levels
-        return grouped[at].get(level, [])
+    per field (:meth:`columns`, in the mapping's order) for :func:`factor_specs`."""
 
     def columns(self) -> tuple[np.ndarray, list[list], np.ndarray, list[tuple]]:
         """(keys x fields codes, each field's distinct levels, values, keys), in the mapping's order."""
