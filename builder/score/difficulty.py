@@ -32,6 +32,7 @@ from operator import attrgetter
 import numpy as np
 
 from builder.score.columns import codes
+from builder.score.grouped import np_means
 from builder.score.inference import LEVEL, Resampler
 from builder.score.types import ScoredForecast
 
@@ -163,7 +164,7 @@ def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> 
     brier = np.array([r.measures["brier"] for r in chosen], dtype=float)
     cell = (condition * len(names) + forecaster) * len(events) + event
     cells, first, inverse = np.unique(cell, return_index=True, return_inverse=True)
-    means = sample_means(brier, inverse.reshape(-1), len(cells))
+    means = np_means(brier, inverse.reshape(-1), len(cells))  # a forecaster's samples of an event
     cell_condition, cell_forecaster, cell_event = condition[first], forecaster[first], event[first]
     out = []
     for c in sorted(range(len(conditions)), key=conditions.__getitem__):
@@ -177,19 +178,6 @@ def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> 
           [column[names[f]] for f in cell_forecaster[in_condition].tolist()]] = means[in_condition]
         out += _condition_rows(conditions[c], named, listed, y, kinds, resampler)
     return out
-
-
-def sample_means(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per group, ``np.mean`` of its values in row order (a forecaster's samples of one event), the
-    value itself for one: sums in row order from 0.0 (numpy's own order below 8 values, where
-    it sums one by one), ``np.mean`` itself for the rare larger groups (pairwise there)."""
-    sums = np.zeros(n_groups)
-    np.add.at(sums, group, values)
-    counts = np.bincount(group, minlength=n_groups)
-    means = sums / counts
-    for g in np.flatnonzero(counts >= 8).tolist():
-        means[g] = np.mean(values[group == g])
-    return means
 
 
 def _condition_rows(condition, names, events, y, kinds, resampler) -> list[DifficultyRow]:
