@@ -30,9 +30,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
+from builder.score.columns import codes
+from builder.score.grouped import np_means
 from builder.score.inference import (
     LEVEL,
     CellMeans,
@@ -107,17 +110,21 @@ def leave_one_out(diffs: dict[tuple, float]) -> dict[str, float | int | None]:
 def ranking_stability(rows: list[ScoredForecast], clock: str) -> dict[str, object]:
     """Forecasters ranked by mean T-24h Brier (conditions and samples averaged per match) on the
     matches every one of them scored; the ranking again with each match deleted."""
-    per: dict[str, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        if r.horizon == HORIZON and r.clock == clock and r.forecaster_type != "market":
-            per[r.forecaster][(r.competition_id, r.event_id)].append(r.measures["brier"])
-    if len(per) < 2:
-        return {"forecasters": sorted(per), "n": 0}
-    names = sorted(per)
-    panel = sorted(set.intersection(*(set(v) for v in per.values())))
+    chosen = [r for r in rows if r.horizon == HORIZON and r.clock == clock and r.forecaster_type != "market"]
+    forecaster, found = codes(map(attrgetter("forecaster"), chosen))
+    event, events = codes(map(attrgetter("competition_id", "event_id"), chosen))
+    names = sorted(found)
+    if len(names) < 2:
+        return {"forecasters": names, "n": 0}
+    cells, first, inverse = np.unique(forecaster * len(events) + event, return_index=True, return_inverse=True)
+    means = np_means(np.array([r.measures["brier"] for r in chosen], dtype=float), inverse.reshape(-1), len(cells))
+    table, scored = np.full((len(events), len(found)), np.nan), np.zeros((len(events), len(found)), dtype=bool)
+    table[event[first], forecaster[first]] = means  # per match and forecaster: np.mean of its values
+    scored[event[first], forecaster[first]] = True
+    panel = sorted(np.flatnonzero(scored.all(axis=1)).tolist(), key=events.__getitem__)
     if len(panel) < 2:
         return {"forecasters": names, "n": len(panel)}
-    x = np.array([[np.mean(per[f][e]) for f in names] for e in panel])
+    x = table[panel][:, [found.index(name) for name in names]]
     full = np.argsort(x.mean(axis=0), kind="stable")
     dropped = (x.sum(axis=0)[None, :] - x) / (len(panel) - 1)
     orders = np.argsort(dropped, axis=1, kind="stable")
