@@ -138,15 +138,3 @@ def test_rows_from_codes_are_the_nested_dicts_rows_to_the_bit():
     resampler = resampler_for(mixed)
     assert difficulty_rows(mixed, resampler) == _reference_rows(mixed, resampler)
     assert difficulty_rows(mixed, None) == _reference_rows(mixed, None)
-
-
-def test_count_product_is_the_whole_product_to_the_bit():
-    """One product per distinct mask column gives ``weights @ mask`` itself (integer counts)."""
-    from builder.score.difficulty import _count_product
-
-    rng = np.random.default_rng(9)
-    weights = rng.multinomial(300, np.full(300, 1 / 300), size=1030).astype(float)
-    for mask in (np.ones((300, 9), dtype=bool), rng.random((300, 9)) < 0.7):
-        m = mask.astype(float)
-        m[:, 3] = m[:, 1]  # a repeated column
-        assert np.array_equal(_count_product(weights, m), weights @ m)

@@ -86,7 +86,7 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
     pair = (m[:, :, None] * m[:, None, :]).reshape(len(m), f * f)
     a = (w * -inv_n) @ pair  # -(w * inv_n) to the bit (rounding is symmetric), one pass over w fewer
     a = a.reshape(len(w), f, f)
-    a[:, np.arange(f), np.arange(f)] += _count_product(w, m)
+    a[:, np.arange(f), np.arange(f)] += w @ m
     b = w @ (m * (yv - (s * inv_n)[:, None]))
     a += 1.0  # the constraint sum beta = 0 (see the module docstring)
     beta = _solve(a, b, solver)
@@ -96,14 +96,6 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
     np.subtract(s[None, :], alpha, out=alpha)
     np.multiply(alpha, inv_n[None, :], out=alpha)
     return alpha, beta, (w > 0) & (n > 0)[None, :]
-
-
-def _count_product(w: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``w @ m`` for counts ``w`` and a 0/1 mask ``m``: sums of integers far below 2**53, exact in
-    any order, so one product per distinct column of ``m`` (a complete panel has one) gives
-    the very floats of the whole product."""
-    patterns, inverse = np.unique(m, axis=1, return_inverse=True)
-    return (w @ patterns)[:, inverse.reshape(-1)]
 
 
 def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
@@ -125,20 +117,15 @@ def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None 
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
     mean_alpha = np.empty(len(alpha))
     # a block of replicates at a time: the temporaries stay small; each replicate's sums are the
-    # same row sums (elementwise work and row reductions only), so the same floats. The terms
-    # are alpha * w where present and 0.0 elsewhere (what ``np.where(present, alpha, 0.0) * w``
-    # gives: weights are finite and never negative), written into one zeroed array; the weights
-    # summed where present are integer counts, exact in any order
-    terms = np.empty((min(REPLICATE_BLOCK, len(alpha)), alpha.shape[1]))
+    # same row sums (elementwise work and row reductions only), so the same floats. A weight
+    # times True is itself, times False 0.0 (weights are finite and never negative): the same
+    # terms as ``np.where(present, w, 0.0)``, without numpy's slower masked selection
     for start in range(0, len(alpha), REPLICATE_BLOCK):
         rows = slice(start, start + REPLICATE_BLOCK)
         part, wp = alpha[rows], w[rows]
         present = weighted[rows] & ~np.isnan(part)  # where fit's alpha (NaN without weight) is not NaN
-        block = terms[: len(part)]
-        block[...] = 0.0
-        np.multiply(part, wp, out=block, where=present)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean_alpha[rows] = block.sum(axis=1) / np.add.reduce(wp, axis=1, where=present)
+            mean_alpha[rows] = (np.where(present, part, 0.0) * wp).sum(axis=1) / (wp * present).sum(axis=1)
     return beta + mean_alpha[:, None]
 
 
