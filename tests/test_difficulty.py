@@ -93,3 +93,48 @@ def test_rows_in_the_analysis_have_intervals_around_the_estimate():
     for row in scores.difficulty:
         assert row.adjusted is not None and row.low <= row.adjusted <= row.high
     assert not difficulty_rows([], None)
+
+
+def _reference_rows(rows, resampler):
+    """difficulty_rows as it was: nested dicts of each condition's forecasters' samples per event."""
+    from collections import defaultdict
+
+    from builder.score.difficulty import _condition_rows
+
+    per = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    kinds = {}
+    for r in rows:
+        if r.forecaster_type != "market":
+            per[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster][(r.competition_id, r.event_id)].append(
+                r.measures["brier"])
+            kinds[r.forecaster] = r.forecaster_type
+    out = []
+    for condition, by_forecaster in sorted(per.items()):
+        names = sorted(by_forecaster)
+        events = sorted({e for v in by_forecaster.values() for e in v})
+        y = np.full((len(events), len(names)), np.nan)
+        col = {e: i for i, e in enumerate(events)}
+        for j, name in enumerate(names):
+            for e, values in by_forecaster[name].items():
+                y[col[e], j] = values[0] if len(values) == 1 else float(np.mean(values))
+        out += _condition_rows(condition, names, events, y, kinds, resampler)
+    return out
+
+
+def test_rows_from_codes_are_the_nested_dicts_rows_to_the_bit():
+    """Samples to average (2, 3 and 9 of a forecaster's event), unbalanced panels, rows in no order."""
+    from dataclasses import replace
+
+    from builder.score.inference import resampler_for
+
+    rows = score_archive(archive_from_records(synthetic_records(n_events=14, n_models=4, seed=3))).forecasts
+    rng = np.random.default_rng(2)
+    extra = []
+    for i, r in enumerate(rows):
+        copies = 8 if i == 5 else (1 + i % 2 if i % 7 == 0 else 0)
+        extra += [replace(r, sample=r.sample + k + 1, measures={**r.measures, "brier": float(rng.random())})
+                  for k in range(copies)]
+    mixed = [rows[i] for i in rng.permutation(len(rows)) if i % 11] + extra
+    resampler = resampler_for(mixed)
+    assert difficulty_rows(mixed, resampler) == _reference_rows(mixed, resampler)
+    assert difficulty_rows(mixed, None) == _reference_rows(mixed, None)

@@ -144,3 +144,22 @@ def test_model_pair_specs_pair_the_per_event_means_of_each_condition_to_the_bit(
     assert _same(got, expected)
     assert {s[0].split("/")[0] for s in inference.model_pair_specs(rows)} == {"model_pairs", "llm_vs_baseline",
                                                                                  "baseline_pairs"}
+
+
+def test_cell_means_of_several_measures_are_each_measures_own():
+    """``llm_cell_means_of`` makes the keys' codes once and lends the first mapping's key columns
+    to the later ones: every mapping and its columns equal ``llm_cell_means`` of that measure."""
+    from builder.score.cellmeans import llm_cell_means_of
+    from builder.score.scoring import score_archive
+    from tests.factories import archive_from_records, synthetic_records
+
+    rows = score_archive(archive_from_records(synthetic_records(n_events=10, n_models=3, seed=5)),
+                         inference_tests=False).forecasts
+    measures = ("brier", "log_loss", "rps")
+    for i, means in enumerate(llm_cell_means_of(rows, measures)):
+        alone = llm_cell_means(rows, measures[i])
+        assert list(means.items()) == list(alone.items())
+        got, expected = means.columns(), alone.columns()
+        assert np.array_equal(got[0], expected[0]) and got[1] == expected[1] and got[3] == expected[3]
+        assert np.array_equal(got[2], expected[2])
+        assert ("_key_columns" in vars(means)) == (i > 0)

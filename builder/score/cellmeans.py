@@ -14,6 +14,7 @@ count; a difference is one float64 subtraction; every dict keeps the insertion o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -39,13 +40,19 @@ class CellMeans(dict):
     per field (:meth:`columns`, in the mapping's order) for :func:`factor_specs`."""
 
     def columns(self) -> tuple[np.ndarray, list[list], np.ndarray, list[tuple]]:
-        """(keys x fields codes, each field's distinct levels, values, keys), in the mapping's order."""
+        """(keys x fields codes, each field's distinct levels, values, keys), in the mapping's order
+        (the codes, levels and keys of an earlier mapping of the same keys when it was given them)."""
         found = vars(self).get("_columns")
         if found is None:
-            keys = list(self)
-            fields = [codes(map(itemgetter(i), keys)) for i in range(_KEY_FIELDS)]
-            matrix = np.stack([c for c, _ in fields], axis=1).reshape(len(keys), _KEY_FIELDS)
-            found = (matrix, [levels for _, levels in fields], np.array(list(self.values()), dtype=float), keys)
+            same = vars(self).get("_key_columns")
+            if same is not None:
+                matrix, levels, keys = same
+            else:
+                keys = list(self)
+                fields = [codes(map(itemgetter(i), keys)) for i in range(_KEY_FIELDS)]
+                matrix = np.stack([c for c, _ in fields], axis=1).reshape(len(keys), _KEY_FIELDS)
+                levels = [found for _, found in fields]
+            found = (matrix, levels, np.array(list(self.values()), dtype=float), keys)
             vars(self)["_columns"] = found
         return found
 
@@ -53,11 +60,27 @@ class CellMeans(dict):
 def llm_cell_means(rows, measure: str) -> CellMeans:
     """Per LLM cell and match, the measure averaged over samples:
     (forecaster, access, strategy, horizon, clock, (competition, event)) -> mean."""
+    return next(llm_cell_means_of(rows, (measure,)))
+
+
+def llm_cell_means_of(rows, measures: tuple[str, ...]) -> Iterator[CellMeans]:
+    """:func:`llm_cell_means` of each measure in turn, over the same rows: the keys' codes are
+    made once, and once a mapping's key columns were made (:meth:`CellMeans.columns`) the later
+    ones take them (same keys, same order). A generator, so that a caller holds one measure's
+    mapping at a time."""
     llm = [r for r in rows if r.forecaster_type == "llm"]
     code, flat = codes(map(_LLM_KEY, llm))
-    values = np.array([r.measures[measure] for r in llm], dtype=float)
-    means = ordered_means(values, code, len(flat)).tolist()
-    return CellMeans(zip([key[:-2] + (key[-2:],) for key in flat], means, strict=True))
+    keys = [key[:-2] + (key[-2:],) for key in flat]
+    shared = None
+    for measure in measures:
+        values = np.array([r.measures[measure] for r in llm], dtype=float)
+        means = CellMeans(zip(keys, ordered_means(values, code, len(flat)).tolist(), strict=True))
+        if shared is not None:
+            vars(means)["_key_columns"] = shared
+        yield means
+        made = vars(means).get("_columns")
+        shared = (made[0], made[1], made[3]) if shared is None and made is not None else shared
+        del means
 
 
 def condition_event_means(rows, measure: str, kinds: tuple[str, ...]) -> dict[tuple, dict[str, dict]]:

@@ -26,11 +26,13 @@ of forecasters (linked through shared events) can be compared; others get no adj
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
+from builder.score.columns import codes
+from builder.score.grouped import np_means
 from builder.score.inference import LEVEL, Resampler
 from builder.score.types import ScoredForecast
 
@@ -148,25 +150,33 @@ def connected(mask: np.ndarray) -> np.ndarray:
     return roots == best
 
 
+_CONDITION = attrgetter("access", "strategy", "horizon", "clock")
+_EVENT = attrgetter("competition_id", "event_id")
+
+
 def difficulty_rows(rows: list[ScoredForecast], resampler: Resampler | None) -> list[DifficultyRow]:
     """Adjusted Brier per forecaster within each condition (non-market forecasters)."""
-    per: dict[tuple, dict[str, dict[tuple, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    kinds: dict[str, str] = {}
-    for r in rows:
-        if r.forecaster_type != "market":
-            per[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster][(r.competition_id, r.event_id)].append(
-                r.measures["brier"])
-            kinds[r.forecaster] = r.forecaster_type
+    chosen = [r for r in rows if r.forecaster_type != "market"]
+    kinds = {r.forecaster: r.forecaster_type for r in chosen}
+    condition, conditions = codes(map(_CONDITION, chosen))
+    forecaster, names = codes(map(attrgetter("forecaster"), chosen))
+    event, events = codes(map(_EVENT, chosen))
+    brier = np.array([r.measures["brier"] for r in chosen], dtype=float)
+    cell = (condition * len(names) + forecaster) * len(events) + event
+    cells, first, inverse = np.unique(cell, return_index=True, return_inverse=True)
+    means = np_means(brier, inverse.reshape(-1), len(cells))  # a forecaster's samples of an event
+    cell_condition, cell_forecaster, cell_event = condition[first], forecaster[first], event[first]
     out = []
-    for condition, by_forecaster in sorted(per.items()):
-        names = sorted(by_forecaster)
-        events = sorted({e for v in by_forecaster.values() for e in v})
-        y = np.full((len(events), len(names)), np.nan)
-        col = {e: i for i, e in enumerate(events)}
-        for j, name in enumerate(names):
-            for e, values in by_forecaster[name].items():  # one sample: its value (= np.mean of one)
-                y[col[e], j] = values[0] if len(values) == 1 else float(np.mean(values))
-        out += _condition_rows(condition, names, events, y, kinds, resampler)
+    for c in sorted(range(len(conditions)), key=conditions.__getitem__):
+        in_condition = np.flatnonzero(cell_condition == c)
+        named = sorted({names[f] for f in cell_forecaster[in_condition].tolist()})
+        listed = sorted({events[e] for e in cell_event[in_condition].tolist()})
+        column = {name: j for j, name in enumerate(named)}
+        row = {e: i for i, e in enumerate(listed)}
+        y = np.full((len(listed), len(named)), np.nan)
+        y[[row[events[e]] for e in cell_event[in_condition].tolist()],
+          [column[names[f]] for f in cell_forecaster[in_condition].tolist()]] = means[in_condition]
+        out += _condition_rows(conditions[c], named, listed, y, kinds, resampler)
     return out
 
 

@@ -16,11 +16,12 @@ Samples of one forecaster are averaged first.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from itertools import combinations
+from operator import attrgetter
 
 import numpy as np
 
+from builder.score.columns import codes
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.types import DiversityRow, ScoredForecast
 
@@ -64,41 +65,54 @@ def outcome_correlations(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
     return out
 
 
+_CONDITION = attrgetter("access", "strategy", "horizon", "clock")
+_EVENT = attrgetter("competition_id", "event_id")
+
+
 def diversity_rows(rows: list[ScoredForecast], options: AnalysisOptions = LSA_DEFAULTS) -> list[DiversityRow]:
     """Every pair of LLM forecasters within each condition, on the events both forecast."""
-    conditions: dict[tuple, dict[str, dict[tuple, int]]] = defaultdict(lambda: defaultdict(dict))
     llm = [r for r in rows if r.forecaster_type == "llm"]
-    slot = np.empty(len(llm), dtype=np.intp)
-    count = 0
-    for i, r in enumerate(llm):
-        events = conditions[(r.access, r.strategy, r.horizon, r.clock)][r.forecaster]
-        key = (r.competition_id, r.event_id)
-        if key not in events:
-            events[key], count = count, count + 1
-        slot[i] = events[key]
-    sums, counts = np.zeros((count, 3)), np.zeros(count)
+    condition, conditions = codes(map(_CONDITION, llm))
+    forecaster, names = codes(map(attrgetter("forecaster"), llm))
+    event, events = codes(map(_EVENT, llm))
+    event_rank = np.empty(len(events), dtype=np.intp)  # an event's place among the sorted events
+    event_rank[sorted(range(len(events)), key=events.__getitem__)] = np.arange(len(events))
+    # one slot per (condition, forecaster, event): its samples' probability vectors averaged
+    slot_key = (condition * len(names) + forecaster) * len(events) + event
+    slots, first, slot = np.unique(slot_key, return_index=True, return_inverse=True)
+    slot = slot.reshape(-1)
+    sums, counts = np.zeros((len(slots), 3)), np.zeros(len(slots))
     np.add.at(sums, slot, np.array([(r.p_home, r.p_draw, r.p_away) for r in llm]).reshape(-1, 3))
     np.add.at(counts, slot, 1.0)
     means = sums / np.maximum(counts, 1)[:, None]  # samples of one forecaster averaged first
     out = []
-    for (access, strategy, horizon, clock), by_model in sorted(conditions.items()):
-        for a, b in combinations(sorted(by_model), 2):
-            common = sorted(by_model[a].keys() & by_model[b].keys())
-            if not common:
-                continue
-            pa = means[[by_model[a][e] for e in common]]
-            pb = means[[by_model[b][e] for e in common]]
-            by_outcome = outcome_correlations(pa, pb)
-            fisher = fisher_z_mean(by_outcome)
-            pooled = _correlation(pa, pb)
-            out.append(DiversityRow(
-                a, b, access, strategy, horizon, clock, len(common),
-                float(jensen_shannon_divergence(pa, pb, options.divergence_unit).mean()),
-                fisher if options.correlation == "fisher_z" else pooled,
-                unit=options.divergence_unit, correlation_method=options.correlation,
-                correlation_by_outcome=tuple(None if np.isnan(r) else float(r) for r in by_outcome),
-                correlation_pooled=pooled))
+    for c in sorted(range(len(conditions)), key=conditions.__getitem__):
+        in_condition = np.flatnonzero(condition[first] == c)
+        # events (in sorted order) x forecasters: the slot of each pair, -1 where not forecast
+        table = np.full((len(events), len(names)), -1, dtype=np.intp)
+        table[event_rank[event[first[in_condition]]], forecaster[first[in_condition]]] = in_condition
+        present = sorted({names[f] for f in forecaster[first[in_condition]].tolist()})
+        for a, b in combinations(present, 2):
+            column_a, column_b = table[:, names.index(a)], table[:, names.index(b)]
+            common = np.flatnonzero((column_a >= 0) & (column_b >= 0))
+            if len(common):
+                out.append(_pair_row(a, b, conditions[c], means[column_a[common]], means[column_b[common]], options))
     return out
+
+
+def _pair_row(a: str, b: str, condition: tuple, pa: np.ndarray, pb: np.ndarray,
+              options: AnalysisOptions) -> DiversityRow:
+    """The diversity of forecasters ``a`` and ``b`` from their mean vectors on their common events."""
+    by_outcome = outcome_correlations(pa, pb)
+    fisher = fisher_z_mean(by_outcome)
+    pooled = _correlation(pa, pb)
+    return DiversityRow(
+        a, b, *condition, len(pa),
+        float(jensen_shannon_divergence(pa, pb, options.divergence_unit).mean()),
+        fisher if options.correlation == "fisher_z" else pooled,
+        unit=options.divergence_unit, correlation_method=options.correlation,
+        correlation_by_outcome=tuple(None if np.isnan(r) else float(r) for r in by_outcome),
+        correlation_pooled=pooled)
 
 
 def _correlation(pa: np.ndarray, pb: np.ndarray) -> float | None:

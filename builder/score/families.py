@@ -18,10 +18,12 @@ cover ... eligible stages, ensemble comparisons, ...").
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 
 import numpy as np
 
-from builder.score.columns import sample_mean
+from builder.score.columns import codes
+from builder.score.grouped import np_means
 from builder.score.inference import Resampler, factor_specs, llm_cell_means, run_tests
 from builder.score.metrics import brier_score_hda
 from builder.score.types import ScoredForecast, TestResult
@@ -34,36 +36,64 @@ def _suffix(clock: str) -> str:
     return "/replay" if clock == "replay" else ""
 
 
+_ENSEMBLE_KEY = attrgetter("horizon", "clock", "access", "strategy", "competition_id", "event_id")
+_PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
+AVERAGE = "average member"
+
+
 def ensemble_specs(rows: list[ScoredForecast]) -> list[tuple]:
-    """Ensemble - member and ensemble - average member Brier, per match (see the module docstring)."""
-    vectors: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    results: dict[tuple, int] = {}
-    for r in rows:
-        if r.forecaster_type == "llm":
-            key = (r.horizon, r.clock, r.access, r.strategy, (r.competition_id, r.event_id))
-            vectors[key][r.forecaster].append((r.p_home, r.p_draw, r.p_away))
-            results[key] = ("home", "draw", "away").index(r.result)
-    # per (horizon, clock): member -> event -> list of (ensemble - member) over conditions
-    diffs: dict[tuple, dict[str, dict[tuple, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for key, members in vectors.items():
-        if len(members) < 2:
-            continue
-        names = sorted(members)
-        p = np.array([sample_mean(members[m]) for m in names], dtype=float)
-        y = np.full(len(names) + 1, results[key])
-        scores = brier_score_hda(np.vstack([p, p.mean(axis=0)]), y)
-        member_scores, ensemble = scores[:-1], scores[-1]
-        horizon, clock, _, _, event = key
-        for name, score in zip(names, member_scores.tolist(), strict=True):
-            diffs[(horizon, clock)][name][event].append(ensemble - score)
-        diffs[(horizon, clock)]["average member"][event].append(ensemble - float(member_scores.mean()))
+    """Ensemble - member and ensemble - average member Brier, per match (see the module docstring).
+
+    Numpy over integer codes, the floats of a loop per (condition, match) and member: a member's
+    samples and the members' vectors are summed one by one in row and name order (as numpy's
+    mean over axis 0 adds rows) and divided by their count; the average member's Brier and the
+    per-match mean over conditions are ``np.mean`` of each list (``grouped.np_means``)."""
+    llm = [r for r in rows if r.forecaster_type == "llm"]
+    key, keys = codes(map(_ENSEMBLE_KEY, llm))
+    name, names = codes(map(attrgetter("forecaster"), llm))
+    rank = np.argsort(np.argsort(np.array(names, dtype=object), kind="stable"))  # a name's place among sorted names
+    results = np.zeros(len(keys), dtype=np.intp)
+    results[key] = [("home", "draw", "away").index(r.result) for r in llm]  # every row of a key: one match
+    cells, inverse = np.unique(key * len(names) + rank[name], return_inverse=True)  # by key, then sorted name
+    sums = np.zeros((len(cells), 3))
+    np.add.at(sums, inverse.reshape(-1), np.array(list(map(_PROBABILITIES, llm)), dtype=float).reshape(-1, 3))
+    cell_key, cell_rank = cells // max(len(names), 1), cells % max(len(names), 1)
+    members = np.bincount(cell_key, minlength=len(keys))
+    kept = members[cell_key] >= 2  # an ensemble needs two members
+    cell_key, cell_rank = cell_key[kept], cell_rank[kept]
+    vectors = sums[kept] / np.bincount(inverse.reshape(-1), minlength=len(cells))[kept][:, None]
+    ensembled = np.flatnonzero(members >= 2)
+    totals = np.zeros((len(keys), 3))
+    np.add.at(totals, cell_key, vectors)
+    ensemble = brier_score_hda(totals[ensembled] / members[ensembled][:, None], results[ensembled])
+    at = np.searchsorted(ensembled, cell_key)  # each kept cell's key among the ensembled keys
+    member_scores = brier_score_hda(vectors, results[cell_key])
+    average = np_means(member_scores, at, len(ensembled))
+    entry_key = np.concatenate([cell_key, ensembled])
+    entry_member = np.concatenate([cell_rank, np.full(len(ensembled), len(names))])  # len(names): the average
+    entry_value = np.concatenate([ensemble[at] - member_scores, ensemble - average])
+    return _ensemble_rows(keys, sorted(names) + [AVERAGE], entry_key, entry_member, entry_value)
+
+
+def _ensemble_rows(keys, members, entry_key, entry_member, entry_value) -> list[tuple]:
+    """The specs from each (key, member)'s ensemble - member difference: per (horizon, clock) and
+    member, the mean over a match's conditions in key order, matches by first appearance."""
+    order = np.argsort(entry_key, kind="stable")
+    entry_key, entry_member, entry_value = entry_key[order], entry_member[order], entry_value[order]
+    clock_code, clocks = codes(k[:2] for k in keys)
+    event_code, events = codes(k[4:] for k in keys)
+    group = (clock_code[entry_key] * len(members) + entry_member) * max(len(events), 1) + event_code[entry_key]
+    groups, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+    per_match = np_means(entry_value, inverse.reshape(-1), len(groups)).tolist()
+    found: dict[tuple, dict[tuple, float]] = {}
+    for g in np.argsort(first, kind="stable").tolist():
+        k, m = entry_key[first[g]], entry_member[first[g]]
+        found.setdefault((*clocks[clock_code[k]], members[m]), {})[events[event_code[k]]] = per_match[g]
     specs = []
-    for (horizon, clock), by_member in sorted(diffs.items()):
-        for member, events in sorted(by_member.items()):
-            per_match = {e: float(sample_mean(v)) for e, v in events.items()}
-            family = ("ensemble_average/" if member == "average member" else "ensemble/") + horizon + _suffix(clock)
-            specs.append((family, f"llm-ensemble - {member} ({horizon})", "llm-ensemble", member, "brier", clock,
-                          per_match))
+    for (horizon, clock, member), by_event in sorted(found.items()):
+        family = ("ensemble_average/" if member == AVERAGE else "ensemble/") + horizon + _suffix(clock)
+        specs.append((family, f"llm-ensemble - {member} ({horizon})", "llm-ensemble", member, "brier", clock,
+                      by_event))
     return specs
 
 

@@ -31,7 +31,11 @@ from itertools import combinations
 import numpy as np
 
 from builder.score.cellmeans import CellMeans as CellMeans
-from builder.score.cellmeans import condition_event_means, contrast_means
+from builder.score.cellmeans import (
+    condition_event_means,
+    contrast_means,
+    llm_cell_means_of,
+)
 from builder.score.cellmeans import llm_cell_means as llm_cell_means
 from builder.score.columns import CELL_FIELDS
 from builder.score.market import market_events
@@ -208,8 +212,7 @@ def _all_specs(rows: list[ScoredForecast], market: dict | None) -> Iterator[tupl
     yield from market_specs(rows, market)
     present = sorted({r.horizon for r in rows}, key=HORIZON_ORDER.index)
     by_forecaster: list[tuple] = []
-    for measure in ("brier", "log_loss"):
-        means = llm_cell_means(rows, measure)
+    for measure, means in zip(("brier", "log_loss"), llm_cell_means_of(rows, ("brier", "log_loss")), strict=True):
         yield from factor_specs(means, "access", "closed_book", "open_book", measure)
         for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
             yield from factor_specs(means, "access", "evidence_package", other, measure)

@@ -93,8 +93,9 @@ def _stated_time(result: dict) -> datetime | None:
     return None
 
 
-def late_sources(forecast: Forecast, evidence: Evidence | None) -> list[LeakFlag]:
-    """Packaged news published after the request; cited or searched sources dated after it."""
+def late_sources(forecast: Forecast, evidence: Evidence | None, urls: list[str] | None = None) -> list[LeakFlag]:
+    """Packaged news published after the request; cited or searched sources dated after it
+    (``urls``: the forecast's :func:`cited_urls`, when the caller has them)."""
     requested = forecast.requested_at
     if requested is None:
         return []
@@ -111,7 +112,7 @@ def late_sources(forecast: Forecast, evidence: Evidence | None) -> list[LeakFlag
             if when is not None and when > requested:
                 flags.append(LeakFlag("late_source", f"search result {str(result.get('url', '?'))[:200]} published "
                                       f"{when:%Y-%m-%d %H:%M} UTC, after the request"))
-    for url in cited_urls(forecast):
+    for url in cited_urls(forecast) if urls is None else urls:
         day = url_date(url)
         if day is not None and day > requested.date():
             flags.append(LeakFlag("late_source", f"cited {url[:200]} is dated {day.isoformat()} in its address, "
@@ -178,9 +179,11 @@ def _team_words(competition: Competition, team_id: str) -> set[str]:
     return {_fold(n) for n in (team.name, *team.aliases, team.id) if _fold(n)}
 
 
-def match_reports(forecast: Forecast, competition: Competition | None, event: Event | None) -> list[LeakFlag]:
-    """Cited URLs that name both teams and a report word (and no preview word)."""
-    urls = cited_urls(forecast) if competition is not None and event is not None else []
+def match_reports(forecast: Forecast, competition: Competition | None, event: Event | None,
+                  urls: list[str] | None = None) -> list[LeakFlag]:
+    """Cited URLs that name both teams and a report word (and no preview word); ``urls`` as
+    for :func:`late_sources`."""
+    urls = (cited_urls(forecast) if urls is None else urls) if competition is not None and event is not None else []
     if not urls:  # the team words (a search through the competition's teams) only when there is a URL to test
         return []
     home, away = _team_words(competition, event.home_team), _team_words(competition, event.away_team)
@@ -205,14 +208,17 @@ def leakage_flags(forecast: Forecast, *, event: Event | None, outcome: Outcome |
     """Every rule's flags for one match forecast (empty: no suspected leak)."""
     if forecast.target_kind != "match" or not forecast.attempts:
         return ()
-    return tuple(late_sources(forecast, evidence) + states_result(forecast, outcome)
-                 + match_reports(forecast, competition, event))
+    urls = cited_urls(forecast)  # once for the two rules that read them
+    return tuple(late_sources(forecast, evidence, urls) + states_result(forecast, outcome)
+                 + match_reports(forecast, competition, event, urls))
 
 
 def audit_archive(archive: Archive, forecasts: Iterable[Forecast]) -> dict[str, tuple[LeakFlag, ...]]:
     """Archive path -> flags, for the forecasts with at least one flag."""
     out = {}
     for forecast in forecasts:
+        if forecast.target_kind != "match" or not forecast.attempts:
+            continue  # no flags (leakage_flags' own test), so no records to look up
         key = (forecast.competition_id, forecast.target_id)
         package = archive.records.get(forecast.evidence.path) if forecast.evidence is not None else None
         flags = leakage_flags(forecast, event=archive.events.get(key), outcome=archive.outcomes.get(key),

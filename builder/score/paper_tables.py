@@ -36,6 +36,7 @@ import numpy as np
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
 from builder.score.definitions import MEASURE_RANGES
+from builder.score.each_column import studentized_each
 from builder.score.fine_grained_board import composite_of
 from builder.score.market import MARKET_ID, market_return_hda
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
@@ -79,20 +80,36 @@ def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0,
         bounds: tuple[float, float] = (-np.inf, np.inf)) -> tuple[float, float | None, float | None, bool]:
     """Mean, studentized 95% interval (scaled) and whether an end was moved to the measure's
     ``bounds`` (a studentized interval can leave them at small n: 4 hits in 5 gives [80, 113] %)."""
-    values = np.array(list(per_event.values()), dtype=float)
-    mean = float(values.mean()) * scale
-    if resampler is None or len(values) < 2:
-        return mean, None, None, False
+    return _cis(resampler, [(per_event, scale, bounds)])[0]
+
+
+def _cis(resampler: Resampler | None, asked: list[tuple[dict, float, tuple[float, float]]]) -> list[tuple]:
+    """:func:`_ci` of each (per_event, scale, bounds), every interval its own column's to the bit
+    (``each_column.studentized_each``: the weights turned into float64 once for all of them)."""
+    found = []
+    for per_event, scale, _ in asked:
+        found.append((float(np.array(list(per_event.values()), dtype=float).mean()) * scale, None, None, False))
+    tested = [i for i, (per_event, _, _) in enumerate(asked) if resampler is not None and len(per_event) >= 2]
+    if not tested:
+        return found
     idx = resampler.index()
-    column = np.full((len(resampler.events), 1), np.nan)
-    for e, v in per_event.items():
-        column[idx[e], 0] = v
-    low, high = resampler.studentized_intervals(column)
-    if np.isnan(low[0]):
-        return mean, None, None, False
+    matrix = np.full((len(resampler.events), len(tested)), np.nan)
+    for j, i in enumerate(tested):
+        for e, v in asked[i][0].items():
+            matrix[idx[e], j] = v
+    low, high = studentized_each(resampler, matrix)
+    for j, i in enumerate(tested):
+        if not np.isnan(low[j]):
+            found[i] = _bounded(found[i][0], float(low[j]), float(high[j]), *asked[i][1:])
+    return found
+
+
+def _bounded(mean: float, low: float, high: float, scale: float,
+             bounds: tuple[float, float]) -> tuple[float, float, float, bool]:
+    """The scaled interval with an end beyond ``bounds`` moved to it, and whether one was."""
     lowest, highest = bounds[0] * scale, bounds[1] * scale
-    shown_low, shown_high = max(float(low[0]) * scale, lowest), min(float(high[0]) * scale, highest)
-    return mean, shown_low, shown_high, (shown_low, shown_high) != (float(low[0]) * scale, float(high[0]) * scale)
+    shown_low, shown_high = max(low * scale, lowest), min(high * scale, highest)
+    return mean, shown_low, shown_high, (shown_low, shown_high) != (low * scale, high * scale)
 
 
 def _fmt_ci(mean: float, low: float | None, high: float | None, digits: int) -> str:
@@ -120,13 +137,18 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
     means = {f: {e: np.mean(v, axis=0) for e, v in ev.items()} for f, ev in per_forecaster.items()}
     # in event order: a set's order follows the per-process string hash, and the mean's sum follows the order
     panel = sorted(set.intersection(*(set(ev) for ev in means.values()))) if means else []
-    out = []
+    asked, at = [], []  # every forecaster's measures' intervals, asked at once
     for forecaster, events in means.items():
-        cells = []
-        for j, (name, scale, digits) in enumerate(LSA_MEASURES):
+        for j, (name, scale, _) in enumerate(LSA_MEASURES):
             values = {e: float(events[e][j]) for e in panel if not np.isnan(events[e][j])}
-            found = _ci(resampler, values, scale, MEASURE_RANGES[name]) if values else (float("nan"), None, None, False)
-            cells.append((found, digits))
+            if values:
+                at.append((forecaster, j))
+                asked.append((values, scale, MEASURE_RANGES[name]))
+    found = dict(zip(at, _cis(resampler, asked), strict=True))
+    out = []
+    for forecaster in means:
+        cells = [(found.get((forecaster, j), (float("nan"), None, None, False)), digits)
+                 for j, (_, _, digits) in enumerate(LSA_MEASURES)]
         out.append((cells[0][0][0], forecaster, cells))
     out.sort(key=lambda t: (t[0], t[1]))
     body = tuple((f, *(_fmt_ci(*c[:3], d) for c, d in cells), str(len(panel))) for _, f, cells in out)
@@ -202,32 +224,51 @@ class _Columns:
     def means(self, per_event: dict, values: np.ndarray) -> np.ndarray:
         """Each replicate's weighted mean of ``values`` (ordered as ``per_event``'s events):
         ``(weights[:, events] @ values) / counts``, NaN where a replicate draws none of them."""
-        rows = np.fromiter((self.idx[e] for e in per_event), dtype=np.intp, count=len(per_event))
+        return self.means_of([(per_event, values)])[0]
+
+    def means_of(self, asked: list[tuple[dict, np.ndarray]]) -> list[np.ndarray]:
+        """:meth:`means` of each (per_event, values): a block's counts of the same events are
+        gathered once for every ask over them (each ask's product is still its own, the same)."""
+        groups: dict[tuple, list[int]] = {}
+        for i, (per_event, _) in enumerate(asked):
+            groups.setdefault(tuple(per_event), []).append(i)
         if self.buffer is None:
             self.buffer = np.empty((len(self.transposed), BLOCK), dtype=float)
         replicates = self.transposed.shape[1]
-        sums, counts = np.empty(replicates), np.empty(replicates)
-        for start in range(0, replicates, BLOCK):
-            stop = min(start + BLOCK, replicates)
-            gathered = self.buffer[: len(rows), : stop - start]
-            if gathered.shape[1] < BLOCK:  # the last, shorter block: a contiguous buffer of its own width
-                gathered = np.empty((len(rows), stop - start))
-            gathered[...] = self.transposed[rows, start:stop]  # these events' counts, as float64
-            sums[start:stop] = gathered.T @ values
-            counts[start:stop] = gathered.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return sums / counts
+        out: list[np.ndarray] = [np.empty(0)] * len(asked)
+        for events, members in groups.items():
+            rows = np.fromiter((self.idx[e] for e in events), dtype=np.intp, count=len(events))
+            sums, counts = np.empty((len(members), replicates)), np.empty(replicates)
+            for start in range(0, replicates, BLOCK):
+                stop = min(start + BLOCK, replicates)
+                gathered = self.buffer[: len(rows), : stop - start]
+                if gathered.shape[1] < BLOCK:  # the last, shorter block: a contiguous buffer of its own width
+                    gathered = np.empty((len(rows), stop - start))
+                gathered[...] = self.transposed[rows, start:stop]  # these events' counts, as float64
+                for k, i in enumerate(members):
+                    sums[k, start:stop] = gathered.T @ asked[i][1]
+                counts[start:stop] = gathered.sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                for k, i in enumerate(members):
+                    out[i] = sums[k] / counts
+        return out
 
 
 def _sym(columns: _Columns | None, per_event: dict) -> tuple[float, float | None]:
     """Mean and h of the symmetric interval mean +- h (h = 95th percentile of |replicate - mean|)."""
-    values = np.array(list(per_event.values()), dtype=float)
-    mean = float(values.mean())
-    if columns is None or len(values) < 2:
-        return mean, None
-    replicate = columns.means(per_event, values)
-    replicate = replicate[~np.isnan(replicate)]
-    return mean, float(np.percentile(np.abs(replicate - mean), 95))
+    return _syms(columns, [per_event])[0]
+
+
+def _syms(columns: _Columns | None, asked: list[dict]) -> list[tuple[float, float | None]]:
+    """:func:`_sym` of each per-event dict, the replicate means of all in one ``means_of``."""
+    values = [np.array(list(per_event.values()), dtype=float) for per_event in asked]
+    found: list[tuple[float, float | None]] = [(float(v.mean()), None) for v in values]
+    tested = [i for i, v in enumerate(values) if columns is not None and len(v) >= 2]
+    replicates = columns.means_of([(asked[i], values[i]) for i in tested]) if tested else []
+    for i, replicate in zip(tested, replicates, strict=True):
+        replicate = replicate[~np.isnan(replicate)]
+        found[i] = (found[i][0], float(np.percentile(np.abs(replicate - found[i][0]), 95)))
+    return found
 
 
 def pa_table(rows: list[ScoredForecast], columns: _Columns | None, reference: str | None = None,
@@ -239,19 +280,22 @@ def pa_table(rows: list[ScoredForecast], columns: _Columns | None, reference: st
     cells: dict[tuple, list[ScoredForecast]] = defaultdict(list)
     for r in picked:
         cells[(r.forecaster, r.access, r.strategy, r.horizon)].append(r)
-    out = []
+    made, asked = [], []  # each cell's Brier and returns per event: their intervals asked at once
     for (forecaster, access, strategy, _), cell_rows in cells.items():
         brier = per_cell_events(cell_rows, ("brier_pa",)).get("all", {})
         p = np.array([[r.p_home, r.p_draw, r.p_away] for r in cell_rows])
         o = np.array([[r.result == c for c in CLASSES] for r in cell_rows], dtype=float)
-        ece = expected_calibration_error(p.ravel(), o.ravel())
-        b_mean, b_h = _sym(columns, {e: float(v[0]) for e, v in brier.items()})
         ret = {e: float(np.mean(v)) for e, v in _returns(cell_rows, p, prices).items()}
-        r_text = "-"
-        if ret:
-            r_mean, r_h = _sym(columns, ret)
-            r_text = f"{r_mean:.3f} (±{r_h:.3f})" if r_h is not None else f"{r_mean:.3f}"
         label = forecaster if forecaster_type_of(cell_rows) == "market" else f"{forecaster} ({access}, {strategy})"
+        made.append((label, expected_calibration_error(p.ravel(), o.ravel()), len(asked), bool(ret)))
+        asked += [{e: float(v[0]) for e, v in brier.items()}] + ([ret] if ret else [])
+    found = _syms(columns, asked)
+    out = []
+    for label, ece, at, priced in made:
+        (b_mean, b_h), r_text = found[at], "-"
+        if priced:
+            r_mean, r_h = found[at + 1]
+            r_text = f"{r_mean:.3f} (±{r_h:.3f})" if r_h is not None else f"{r_mean:.3f}"
         out.append((b_mean, label, f"{b_mean:.3f} (±{b_h:.3f})" if b_h is not None else f"{b_mean:.3f}",
                     f"{ece:.3f}", r_text))
     out.sort(key=lambda t: (t[0], t[1]))

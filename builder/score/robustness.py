@@ -30,11 +30,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
+from builder.score.columns import codes
+from builder.score.grouped import np_means
 from builder.score.inference import (
     LEVEL,
+    CellMeans,
     Resampler,
     factor_specs,
     llm_cell_means,
@@ -66,14 +70,19 @@ class Robustness:
 
 def access_diffs(rows: list[ScoredForecast], clock: str, keep=lambda r: True) -> dict[tuple, float]:
     """Per match: closed - open Brier at T-24h, averaged over LLMs and strategies (paired cells)."""
-    chosen = [r for r in rows if r.horizon == HORIZON and r.clock == clock and keep(r)]
-    specs = factor_specs(llm_cell_means(chosen, "brier"), "access", "closed_book", "open_book", "brier")
+    return _access_effect(llm_cell_means([r for r in rows if r.horizon == HORIZON and r.clock == clock and keep(r)],
+                                         "brier"))
+
+
+def _access_effect(means: CellMeans) -> dict[tuple, float]:
+    """:func:`access_diffs` from the T-24h cell means of one clock's chosen rows."""
+    specs = factor_specs(means, "access", "closed_book", "open_book", "brier")
     return specs[0][6] if specs else {}
 
 
-def interaction_diffs(rows: list[ScoredForecast], clock: str) -> dict[tuple, float]:
-    """Per match: mean over LLMs of (closed - open | probabilistic) - (closed - open | direct)."""
-    means = llm_cell_means([r for r in rows if r.horizon == HORIZON and r.clock == clock], "brier")
+def interaction_diffs(means: CellMeans) -> dict[tuple, float]:
+    """Per match: mean over LLMs of (closed - open | probabilistic) - (closed - open | direct),
+    from the T-24h cell means of one clock (``llm_cell_means`` of its T-24h rows, Brier)."""
     per_match: dict[tuple, list[float]] = defaultdict(list)
     for (f, access, strategy, horizon, c, event), _ in means.items():
         if access != "closed_book" or strategy != "probabilistic_forecast":
@@ -101,17 +110,21 @@ def leave_one_out(diffs: dict[tuple, float]) -> dict[str, float | int | None]:
 def ranking_stability(rows: list[ScoredForecast], clock: str) -> dict[str, object]:
     """Forecasters ranked by mean T-24h Brier (conditions and samples averaged per match) on the
     matches every one of them scored; the ranking again with each match deleted."""
-    per: dict[str, dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        if r.horizon == HORIZON and r.clock == clock and r.forecaster_type != "market":
-            per[r.forecaster][(r.competition_id, r.event_id)].append(r.measures["brier"])
-    if len(per) < 2:
-        return {"forecasters": sorted(per), "n": 0}
-    names = sorted(per)
-    panel = sorted(set.intersection(*(set(v) for v in per.values())))
+    chosen = [r for r in rows if r.horizon == HORIZON and r.clock == clock and r.forecaster_type != "market"]
+    forecaster, found = codes(map(attrgetter("forecaster"), chosen))
+    event, events = codes(map(attrgetter("competition_id", "event_id"), chosen))
+    names = sorted(found)
+    if len(names) < 2:
+        return {"forecasters": names, "n": 0}
+    cells, first, inverse = np.unique(forecaster * len(events) + event, return_index=True, return_inverse=True)
+    means = np_means(np.array([r.measures["brier"] for r in chosen], dtype=float), inverse.reshape(-1), len(cells))
+    table, scored = np.full((len(events), len(found)), np.nan), np.zeros((len(events), len(found)), dtype=bool)
+    table[event[first], forecaster[first]] = means  # per match and forecaster: np.mean of its values
+    scored[event[first], forecaster[first]] = True
+    panel = sorted(np.flatnonzero(scored.all(axis=1)).tolist(), key=events.__getitem__)
     if len(panel) < 2:
         return {"forecasters": names, "n": len(panel)}
-    x = np.array([[np.mean(per[f][e]) for f in names] for e in panel])
+    x = table[panel][:, [found.index(name) for name in names]]
     full = np.argsort(x.mean(axis=0), kind="stable")
     dropped = (x.sum(axis=0)[None, :] - x) / (len(panel) - 1)
     orders = np.argsort(dropped, axis=1, kind="stable")
@@ -120,11 +133,11 @@ def ranking_stability(rows: list[ScoredForecast], clock: str) -> dict[str, objec
             "same_leader_share": float(np.mean(orders[:, 0] == full[0]))}
 
 
-def variance_decomposition(rows: list[ScoredForecast], clock: str, resampler: Resampler) -> dict[str, object] | None:
-    """Two-way decomposition of the LLM x condition matrix of T-24h cell means (see the module docstring)."""
+def variance_decomposition(means: CellMeans, resampler: Resampler) -> dict[str, object] | None:
+    """Two-way decomposition of the LLM x condition matrix of T-24h cell means (see the module
+    docstring), from one clock's T-24h cell means (``llm_cell_means`` of its T-24h rows, Brier)."""
     per_event: dict[tuple, dict[tuple, float]] = defaultdict(dict)
-    for (f, access, strategy, horizon, c, event), v in llm_cell_means(
-            [r for r in rows if r.horizon == HORIZON and r.clock == clock], "brier").items():
+    for (f, access, strategy, horizon, c, event), v in means.items():
         per_event[(f, f"{access}/{strategy}")][event] = v
     models = sorted({m for m, _ in per_event})
     conditions = sorted({c for _, c in per_event})
@@ -165,12 +178,13 @@ def robustness(rows: list[ScoredForecast], resampler: Resampler) -> list[Robustn
     """The C.3 analyses for every clock with LLM forecasts at T-24h in both access conditions."""
     out = []
     for clock in sorted({r.clock for r in rows if r.forecaster_type == "llm"}):
-        primary = access_diffs(rows, clock)
+        means = llm_cell_means([r for r in rows if r.horizon == HORIZON and r.clock == clock], "brier")
+        primary = _access_effect(means)  # these means serve the interaction and the decomposition too
         if not primary:
             continue
         lead = access_diffs(rows, clock, _lead_ok)
         searched = access_diffs(rows, clock, lambda r: r.access == "closed_book" or r.search_observed is True)
-        inter = interaction_diffs(rows, clock)
+        inter = interaction_diffs(means)
         names = [("robustness/access_t24", "closed_book - open_book (T-24h, intention to treat)", primary),
                  ("robustness/lead_time_window", "closed_book - open_book (lead time 1440 +- 90 min)", lead),
                  ("robustness/as_treated", "closed_book - open_book (open book with observed search)", searched),
@@ -183,5 +197,5 @@ def robustness(rows: list[ScoredForecast], resampler: Resampler) -> list[Robustn
             leave_one_out=leave_one_out(primary), ranking=ranking_stability(rows, clock),
             intention_to_treat=results.get("robustness/access_t24"), as_treated=results.get("robustness/as_treated"),
             interaction=results.get("robustness/access_x_strategy"),
-            variance=variance_decomposition(rows, clock, resampler)))
+            variance=variance_decomposition(means, resampler)))
     return out
