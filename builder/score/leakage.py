@@ -203,10 +203,15 @@ def match_reports(forecast: Forecast, competition: Competition | None, event: Ev
 # -- the audit ---------------------------------------------------------------------------------
 
 
+def auditable(forecast: Forecast) -> bool:
+    """Whether any rule can flag ``forecast``: a match forecast with an attempt to read."""
+    return forecast.target_kind == "match" and bool(forecast.attempts)
+
+
 def leakage_flags(forecast: Forecast, *, event: Event | None, outcome: Outcome | None,
                   competition: Competition | None, evidence: Evidence | None) -> tuple[LeakFlag, ...]:  # fmt: skip
     """Every rule's flags for one match forecast (empty: no suspected leak)."""
-    if forecast.target_kind != "match" or not forecast.attempts:
+    if not auditable(forecast):
         return ()
     urls = cited_urls(forecast)  # once for the two rules that read them
     return tuple(late_sources(forecast, evidence, urls) + states_result(forecast, outcome)
@@ -217,8 +222,8 @@ def audit_archive(archive: Archive, forecasts: Iterable[Forecast]) -> dict[str, 
     """Archive path -> flags, for the forecasts with at least one flag."""
     out = {}
     for forecast in forecasts:
-        if forecast.target_kind != "match" or not forecast.attempts:
-            continue  # no flags (leakage_flags' own test), so no records to look up
+        if not auditable(forecast):
+            continue  # no flags, so no records to look up
         key = (forecast.competition_id, forecast.target_id)
         package = archive.records.get(forecast.evidence.path) if forecast.evidence is not None else None
         flags = leakage_flags(forecast, event=archive.events.get(key), outcome=archive.outcomes.get(key),
