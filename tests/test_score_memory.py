@@ -1,5 +1,6 @@
 """The scorer's compact representations give the numbers and rows the plain ones give: slotted
-rows with shared floats (builder/score/types.py, scoring._row_setter) and the pooled
+rows with shared floats and measures read from one matrix (builder/score/types.py,
+scoring._row_setter, builder/score/measurerows.py) and the pooled
 reliability's per-match sums instead of replicates x vectors weights (builder/score/reliability.py)."""
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ def test_rows_hold_no_per_row_dict(rows):
     assert rows and not any(hasattr(row, "__dict__") for row in rows)
 
 
-def test_rows_share_equal_measure_values(rows):
-    zeros = [r.measures["exact"] for r in rows if r.measures["exact"] == 0.0]
-    assert len(zeros) > 1 and len({id(z) for z in zeros}) == 1
+def test_rows_read_their_measures_from_one_read_only_matrix(rows):
+    from builder.score.columns import RowTable
+
+    matrix = rows[0].measures.matrix
+    assert all(r.measures.matrix is matrix and r.measures.row == i for i, r in enumerate(rows))
+    assert all(r.advancement is None or r.advancement.matrix is matrix for r in rows)
+    assert not matrix.flags.writeable and RowTable.of(rows).values is matrix
 
 
 def test_a_float_sharer_keeps_every_value_sign_and_nan():

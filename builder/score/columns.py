@@ -21,11 +21,10 @@ import numpy as np
 
 from builder.score.calibration import expected_calibration_error
 from builder.score.fine_grained_layers import LAYER_WEIGHTS
+from builder.score.measurerows import NAMES, shared_matrix
 from builder.score.metrics import CLASSES
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast
 
-NAMES = MEASURES + ADVANCEMENT_MEASURES
-"""The columns of :attr:`RowTable.values`, in this order."""
 LAYERS = tuple(LAYER_WEIGHTS)
 """The columns of :attr:`RowTable.layers` (T1-T5), in this order."""
 CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
@@ -176,7 +175,12 @@ def _layer_values(found: list[dict[str, float]]) -> np.ndarray:
 
 
 def measure_matrix(rows: list[ScoredForecast]) -> np.ndarray:
-    """rows x :data:`NAMES`: every row's measures and advancement measures, NaN where absent."""
+    """rows x :data:`NAMES`: every row's measures and advancement measures, NaN where absent;
+    the scoring's own matrix (read-only) when the rows' measures are its rows
+    (``builder.score.measurerows.shared_matrix``)."""
+    shared = shared_matrix(rows)
+    if shared is not None:
+        return shared
     try:
         base = [_MEASURES_OF(r.measures) for r in rows]
     except KeyError:
