@@ -15,8 +15,15 @@ import numpy as np
 import orjson
 import pytest
 
+from builder.score import fine_grained_board
 from builder.score.columns import RowTable
-from builder.score.measurerows import Advancement, Measures, shared_matrix
+from builder.score.measurerows import (
+    ROW_LAYERS,
+    Advancement,
+    Layers,
+    Measures,
+    shared_matrix,
+)
 from builder.score.scoring import (
     _pair_columns,
     match_measures,
@@ -116,3 +123,15 @@ def test_the_table_of_the_rows_is_the_matrix_and_any_other_rows_get_the_plain_ro
     assert np.array_equal(RowTable.of(plain).values, table.values, equal_nan=True)
     changed = [dataclasses.replace(rows[0], advancement={"advancement_brier": 0.5})] + rows[1:]
     assert shared_matrix(changed) is None  # an advancement not from the matrix: the plain route
+
+
+def test_layers_are_the_dicts_the_layers_functions_give(scored):
+    archive, _, rows = scored
+    found = [r.layers for r in rows]
+    assert all(type(x) is Layers for x in found) and len({id(x.matrix) for x in found}) == 1
+    for r, layers in zip(rows, found, strict=True):
+        old = fine_grained_board.row_layers(fine_grained_board.forecast_tasks(archive, r), r.measures, r.advancement)
+        assert list(layers) == list(old) == list(ROW_LAYERS) and repr(layers) == repr(old)
+        assert bits(layers.values()) == bits(old.values()) and orjson.dumps(clean(layers)) == orjson.dumps(clean(old))
+    assert any(math.isnan(x["T2"]) for x in found) and not any(math.isnan(x["T1"]) for x in found)
+    assert np.array_equal(RowTable.of(rows).layers[:, :4], found[0].matrix, equal_nan=True)

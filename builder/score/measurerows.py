@@ -1,12 +1,13 @@
-"""A scored row's measures as read-only mappings onto one row of the scoring's measures matrix.
+"""A scored row's measures and layers as read-only mappings onto one row of the scoring's matrices.
 
 Scoring computes every per-forecast measure as a column (``scoring.match_measures``); each row
 then held them again as a dict of Python floats: about 600 bytes a row (the dict and its
-distinct floats), 170 MB at 300,000 records, kept for the whole build. Instead every row's
-``measures`` (and ``advancement``) is a :class:`Measures` (:class:`Advancement`): the matrix,
-shared by every row of one scoring (rows x :data:`NAMES`, read-only, NaN where absent), and
-the row's number, about 80 bytes. A value is made when read, by ``tolist``: the Python float
-``float()`` gives of the entry, the one the dict held, so every reader gets the same numbers
+distinct floats), 170 MB at 300,000 records, kept for the whole build, and a dict of its four
+layers. Instead every row's ``measures`` (and ``advancement``, ``layers``) is a :class:`Measures`
+(:class:`Advancement`, :class:`Layers`): the matrix, shared by every row of one scoring
+(rows x :data:`NAMES`, or :data:`ROW_LAYERS`; read-only, NaN where absent), and the row's
+number, about 80 bytes. A value is made when read (``item``, ``tolist``): the Python
+float ``float()`` gives of the entry, the one the dict held, so every reader gets the same numbers
 to the last bit. The same matrix is the rows' ``builder.score.columns.RowTable.values``.
 
 They behave as the dicts did wherever those were read: the same keys in the same order,
@@ -22,10 +23,13 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
+from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
 
 NAMES = MEASURES + ADVANCEMENT_MEASURES
 """The columns of a measures matrix, in this order."""
+ROW_LAYERS = tuple(LAYER_WEIGHTS)[:4]
+"""The layers scoring gives every row (``fine_grained_layers.match_layers``: T1-T4), in this order."""
 
 
 class _MatrixRow(Mapping):
@@ -35,6 +39,8 @@ class _MatrixRow(Mapping):
     __slots__ = ("matrix", "row")
     KEYS: tuple[str, ...] = ()
     OFFSET = 0
+    WIDTH = 0
+    """The matrix's columns (a one-row matrix of :meth:`of` has as many)."""
     _INDEX: dict[str, int] = {}
 
     def __init__(self, matrix: np.ndarray, row: int) -> None:
@@ -46,7 +52,7 @@ class _MatrixRow(Mapping):
     @classmethod
     def of(cls, values) -> _MatrixRow:
         """A mapping of ``values`` (in ``KEYS`` order) over a one-row matrix of its own."""
-        matrix = np.full((1, len(NAMES)), np.nan)
+        matrix = np.full((1, cls.WIDTH), np.nan)
         matrix[0, cls.OFFSET : cls.OFFSET + len(cls.KEYS)] = list(values)
         matrix.flags.writeable = False
         return cls(matrix, 0)
@@ -56,11 +62,11 @@ class _MatrixRow(Mapping):
         return self.matrix[self.row, self.OFFSET : self.OFFSET + len(self.KEYS)].tolist()
 
     def __getitem__(self, name: str) -> float:
-        return self.matrix[self.row, self._INDEX[name]].item()
+        return self.matrix.item(self.row, self._INDEX[name])
 
     def get(self, name: str, default=None):
         j = self._INDEX.get(name)
-        return default if j is None else self.matrix[self.row, j].item()
+        return default if j is None else self.matrix.item(self.row, j)
 
     def __contains__(self, name: object) -> bool:
         return name in self._INDEX
@@ -104,6 +110,7 @@ class Measures(_MatrixRow):
     __slots__ = ()
     KEYS = MEASURES
     OFFSET = 0
+    WIDTH = len(NAMES)
 
 
 class Advancement(_MatrixRow):
@@ -112,6 +119,17 @@ class Advancement(_MatrixRow):
     __slots__ = ()
     KEYS = ADVANCEMENT_MEASURES
     OFFSET = len(MEASURES)
+    WIDTH = len(NAMES)
+
+
+class Layers(_MatrixRow):
+    """A row's WorldCupArena layers T1-T4 (``ScoredForecast.layers``, NaN = unavailable) over the
+    scoring's rows x :data:`ROW_LAYERS` matrix of layers."""
+
+    __slots__ = ()
+    KEYS = ROW_LAYERS
+    OFFSET = 0
+    WIDTH = len(ROW_LAYERS)
 
 
 def shared_matrix(rows: list) -> np.ndarray | None:
@@ -136,7 +154,20 @@ def shared_matrix(rows: list) -> np.ndarray | None:
     return matrix if len(index) == len(matrix) and (index == np.arange(len(index))).all() else matrix[index]
 
 
-def rows_of(matrix: np.ndarray) -> list[Measures]:
-    """One :class:`Measures` per row of ``matrix`` (made read-only: every row reads it)."""
+def rows_of(matrix: np.ndarray, kind: type[_MatrixRow] = Measures) -> list:
+    """One ``kind`` (:class:`Measures`, :class:`Layers`) per row of ``matrix`` (made read-only:
+    every row reads it)."""
     matrix.flags.writeable = False
-    return [Measures(matrix, i) for i in range(len(matrix))]
+    return [kind(matrix, i) for i in range(len(matrix))]
+
+
+def shared_layers(found: list) -> np.ndarray | None:
+    """The layers matrix whose rows ``found`` (rows' ``layers``) are, in order, when each is a
+    :class:`Layers` over one matrix; else None."""
+    if not found or type(found[0]) is not Layers:
+        return None
+    matrix = found[0].matrix
+    if not all(type(x) is Layers and x.matrix is matrix for x in found):
+        return None
+    index = np.fromiter((x.row for x in found), dtype=np.intp, count=len(found))
+    return matrix if len(index) == len(matrix) and (index == np.arange(len(index))).all() else matrix[index]

@@ -30,7 +30,7 @@ from builder.score import (
 )
 from builder.score.columns import RowTable
 from builder.score.floats import float_sharer
-from builder.score.measurerows import NAMES, Advancement, rows_of
+from builder.score.measurerows import NAMES, ROW_LAYERS, Advancement, Layers, rows_of
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -189,21 +189,24 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     advancement = {i: Advancement(matrix, i) for i in knockout}
     new_row, rows = _row_setter(), []
     path_of, reports = _reader_paths(archive), archive.match_reports
+    layers = np.empty((len(pairs), len(ROW_LAYERS)))  # each row's T1-T4, read through its ``Layers``
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls), measures) in enumerate(
             zip(pairs, numbers, rows_of(matrix), strict=True)):
         adv = advancement.get(i)
         target = (forecast.competition_id, forecast.target_id)
         # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
         tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
+        layers[i] = list(map(fine_grained_board.row_layers(tasks, measures, adv).__getitem__, ROW_LAYERS))
         kind = forecast.forecaster_type._value_  # StrEnum members: ``_value_`` is ``.value`` without the descriptor
         rows.append(new_row((
             target[0], target[1], forecast.forecaster, kind, forecast.model, forecast.access._value_,
             forecast.strategy._value_, forecast.horizon._value_, forecast.sample, forecast.clock._value_,
             forecast.status._value_, event.stage, event.knockout, *probs, p_h, p_a, s_h, s_a, CLASSES[cls],
             payload.confidence, measures, adv, forecast.key(), path_of.get(id(forecast)) or path_for(forecast),
-            forecast.lead_time_minutes, _searched(forecast), fine_grained_board.row_layers(tasks, measures, adv),
+            forecast.lead_time_minutes, _searched(forecast), Layers(layers, i),
             tasks, quoted_odds(forecast.inputs) if kind == "market" else None,
         )))
+    layers.flags.writeable = False
     return rows
 
 
