@@ -125,6 +125,30 @@ def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
     assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2]))), weights[:, [7, 2]])
 
 
+def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_drawn():
+    strata = np.array([False] * 300 + [True] * 40)  # a stratum over 255 matches: uint16 by its size
+    rng = np.random.default_rng(3)
+    reference = np.zeros((MANY, len(strata)), dtype=np.int64)
+    for value in (False, True):
+        columns = np.flatnonzero(strata == value)
+        for start in range(0, MANY, resampling.BLOCK):
+            size = min(resampling.BLOCK, MANY - start)
+            reference[start : start + size, columns] = rng.multinomial(
+                len(columns), np.full(len(columns), 1 / len(columns)), size=size)
+    drawn = resampling.stratified_weights(strata, MANY, np.random.default_rng(3), np.uint8)
+    assert drawn.dtype == np.uint8 and np.array_equal(drawn, reference)
+
+    class Heavy:  # a generator whose second block has a count no uint8 holds
+        calls = 0
+
+        def multinomial(self, n, p, size):
+            Heavy.calls += 1
+            return np.full((size, len(p)), 300 if Heavy.calls == 2 else 1)
+
+    widened = resampling.stratified_weights(np.zeros(3, dtype=bool), MANY, Heavy(), np.uint8)
+    assert widened.dtype == np.uint16 and widened[0, 0] == 1 and widened[resampling.BLOCK, 0] == 300
+
+
 def _values(seed: int, columns: int = 9) -> np.ndarray:
     rng = np.random.default_rng(seed)
     values = rng.normal(0.2, 0.3, size=(len(EVENTS), columns))
