@@ -32,7 +32,7 @@ CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
-ROW_LAYERS_OF = itemgetter(*ROW_LAYERS)
+_ROW_LAYERS_OF = itemgetter(*ROW_LAYERS)
 _PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
 _RESULT = attrgetter("result")
 _KIND = attrgetter("forecaster_type")
@@ -169,7 +169,7 @@ def _layer_values(found: list) -> np.ndarray:
         return matrix
     if max(map(len, found)) == len(ROW_LAYERS):  # four keys each: T1-T4 if the getter finds them all
         try:
-            matrix[:, : len(ROW_LAYERS)] = list(map(ROW_LAYERS_OF, found))
+            matrix[:, : len(ROW_LAYERS)] = list(map(_ROW_LAYERS_OF, found))
             return matrix
         except KeyError:
             pass

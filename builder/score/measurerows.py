@@ -154,11 +154,10 @@ def shared_matrix(rows: list) -> np.ndarray | None:
     return matrix if len(index) == len(matrix) and (index == np.arange(len(index))).all() else matrix[index]
 
 
-def rows_of(matrix: np.ndarray, kind: type[_MatrixRow] = Measures) -> list:
-    """One ``kind`` (:class:`Measures`, :class:`Layers`) per row of ``matrix`` (made read-only:
-    every row reads it)."""
+def rows_of(matrix: np.ndarray) -> list[Measures]:
+    """One :class:`Measures` per row of ``matrix`` (made read-only: every row reads it)."""
     matrix.flags.writeable = False
-    return [kind(matrix, i) for i in range(len(matrix))]
+    return [Measures(matrix, i) for i in range(len(matrix))]
 
 
 def shared_layers(found: list) -> np.ndarray | None:
