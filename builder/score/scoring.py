@@ -185,14 +185,14 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     same = float_sharer()
     matrix, knockout = measures_matrix(columns, pairs)
+    knockout = set(knockout)  # the rows with advancement measures, looked up per row
     numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), same)
-    advancement = {i: Advancement(matrix, i) for i in knockout}
     new_row, rows = _row_setter(), []
     path_of, reports = _reader_paths(archive), archive.match_reports
     layers = np.empty((len(pairs), len(ROW_LAYERS)))  # each row's T1-T4, read through its ``Layers``
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls), measures) in enumerate(
             zip(pairs, numbers, rows_of(matrix), strict=True)):
-        adv = advancement.get(i)
+        adv = Advancement(matrix, measures.row) if i in knockout else None  # one row number object for all three
         target = (forecast.competition_id, forecast.target_id)
         # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
         tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
@@ -203,7 +203,7 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
             forecast.strategy._value_, forecast.horizon._value_, forecast.sample, forecast.clock._value_,
             forecast.status._value_, event.stage, event.knockout, *probs, p_h, p_a, s_h, s_a, CLASSES[cls],
             payload.confidence, measures, adv, forecast.key(), path_of.get(id(forecast)) or path_for(forecast),
-            forecast.lead_time_minutes, _searched(forecast), Layers(layers, i),
+            forecast.lead_time_minutes, _searched(forecast), Layers(layers, measures.row),
             tasks, quoted_odds(forecast.inputs) if kind == "market" else None,
         )))
     layers.flags.writeable = False
