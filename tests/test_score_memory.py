@@ -1,5 +1,6 @@
 """The scorer's compact representations give the numbers and rows the plain ones give: slotted
-rows with shared floats (builder/score/types.py, scoring._row_setter) and the pooled
+rows with shared floats and measures read from one matrix (builder/score/types.py,
+scoring._row_setter, builder/score/measurerows.py) and the pooled
 reliability's per-match sums instead of replicates x vectors weights (builder/score/reliability.py)."""
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ def test_rows_hold_no_per_row_dict(rows):
     assert rows and not any(hasattr(row, "__dict__") for row in rows)
 
 
-def test_rows_share_equal_measure_values(rows):
-    zeros = [r.measures["exact"] for r in rows if r.measures["exact"] == 0.0]
-    assert len(zeros) > 1 and len({id(z) for z in zeros}) == 1
+def test_rows_read_their_measures_from_one_read_only_matrix(rows):
+    from builder.score.columns import RowTable
+
+    matrix = rows[0].measures.matrix
+    assert all(r.measures.matrix is matrix and r.measures.row == i for i, r in enumerate(rows))
+    assert all(r.advancement is None or r.advancement.matrix is matrix for r in rows)
+    assert not matrix.flags.writeable and RowTable.of(rows).values is matrix
 
 
 def test_a_float_sharer_keeps_every_value_sign_and_nan():
@@ -118,6 +123,30 @@ def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
     assert big.weights.tobytes() == weights.tobytes() and big.signs.tobytes() == signs.tobytes()
     assert np.array_equal(big.weight_columns([7, 2]), weights[:, [7, 2]])
     assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2]))), weights[:, [7, 2]])
+
+
+def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_drawn():
+    strata = np.array([False] * 300 + [True] * 40)  # a stratum over 255 matches: uint16 by its size
+    rng = np.random.default_rng(3)
+    reference = np.zeros((MANY, len(strata)), dtype=np.int64)
+    for value in (False, True):
+        columns = np.flatnonzero(strata == value)
+        for start in range(0, MANY, resampling.BLOCK):
+            size = min(resampling.BLOCK, MANY - start)
+            reference[start : start + size, columns] = rng.multinomial(
+                len(columns), np.full(len(columns), 1 / len(columns)), size=size)
+    drawn = resampling.stratified_weights(strata, MANY, np.random.default_rng(3), np.uint8)
+    assert drawn.dtype == np.uint8 and np.array_equal(drawn, reference)
+
+    class Heavy:  # a generator whose second block has a count no uint8 holds
+        calls = 0
+
+        def multinomial(self, n, p, size):
+            Heavy.calls += 1
+            return np.full((size, len(p)), 300 if Heavy.calls == 2 else 1)
+
+    widened = resampling.stratified_weights(np.zeros(3, dtype=bool), MANY, Heavy(), np.uint8)
+    assert widened.dtype == np.uint16 and widened[0, 0] == 1 and widened[resampling.BLOCK, 0] == 300
 
 
 def _values(seed: int, columns: int = 9) -> np.ndarray:

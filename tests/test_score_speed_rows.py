@@ -11,7 +11,6 @@ import numpy as np
 from builder.score import difficulty
 from builder.score.floats import float_sharer
 from builder.score.scoring import _row_numbers, _shared_columns
-from builder.score.types import MEASURES
 
 
 def test_a_sharer_shares_a_whole_list_as_it_shares_each_value():
@@ -40,15 +39,11 @@ def test_row_numbers_are_the_plain_numbers_of_every_row():
     n = 9
     p = rng.dirichlet(np.ones(3), n)
     ints = rng.integers(0, 4, (5, n))
-    measures = np.round(rng.random((len(MEASURES), n)), 1)
-    measures[0, 2], measures[1, 3] = np.nan, -0.0
-    rows = list(_row_numbers(p, ints, measures, float_sharer()))
+    rows = list(_row_numbers(p, ints, float_sharer()))
     assert len(rows) == n
-    for i, (probs, *numbers, values) in enumerate(rows):
+    for i, (probs, *numbers) in enumerate(rows):
         assert probs == tuple(p[i].tolist()) and numbers == ints[:, i].tolist()
-        assert list(values) == list(MEASURES)
-        assert repr(list(values.values())) == repr(measures[:, i].tolist())
-    assert all(type(x) is int for _, *numbers, _ in rows for x in numbers)
+    assert all(type(x) is int for _, *numbers in rows for x in numbers)
 
 
 def _adjusted_with_nan_filled_alpha(y, mask, weights):

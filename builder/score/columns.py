@@ -21,11 +21,10 @@ import numpy as np
 
 from builder.score.calibration import expected_calibration_error
 from builder.score.fine_grained_layers import LAYER_WEIGHTS
+from builder.score.measurerows import NAMES, ROW_LAYERS, shared_layers, shared_matrix
 from builder.score.metrics import CLASSES
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast
 
-NAMES = MEASURES + ADVANCEMENT_MEASURES
-"""The columns of :attr:`RowTable.values`, in this order."""
 LAYERS = tuple(LAYER_WEIGHTS)
 """The columns of :attr:`RowTable.layers` (T1-T5), in this order."""
 CELL_FIELDS = ("forecaster", "access", "strategy", "horizon", "clock")
@@ -33,9 +32,7 @@ CELL_KEY = attrgetter(*CELL_FIELDS)
 """A row's cell as a plain tuple (hashing tuples is much cheaper than building a Cell per row)."""
 _EVENT_KEY = attrgetter("competition_id", "event_id")
 _MEASURES_OF = itemgetter(*MEASURES)
-_ROW_LAYERS = LAYERS[:4]
-"""The layers scoring gives every row (``fine_grained_layers.match_layers``: T1-T4)."""
-_ROW_LAYERS_OF = itemgetter(*_ROW_LAYERS)
+_ROW_LAYERS_OF = itemgetter(*ROW_LAYERS)
 _PROBABILITIES = attrgetter("p_home", "p_draw", "p_away")
 _RESULT = attrgetter("result")
 _KIND = attrgetter("forecaster_type")
@@ -161,13 +158,18 @@ def layer_columns(rows: list[ScoredForecast]) -> tuple[np.ndarray, np.ndarray, n
     return matrix, layered, np.array([bool(r.fine_tasks) for r in rows], dtype=bool)
 
 
-def _layer_values(found: list[dict[str, float]]) -> np.ndarray:
-    """len(found) x :data:`LAYERS`: each dict's value of each layer, NaN where absent; the
-    usual dicts (exactly T1-T4, as ``fine_grained_layers.match_layers`` gives) by one getter."""
+def _layer_values(found: list) -> np.ndarray:
+    """len(found) x :data:`LAYERS`: each mapping's value of each layer, NaN where absent: the
+    scoring's layers matrix when they are its rows (``measurerows.shared_layers``), the usual
+    dicts (exactly T1-T4, as ``fine_grained_layers.match_layers`` gives) by one getter."""
     matrix = np.full((len(found), len(LAYERS)), np.nan)
-    if max(map(len, found)) == len(_ROW_LAYERS):  # four keys each: T1-T4 if the getter finds them all
+    shared = shared_layers(found)
+    if shared is not None:
+        matrix[:, : len(ROW_LAYERS)] = shared
+        return matrix
+    if max(map(len, found)) == len(ROW_LAYERS):  # four keys each: T1-T4 if the getter finds them all
         try:
-            matrix[:, : len(_ROW_LAYERS)] = list(map(_ROW_LAYERS_OF, found))
+            matrix[:, : len(ROW_LAYERS)] = list(map(_ROW_LAYERS_OF, found))
             return matrix
         except KeyError:
             pass
@@ -176,7 +178,12 @@ def _layer_values(found: list[dict[str, float]]) -> np.ndarray:
 
 
 def measure_matrix(rows: list[ScoredForecast]) -> np.ndarray:
-    """rows x :data:`NAMES`: every row's measures and advancement measures, NaN where absent."""
+    """rows x :data:`NAMES`: every row's measures and advancement measures, NaN where absent;
+    the scoring's own matrix (read-only) when the rows' measures are its rows
+    (``builder.score.measurerows.shared_matrix``)."""
+    shared = shared_matrix(rows)
+    if shared is not None:
+        return shared
     try:
         base = [_MEASURES_OF(r.measures) for r in rows]
     except KeyError:

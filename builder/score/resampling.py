@@ -43,15 +43,19 @@ def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Gener
     replacement to the stratum's size; entry (b, i) is how often match i appears in replicate b.
 
     Drawn :data:`BLOCK` replicates at a time (the generator's stream is the one of a single
-    draw) into ``dtype``, which must hold the largest stratum's size (a count never exceeds it)."""
+    draw) into ``dtype``; an unsigned integer ``dtype`` is widened to the smallest type that holds
+    the largest count drawn when one does not fit (a count is about Poisson(1): at 300,000
+    records ``uint8`` holds every one, half the memory of the stratum-size bound ``uint16``)."""
     strata = np.asarray(strata)
     weights = np.zeros((replicates, len(strata)), dtype=dtype)
     for value in np.unique(strata):
         columns = np.flatnonzero(strata == value)
         for start in range(0, replicates, BLOCK):
             size = min(BLOCK, replicates - start)
-            weights[start : start + size, columns] = rng.multinomial(
-                len(columns), np.full(len(columns), 1 / len(columns)), size=size)
+            counts = rng.multinomial(len(columns), np.full(len(columns), 1 / len(columns)), size=size)
+            if weights.dtype.kind == "u" and counts.size and counts.max() > np.iinfo(weights.dtype).max:
+                weights = weights.astype(np.min_scalar_type(counts.max()))
+            weights[start : start + size, columns] = counts
     return weights
 
 
@@ -70,7 +74,7 @@ class Resampler:
     """The bootstrap weights and sign-flip matrix of one analysis, over a fixed list of events.
 
     Both are held as small exact integers (``draws``: counts in the smallest unsigned type that
-    holds the largest stratum's size; ``flips``: int8 +-1) and turned into float64
+    holds the largest count drawn, :func:`stratified_weights`; ``flips``: int8 +-1) and turned into float64
     :data:`BLOCK` rows at a time for the products (see the module docstring).
     ``weights`` and ``signs`` give the whole float64 matrices (a fresh copy each time)."""
 
@@ -90,8 +94,7 @@ class Resampler:
         keys = sorted(events)
         boot_seq, sign_seq = np.random.SeedSequence(seed).spawn(2)
         strata = np.array([events[k] for k in keys], dtype=bool)
-        largest = max(int(strata.sum()), int((~strata).sum()), 1)
-        draws = stratified_weights(strata, replicates, np.random.default_rng(boot_seq), np.min_scalar_type(largest))
+        draws = stratified_weights(strata, replicates, np.random.default_rng(boot_seq), np.uint8)
         return cls(keys, draws, sign_matrix(permutations, len(keys), np.random.default_rng(sign_seq)), method)
 
     @property

@@ -9,7 +9,6 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 from __future__ import annotations
 
 import dataclasses
-from itertools import repeat
 
 import numpy as np
 
@@ -31,6 +30,7 @@ from builder.score import (
 )
 from builder.score.columns import RowTable
 from builder.score.floats import float_sharer
+from builder.score.measurerows import NAMES, ROW_LAYERS, Advancement, Layers, rows_of
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -57,7 +57,7 @@ from builder.score.metrics import (
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.returns import quoted_odds
-from builder.score.types import MEASURES, ScoredForecast, Scores
+from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
@@ -184,25 +184,29 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     y = result_class(h, a)
     columns = match_measures(p, y, ph, pa, h, a, eh, ea, published=published_score(h, a, h_et, a_et, et))
     same = float_sharer()
-    advancement = advancement_measures(pairs, same)
-    measure_columns = np.stack([np.asarray(columns[name], dtype=float) for name in MEASURES])
-    numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), measure_columns, same)
+    matrix, knockout = measures_matrix(columns, pairs)
+    knockout = set(knockout)  # the rows with advancement measures, looked up per row
+    numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), same)
     new_row, rows = _row_setter(), []
     path_of, reports = _reader_paths(archive), archive.match_reports
-    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls, measures)) in enumerate(zip(pairs, numbers)):
-        adv = advancement.get(i)
+    layers = np.empty((len(pairs), len(ROW_LAYERS)))  # each row's T1-T4, read through its ``Layers``
+    for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls), measures) in enumerate(
+            zip(pairs, numbers, rows_of(matrix), strict=True)):
+        adv = Advancement(matrix, measures.row) if i in knockout else None  # one row number object for all three
         target = (forecast.competition_id, forecast.target_id)
         # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
         tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
+        layers[i] = list(map(fine_grained_board.row_layers(tasks, measures, adv).__getitem__, ROW_LAYERS))
         kind = forecast.forecaster_type._value_  # StrEnum members: ``_value_`` is ``.value`` without the descriptor
         rows.append(new_row((
             target[0], target[1], forecast.forecaster, kind, forecast.model, forecast.access._value_,
             forecast.strategy._value_, forecast.horizon._value_, forecast.sample, forecast.clock._value_,
             forecast.status._value_, event.stage, event.knockout, *probs, p_h, p_a, s_h, s_a, CLASSES[cls],
             payload.confidence, measures, adv, forecast.key(), path_of.get(id(forecast)) or path_for(forecast),
-            forecast.lead_time_minutes, _searched(forecast), fine_grained_board.row_layers(tasks, measures, adv),
+            forecast.lead_time_minutes, _searched(forecast), Layers(layers, measures.row),
             tasks, quoted_odds(forecast.inputs) if kind == "market" else None,
         )))
+    layers.flags.writeable = False
     return rows
 
 
@@ -210,18 +214,30 @@ ROW_CHUNK = 4096
 """Rows whose numbers are Python objects at once while rows are made (the rest stay numpy)."""
 
 
-def _row_numbers(p: np.ndarray, ints: np.ndarray, measures: np.ndarray, same):
-    """Each row's (probabilities, predicted home, predicted away, home, away, result class,
-    measures dict in :data:`MEASURES` order), :data:`ROW_CHUNK` rows at a time: ``tolist``
-    gives the same floats and ints as ``float()``/``int()`` per item, and only a chunk's Python
-    numbers exist before its rows hold them. The floats go through the float sharer ``same``
-    a column at a time (one object of each equal value across rows)."""
+def _row_numbers(p: np.ndarray, ints: np.ndarray, same):
+    """Each row's (probabilities, predicted home, predicted away, home, away, result class),
+    :data:`ROW_CHUNK` rows at a time: ``tolist`` gives the same floats and ints as
+    ``float()``/``int()`` per item, and only a chunk's Python numbers exist before its rows hold
+    them. The probabilities go through the float sharer ``same`` a column at a time (one object
+    of each equal value across rows)."""
     for start in range(0, len(p), ROW_CHUNK):
         stop = start + ROW_CHUNK
         probs = zip(*_shared_columns(np.ascontiguousarray(p[start:stop].T), same), strict=True)
-        values = zip(*_shared_columns(measures[:, start:stop], same), strict=True)
-        measure_dicts = map(dict, map(zip, repeat(MEASURES), values))
-        yield from zip(probs, *ints[:, start:stop].tolist(), measure_dicts, strict=True)
+        yield from zip(probs, *ints[:, start:stop].tolist(), strict=True)
+
+
+def measures_matrix(columns: dict[str, np.ndarray], pairs) -> tuple[np.ndarray, list[int]]:
+    """Rows x :data:`builder.score.measurerows.NAMES`: each pair's match measures (``columns``,
+    :func:`match_measures`) then its advancement measures (:func:`advancement_columns`), NaN where
+    a pair has none, the one home of every row's ``measures`` and ``advancement``; and the pairs
+    with advancement measures."""
+    matrix = np.full((len(pairs), len(NAMES)), np.nan)
+    for j, name in enumerate(MEASURES):
+        matrix[:, j] = columns[name]
+    index, values = advancement_columns(pairs)
+    for j, name in enumerate(ADVANCEMENT_MEASURES):
+        matrix[index, len(MEASURES) + j] = values.get(name, ())
+    return matrix, index
 
 
 def _shared_columns(block: np.ndarray, same) -> list[list[float]]:
@@ -328,9 +344,9 @@ def advancing_team_mismatches(archive) -> list[str]:
     return found
 
 
-def advancement_measures(pairs, same=None) -> dict[int, dict[str, float]]:
-    """Two-class advancement scores for knockout forecasts whose outcome names who advanced
-    (their floats through the float sharer ``same`` when given, a column at a time)."""
+def advancement_columns(pairs) -> tuple[list[int], dict[str, np.ndarray]]:
+    """Two-class advancement scores for knockout forecasts whose outcome names who advanced: the
+    pairs' indices and each measure's column over them (empty when none is scored)."""
     index, p_home, home_adv = [], [], []
     for i, (_, payload, event, outcome) in enumerate(pairs):
         if not event.knockout or payload.home_advances is None or outcome.advancing_team is None:
@@ -341,13 +357,10 @@ def advancement_measures(pairs, same=None) -> dict[int, dict[str, float]]:
         p_home.append(payload.home_advances)
         home_adv.append(outcome.advancing_team == event.home_team)
     if not index:
-        return {}
+        return [], {}
     p_arr, y_arr = np.array(p_home), np.array(home_adv)
-    cols = {
+    return index, {
         "advancement_brier": brier_score_advancement(p_arr, y_arr),
         "advancement_log_loss": log_loss_advancement(p_arr, y_arr),
         "advancement_accuracy": accuracy_advancement(p_arr, y_arr),
     }
-    values = {k: np.asarray(v, dtype=float).tolist() for k, v in cols.items()}  # the floats float() gives
-    values = values if same is None else {k: same.many(v) for k, v in values.items()}
-    return {i: {k: v[j] for k, v in values.items()} for j, i in enumerate(index)}

@@ -10,6 +10,7 @@ labelled wherever they appear. Missing values are ``None`` (JSON null), never Na
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -120,8 +121,9 @@ class ScoredForecast:
     score_away: int
     result: str
     confidence: float | None
-    measures: dict[str, float]
-    advancement: dict[str, float] | None = None
+    measures: Mapping[str, float]
+    """Every measure of :data:`MEASURES`, in that order (scoring's rows: ``builder.score.measurerows.Measures``)."""
+    advancement: Mapping[str, float] | None = None
     key: tuple[Any, ...] | None = None
     """The scored record's ``Forecast.key()`` (None for derived rows such as the ensemble)."""
     path: str | None = None
@@ -362,8 +364,9 @@ class Scores:
 
 
 def clean(value: Any) -> Any:
-    """Make a value JSON-safe: NaN/inf become None, tuples lists, numpy scalars Python numbers."""
-    if isinstance(value, dict):
+    """Make a value JSON-safe: NaN/inf become None, tuples lists, numpy scalars Python numbers,
+    mappings dicts (a row's ``measures``: ``builder.score.measurerows``)."""
+    if isinstance(value, Mapping):
         return {str(k): clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [clean(v) for v in value]
