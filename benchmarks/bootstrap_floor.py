@@ -17,7 +17,8 @@ m x k by k x n product) and the time spent in it. It prints, in one run:
 * ``validated``: ``validate_bytes`` of the same bytes (what a load that makes record objects does
   per record, without the disk);
 * ``scoring``: ``score_archive`` + ``score_slices`` wall time, and the part of it spent in the
-  resampler's products, their GFlop and rate;
+  resampler's products, their GFlop and rate, and in drawing its bootstrap counts (one matrix
+  per resampler: the whole archive's, each slice's);
 * ``gemm``: the best rate of one such product alone (1,024 replicates x the archive's matches x
   128 columns, repeated), and ``floor``: the products' GFlop at that rate, the least time any
   implementation of these products with this BLAS takes on this machine.
@@ -50,6 +51,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 FLOPS: dict[str, float] = defaultdict(float)  # caller -> floating-point operations of its products
 SECONDS: dict[str, float] = defaultdict(float)  # caller -> seconds spent in them
+DRAWS: list[float] = []  # seconds of each bootstrap count matrix drawn (``stratified_weights``)
 
 
 def _plain(value):
@@ -79,20 +81,28 @@ class Counted(np.ndarray):
 
 @contextmanager
 def counting_blocks():
-    """While inside: the resampler hands out :class:`Counted` blocks (the same float64 values)."""
+    """While inside: the resampler hands out :class:`Counted` blocks (the same float64 values), and
+    each draw of its bootstrap counts is timed into :data:`DRAWS`."""
     from builder.score import resampling
 
-    plain = resampling._float_blocks
+    plain, draw = resampling._float_blocks, resampling.stratified_weights
 
     def counted(matrix):
         for rows, block in plain(matrix):
             yield rows, block.view(Counted)
 
-    resampling._float_blocks = counted
+    def timed_draw(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return draw(*args, **kwargs)
+        finally:
+            DRAWS.append(time.perf_counter() - start)
+
+    resampling._float_blocks, resampling.stratified_weights = counted, timed_draw
     try:
         yield
     finally:
-        resampling._float_blocks = plain
+        resampling._float_blocks, resampling.stratified_weights = plain, draw
 
 
 def best_gemm_rate(events: int, repeats: int = 30) -> float:
@@ -153,6 +163,7 @@ def main() -> int:
           f"({inside / scoring:.0%}): {flops:.1f} GFlop at {flops / inside:.1f} GFlop/s")
     for caller in sorted(FLOPS, key=FLOPS.get, reverse=True):
         print(f"  {caller:<24} {FLOPS[caller] / 1e9:7.1f} GFlop {SECONDS[caller]:7.2f} s")
+    print(f"the bootstrap counts drawn: {len(DRAWS)} matrices in {sum(DRAWS):.2f} s ({sum(DRAWS) / scoring:.0%} of scoring)")
     print(f"gemm alone: best {rate:.1f} GFlop/s; floor of the products {floor:.2f} s ({floor / parse:.1f}x read + orjson)")
     print(f"floors as ratios to read + orjson: validated load + products {(load + floor) / parse:.1f}x; "
           f"products alone {floor / parse:.1f}x (aim of issue 21 for a tick: 3x)")

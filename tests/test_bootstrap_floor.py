@@ -27,9 +27,12 @@ def test_scores_with_counting_blocks_are_the_scores_without_them_to_the_bit():
     archive = archive_from_records(synthetic_records(n_events=24, n_models=3, seed=7, knockout_from=16))
     plain = orjson.dumps(score_archive(archive).to_dict(), option=orjson.OPT_SORT_KEYS)
     bootstrap_floor.FLOPS.clear()
+    bootstrap_floor.DRAWS.clear()
     with bootstrap_floor.counting_blocks():
         counted = orjson.dumps(score_archive(archive).to_dict(), option=orjson.OPT_SORT_KEYS)
     assert counted == plain
     assert bootstrap_floor.FLOPS["_t_statistics"] > 0 and bootstrap_floor.FLOPS["sign_flip_p"] > 0
+    assert len(bootstrap_floor.DRAWS) >= 1  # the whole archive's resampler drew its counts
     from builder.score import resampling
     assert resampling._float_blocks.__name__ == "_float_blocks"  # put back on leaving
+    assert resampling.stratified_weights.__name__ == "stratified_weights"

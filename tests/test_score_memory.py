@@ -115,14 +115,25 @@ def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
     boot_seq, sign_seq = np.random.SeedSequence(inference.SEED).spawn(2)
     rng, strata = np.random.default_rng(boot_seq), np.array([EVENTS[k] for k in sorted(EVENTS)])
     weights = np.zeros((MANY, len(strata)))
-    for value in (False, True):  # one draw per stratum, as the weights were first drawn
+    for value in (False, True):  # each stratum's index matrix, counted row by row
         columns = np.flatnonzero(strata == value)
-        weights[:, columns] = rng.multinomial(len(columns), np.full(len(columns), 1 / len(columns)), size=MANY)
+        weights[:, columns] = _counted(rng, MANY, len(columns))
     signs = np.random.default_rng(sign_seq).integers(0, 2, size=(MANY, len(strata))) * 2.0 - 1.0
     assert big.draws.dtype == np.uint8 and big.flips.dtype == np.int8
     assert big.weights.tobytes() == weights.tobytes() and big.signs.tobytes() == signs.tobytes()
     assert np.array_equal(big.weight_columns([7, 2]), weights[:, [7, 2]])
     assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2]))), weights[:, [7, 2]])
+
+
+def _counted(rng: np.random.Generator, rows: int, size: int) -> np.ndarray:
+    """An independent route to the bootstrap counts: draw each block's index matrix, count each
+    row's indices one row at a time with ``np.add.at``."""
+    counts = np.zeros((rows, size), dtype=np.int64)
+    for start in range(0, rows, resampling.BLOCK):
+        drawn = rng.integers(0, size, size=(min(resampling.BLOCK, rows - start), size))
+        for b, row in enumerate(drawn):
+            np.add.at(counts[start + b], row, 1)
+    return counts
 
 
 def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_drawn():
@@ -131,22 +142,20 @@ def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_d
     reference = np.zeros((MANY, len(strata)), dtype=np.int64)
     for value in (False, True):
         columns = np.flatnonzero(strata == value)
-        for start in range(0, MANY, resampling.BLOCK):
-            size = min(resampling.BLOCK, MANY - start)
-            reference[start : start + size, columns] = rng.multinomial(
-                len(columns), np.full(len(columns), 1 / len(columns)), size=size)
+        reference[:, columns] = _counted(rng, MANY, len(columns))
     drawn = resampling.stratified_weights(strata, MANY, np.random.default_rng(3), np.uint8)
     assert drawn.dtype == np.uint8 and np.array_equal(drawn, reference)
 
-    class Heavy:  # a generator whose second block has a count no uint8 holds
+    class Heavy:  # a generator whose second block draws match 0 for every index: a count of 300
         calls = 0
 
-        def multinomial(self, n, p, size):
+        def integers(self, low, high, size):
             Heavy.calls += 1
-            return np.full((size, len(p)), 300 if Heavy.calls == 2 else 1)
+            return np.zeros(size, dtype=np.int64) if Heavy.calls == 2 else np.tile(np.arange(high), (size[0], 1))
 
-    widened = resampling.stratified_weights(np.zeros(3, dtype=bool), MANY, Heavy(), np.uint8)
+    widened = resampling.stratified_weights(np.zeros(300, dtype=bool), MANY, Heavy(), np.uint8)
     assert widened.dtype == np.uint16 and widened[0, 0] == 1 and widened[resampling.BLOCK, 0] == 300
+    assert widened[resampling.BLOCK, 1:].sum() == 0 and (widened.sum(axis=1) == 300).all()
 
 
 def _values(seed: int, columns: int = 9) -> np.ndarray:
