@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builder.score import difficulty
 from builder.score.floats import float_sharer
@@ -55,7 +57,12 @@ def _adjusted_with_nan_filled_alpha(y, mask, weights):
     return beta + mean[:, None]
 
 
-def test_adjusted_scores_are_the_nan_filled_reference_to_the_bit():
+def _same_up_to_rounding(got, want):
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_adjusted_scores_are_the_nan_filled_reference_up_to_rounding():
     rng = np.random.default_rng(11)
     events, forecasters = 40, 4
     mask = rng.random((events, forecasters)) < 0.8
@@ -65,9 +72,54 @@ def test_adjusted_scores_are_the_nan_filled_reference_to_the_bit():
     weights = rng.multinomial(events, np.full(events, 1 / events), size=700).astype(float)  # zeros included
     assert (weights == 0).any()
     got = difficulty.adjusted_scores(y, mask, weights, "solve")
-    assert np.array_equal(got, _adjusted_with_nan_filled_alpha(y, mask, weights), equal_nan=True)
+    want = _adjusted_with_nan_filled_alpha(y, mask, weights)
+    _same_up_to_rounding(got, want)
+    assert not np.array_equal(got, want)  # another sum (this is not the reference route itself)
     alpha, _ = difficulty.fit(y, mask, weights, "solve")
     assert np.isnan(alpha[:, 5]).all() and np.isnan(alpha[weights == 0]).all()
+
+
+def test_a_replicate_without_a_forecast_event_is_nan_as_in_the_reference():
+    """Weight only on the event nobody forecast: no event to average (0/0), in both routes."""
+    y = np.array([[0.2, 0.4], [0.3, 0.1], [np.nan, np.nan]])
+    mask = ~np.isnan(y)
+    weights = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    got = difficulty.adjusted_scores(y, mask, weights, "pinv")
+    want = _adjusted_with_nan_filled_alpha_pinv(y, mask, weights)
+    assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
+    _same_up_to_rounding(got, want)
+    # hand-worked: events 0 and 1 weighted 1 and 2; beta = (+0.05, -0.05) from the event
+    # differences (-0.2 and +0.2, weighted 1:2 -> mean difference a-b = (1*-0.2 + 2*0.2)/3)
+    diff = (1 * (0.2 - 0.4) + 2 * (0.3 - 0.1)) / 3
+    mean_alpha = (1 * 0.3 + 2 * 0.2) / 3  # each event's mean; beta sums to 0
+    assert np.allclose(got[0], [mean_alpha + diff / 2, mean_alpha - diff / 2])
+
+
+def _adjusted_with_nan_filled_alpha_pinv(y, mask, weights):
+    alpha, beta = difficulty.fit(y, mask, weights, "pinv")
+    present = ~np.isnan(alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (np.where(present, alpha, 0.0) * weights).sum(axis=1) / np.where(present, weights, 0.0).sum(axis=1)
+    return beta + mean[:, None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), events=st.integers(2, 30), forecasters=st.integers(2, 6),
+       coverage=st.floats(0.3, 1.0), scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_adjusted_scores_match_the_alpha_route_on_any_panel(seed, events, forecasters, coverage, scale):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((events, forecasters)) < coverage
+    mask[:, 0] = True  # connected through forecaster 0
+    y = np.where(mask, rng.random((events, forecasters)) * scale, np.nan)
+    weights = rng.multinomial(events, np.full(events, 1 / events), size=50).astype(float)
+    got = difficulty.adjusted_scores(y, mask, weights, "pinv")
+    want = _adjusted_with_nan_filled_alpha_pinv(y, mask, weights)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.allclose(got, want, rtol=1e-9, atol=1e-12 * scale, equal_nan=True)
+    # the constraint: each replicate's betas sum to 0, so its mean adjusted score is its mean alpha
+    finite = np.isfinite(got).all(axis=1)
+    beta = difficulty.fit(y, mask, weights, "pinv")[1]
+    assert np.allclose(beta[finite].sum(axis=1), 0.0, atol=1e-9 * scale)
 
 
 def test_a_sharer_is_freed_as_soon_as_it_is_dropped():

@@ -75,6 +75,18 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
          solver: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`fit`'s (alpha, beta) with alpha also where it is NaN there, and the mask of the
     (replicate, event) entries with weight (where :func:`fit`'s alpha is alpha as computed)."""
+    beta, panel, w = _fit_beta(y, mask, weights, solver)
+    m, s, inv_n, n = panel
+    # alpha = (s - beta m^T) / n per replicate and event: the same ufuncs in the same order,
+    # written into the product's array (replicates x events temporaries are the cost here)
+    alpha = beta @ m.T
+    np.subtract(s[None, :], alpha, out=alpha)
+    np.multiply(alpha, inv_n[None, :], out=alpha)
+    return alpha, beta, (w > 0) & (n > 0)[None, :]
+
+
+def _fit_beta(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None, solver: str):
+    """beta (replicates x forecasters), the panel's (m, s, 1/n, n) and the weights (2-d)."""
     m = mask.astype(float)
     yv = np.where(mask, y, 0.0)
     w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
@@ -89,13 +101,7 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
     a[:, np.arange(f), np.arange(f)] += w @ m
     b = w @ (m * (yv - (s * inv_n)[:, None]))
     a += 1.0  # the constraint sum beta = 0 (see the module docstring)
-    beta = _solve(a, b, solver)
-    # alpha = (s - beta m^T) / n per replicate and event: the same ufuncs in the same order,
-    # written into the product's array (replicates x events temporaries are the cost here)
-    alpha = beta @ m.T
-    np.subtract(s[None, :], alpha, out=alpha)
-    np.multiply(alpha, inv_n[None, :], out=alpha)
-    return alpha, beta, (w > 0) & (n > 0)[None, :]
+    return _solve(a, b, solver), (m, s, inv_n, n), w
 
 
 def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
@@ -112,21 +118,39 @@ def _solve(a: np.ndarray, b: np.ndarray, solver: str) -> np.ndarray:
 def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None = None,
                     solver: str = "auto") -> np.ndarray:
     """beta_f + mean_e alpha_e (weighted by ``weights``, counts: never negative), replicates x
-    forecasters; the mean is over the events where :func:`fit`'s alpha is not NaN."""
-    alpha, beta, weighted = _fit(y, mask, weights, solver)
-    w = np.ones((1, len(y))) if weights is None else np.atleast_2d(weights)
-    mean_alpha = np.empty(len(alpha))
-    # a block of replicates at a time: the temporaries stay small; each replicate's sums are the
-    # same row sums (elementwise work and row reductions only), so the same floats. A weight
-    # times True is itself, times False 0.0 (weights are finite and never negative): the same
-    # terms as ``np.where(present, w, 0.0)``, without numpy's slower masked selection
-    for start in range(0, len(alpha), REPLICATE_BLOCK):
+    forecasters; the mean is over the events with weight that someone forecast (where
+    :func:`fit`'s alpha is not NaN).
+
+    The replicates x events alpha is never formed: with alpha_e = (s_e - sum_f beta_f m_ef) / n_e,
+    sum_e w_e alpha_e = w . (s / n) - sum_f beta_f (w . m_f / n), one product of the weights with
+    forecasters + 2 columns (the third gives the weight of the forecast events, the mean's
+    denominator). The same mean as summing alpha, up to rounding (~1e-16 relative; issue 21:
+    the difficulty bootstrap's share of scoring). A replicate whose mean is not finite that
+    way (no weighted event, or a non-finite beta) is taken the long way, over its alpha."""
+    beta, (m, s, inv_n, n), w = _fit_beta(y, mask, weights, solver)
+    columns = np.column_stack([s * inv_n, m * inv_n[:, None], (n > 0).astype(float)])
+    sums = w @ columns  # replicates x (1 + forecasters + 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_alpha = (sums[:, 0] - np.einsum("rf,rf->r", beta, sums[:, 1:-1])) / sums[:, -1]
+    odd = np.flatnonzero(~np.isfinite(mean_alpha))
+    if len(odd):
+        mean_alpha[odd] = _mean_alpha_of(y, mask, w[odd], beta[odd], (m, s, inv_n, n))
+    return beta + mean_alpha[:, None]
+
+
+def _mean_alpha_of(y, mask, w, beta, panel) -> np.ndarray:
+    """The weighted mean of alpha over the entries where :func:`fit`'s alpha is not NaN, summed
+    over alpha itself, a block of :data:`REPLICATE_BLOCK` replicates at a time."""
+    m, s, inv_n, n = panel
+    mean_alpha = np.empty(len(w))
+    for start in range(0, len(w), REPLICATE_BLOCK):
         rows = slice(start, start + REPLICATE_BLOCK)
-        part, wp = alpha[rows], w[rows]
-        present = weighted[rows] & ~np.isnan(part)  # where fit's alpha (NaN without weight) is not NaN
+        part = (s[None, :] - beta[rows] @ m.T) * inv_n[None, :]
+        wp = w[rows]
+        present = (wp > 0) & (n > 0)[None, :] & ~np.isnan(part)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_alpha[rows] = (np.where(present, part, 0.0) * wp).sum(axis=1) / (wp * present).sum(axis=1)
-    return beta + mean_alpha[:, None]
+    return mean_alpha
 
 
 def connected(mask: np.ndarray) -> np.ndarray:

@@ -285,19 +285,20 @@ def _percentiles(means: np.ndarray, q: list[float]) -> tuple[np.ndarray, np.ndar
     out = np.full((2, means.shape[1]), np.nan)
     gaps = np.isnan(means).any(axis=0)
     if (~gaps).any():
-        out[:, ~gaps] = _linear_percentiles(np.ascontiguousarray(means[:, ~gaps].T), q).T
+        out[:, ~gaps] = _linear_percentiles(means.T[~gaps], q).T  # one C-ordered copy, ours to partition
     if gaps.any():
         out[:, gaps] = np.nanpercentile(means[:, gaps], q, axis=0)
     return out[0], out[1]
 
 
 def _linear_percentiles(rows: np.ndarray, q: list[float]) -> np.ndarray:
-    """Percentiles of each row: value at position q/100 * (n - 1), interpolating neighbours."""
+    """Percentiles of each row: value at position q/100 * (n - 1), interpolating neighbours.
+    ``rows`` is partitioned in place (the caller's own copy: no second one)."""
     n = rows.shape[1]
     positions = np.asarray(q, dtype=float) / 100 * (n - 1)
     below = np.floor(positions).astype(int)
     above = np.minimum(below + 1, n - 1)
     kth = np.unique(np.concatenate([below, above]))
-    part = np.partition(rows, kth, axis=1)
+    rows.partition(kth, axis=1)
     frac = positions - below
-    return part[:, below] * (1 - frac) + part[:, above] * frac
+    return rows[:, below] * (1 - frac) + rows[:, above] * frac
