@@ -76,13 +76,17 @@ def _fit(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None,
     """:func:`fit`'s (alpha, beta) with alpha also where it is NaN there, and the mask of the
     (replicate, event) entries with weight (where :func:`fit`'s alpha is alpha as computed)."""
     beta, panel, w = _fit_beta(y, mask, weights, solver)
-    m, s, inv_n, n = panel
-    # alpha = (s - beta m^T) / n per replicate and event: the same ufuncs in the same order,
-    # written into the product's array (replicates x events temporaries are the cost here)
+    return _alpha(beta, panel), beta, (w > 0) & (panel[3] > 0)[None, :]
+
+
+def _alpha(beta: np.ndarray, panel) -> np.ndarray:
+    """alpha = (s - beta m^T) / n per replicate and event (0 where n = 0), written into the
+    product's array (replicates x events temporaries are the cost here)."""
+    m, s, inv_n, _ = panel
     alpha = beta @ m.T
     np.subtract(s[None, :], alpha, out=alpha)
     np.multiply(alpha, inv_n[None, :], out=alpha)
-    return alpha, beta, (w > 0) & (n > 0)[None, :]
+    return alpha
 
 
 def _fit_beta(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None, solver: str):
@@ -134,19 +138,18 @@ def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None 
         mean_alpha = (sums[:, 0] - np.einsum("rf,rf->r", beta, sums[:, 1:-1])) / sums[:, -1]
     odd = np.flatnonzero(~np.isfinite(mean_alpha))
     if len(odd):
-        mean_alpha[odd] = _mean_alpha_of(y, mask, w[odd], beta[odd], (m, s, inv_n, n))
+        mean_alpha[odd] = _mean_alpha_of(w[odd], beta[odd], (m, s, inv_n, n))
     return beta + mean_alpha[:, None]
 
 
-def _mean_alpha_of(y, mask, w, beta, panel) -> np.ndarray:
+def _mean_alpha_of(w: np.ndarray, beta: np.ndarray, panel) -> np.ndarray:
     """The weighted mean of alpha over the entries where :func:`fit`'s alpha is not NaN, summed
     over alpha itself, a block of :data:`REPLICATE_BLOCK` replicates at a time."""
-    m, s, inv_n, n = panel
+    n = panel[3]
     mean_alpha = np.empty(len(w))
     for start in range(0, len(w), REPLICATE_BLOCK):
         rows = slice(start, start + REPLICATE_BLOCK)
-        part = (s[None, :] - beta[rows] @ m.T) * inv_n[None, :]
-        wp = w[rows]
+        part, wp = _alpha(beta[rows], panel), w[rows]
         present = (wp > 0) & (n > 0)[None, :] & ~np.isnan(part)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_alpha[rows] = (np.where(present, part, 0.0) * wp).sum(axis=1) / (wp * present).sum(axis=1)
