@@ -29,6 +29,7 @@ import numpy as np
 
 from builder.score import inference, market
 from builder.score.columns import NAMES, RowTable, codes, group_means
+from builder.score.measurerows import named_columns
 from builder.score.metrics import (
     accuracy_hda,
     brier_score_hda,
@@ -75,7 +76,9 @@ def per_cell_events(rows: list[ScoredForecast], names: tuple[str, ...],
     groups: dict[tuple, int] = {}
     gid = np.fromiter((groups.setdefault((cell_of(row), (row.competition_id, row.event_id)), len(groups))
                        for row in rows), dtype=np.intp, count=len(rows))
-    values = np.array([_measure_values(row, names) for row in rows], dtype=float).reshape(len(rows), len(names))
+    values = named_columns(rows, names)
+    if values is None:
+        values = np.array([_measure_values(row, names) for row in rows], dtype=float).reshape(len(rows), len(names))
     means = group_means(values, gid, len(groups))
     out: dict = defaultdict(dict)
     for (cell, event), g in groups.items():

@@ -154,6 +154,25 @@ def shared_matrix(rows: list) -> np.ndarray | None:
     return matrix if len(index) == len(matrix) and (index == np.arange(len(index))).all() else matrix[index]
 
 
+def named_columns(rows: list, names: tuple[str, ...]) -> np.ndarray | None:
+    """rows x ``names``: each row's value of each named measure (advancement measures included),
+    NaN where absent (an advancement measure of a row without ``advancement``, a name of
+    neither kind), the floats reading each row's mappings gives; None when the rows' measures do
+    not share one matrix (:func:`shared_matrix`)."""
+    matrix = shared_matrix(rows)
+    if matrix is None:
+        return None
+    at = {name: j for j, name in enumerate(NAMES)}
+    out = np.full((len(rows), len(names)), np.nan)
+    known = [k for k, name in enumerate(names) if name in at]
+    out[:, known] = matrix[:, [at[names[k]] for k in known]]
+    later = [k for k in known if at[names[k]] >= len(MEASURES)]
+    if later:
+        absent = np.fromiter((r.advancement is None for r in rows), dtype=bool, count=len(rows))
+        out[np.ix_(absent, later)] = np.nan
+    return out
+
+
 def rows_of(matrix: np.ndarray) -> list[Measures]:
     """One :class:`Measures` per row of ``matrix`` (made read-only: every row reads it)."""
     matrix.flags.writeable = False

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from builder.score.measurerows import shared_matrix
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
 from collector.archive.layout import path_for
 from collector.archive.reader import Archive
@@ -31,17 +32,20 @@ class Table:
 class MadeRows(Sequence):
     """The rows ``make(item)`` of ``items``, in their order, each made when asked for: a table
     whose writer takes a chunk at a time (:mod:`builder.site.exports`) never holds every row (at
-    300,000 forecasts, the forecasts table's tuples are a few hundred megabytes)."""
+    300,000 forecasts, the forecasts table's tuples are a few hundred megabytes). ``make_many``,
+    when given, makes a slice's rows at once (the same rows ``make`` gives, one by one)."""
 
-    def __init__(self, items: list, make: Callable[[Any], tuple]) -> None:
-        self.items, self.make = items, make
+    def __init__(self, items: list, make: Callable[[Any], tuple],
+                 make_many: Callable[[list], list[tuple]] | None = None) -> None:
+        self.items, self.make, self.make_many = items, make, make_many
 
     def __len__(self) -> int:
         return len(self.items)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return list(map(self.make, self.items[index]))
+            chosen = self.items[index]
+            return self.make_many(chosen) if self.make_many is not None and chosen else list(map(self.make, chosen))
         return self.make(self.items[index])
 
 
@@ -178,9 +182,18 @@ def score_table(scores) -> Table:
     def row(s) -> tuple:
         return keys(s) + tuple(map(s.measures.get, MEASURES)) + tuple(map((s.advancement or {}).get, ADVANCEMENT_MEASURES))
 
+    def many(items: list) -> list[tuple]:
+        """``row`` of each item, the measures read in one ``tolist`` of their shared matrix's rows."""
+        matrix = shared_matrix(items)
+        if matrix is None:
+            return list(map(row, items))
+        n, absent = len(MEASURES), (None,) * len(ADVANCEMENT_MEASURES)
+        return [keys(s) + (tuple(values) if s.advancement is not None else tuple(values[:n]) + absent)
+                for s, values in zip(items, matrix.tolist(), strict=True)]
+
     rows = scores.forecasts
     order = text_order(rows, [attrgetter(k) for k in SCORE_KEYS[:10]])
-    return Table("scores", columns, MadeRows([rows[i] for i in order], row),
+    return Table("scores", columns, MadeRows([rows[i] for i in order], row, many),
                  "every scored match forecast with every per-forecast measure", cut=_score_cut)
 
 
