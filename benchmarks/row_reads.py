@@ -37,13 +37,11 @@ from builder.site.tables import score_table  # noqa: E402
 NAMES = ("brier", "log_loss", "accuracy", "exact", "points", "result_wca", "exact_wca", "scoreline_wca")
 
 
-def best(call, rounds: int) -> tuple[float, object]:
-    found, value = float("inf"), None
-    for _ in range(rounds):
-        start = time.perf_counter()
-        value = call()
-        found = min(found, time.perf_counter() - start)
-    return found, value
+def timed(call) -> tuple[float, object]:
+    """(seconds, value) of one call."""
+    start = time.perf_counter()
+    value = call()
+    return time.perf_counter() - start, value
 
 
 def main() -> int:
@@ -67,13 +65,13 @@ def main() -> int:
     for label, by_row, at_once in pairs:
         slow, fast = [], []
         for _ in range(args.rounds):
-            slow.append(best(by_row, 1))
-            fast.append(best(at_once, 1))
+            slow.append(timed(by_row))
+            fast.append(timed(at_once))
         if pickle.dumps(slow[-1][1]) != pickle.dumps(fast[-1][1]):
             raise SystemExit(f"{label}: the two routes differ")
         a, b = min(t for t, _ in slow), min(t for t, _ in fast)
         print(f"{label:26} row by row {a:6.2f} s   at once {b:6.2f} s   ratio {b / a:4.2f}   (same bits)")
-    seconds, _ = best(lambda: paper_tables(rows), 1)
+    seconds, _ = timed(lambda: paper_tables(rows))
     print(f"paper_tables (the analysis page's tables): {seconds:.2f} s")
     return 0
 
