@@ -8,9 +8,11 @@ about reading and rendering, not the writer's fsyncs) without the records of its
 * ``cold``: ``build_site`` end to end with an empty page cache (load and validate, score,
   every slice of the leaderboard, page models and pages: "building", exports, then the record
   copies and putting the files in place: "writing"), with its phase times and peak memory;
-* ``warm``: the same build again with the cache the cold one left (nothing changed: only the
-  pages and files whose inputs or bytes changed are built and written);
-* ``tick``: the tick's records are written, then the build runs with the warm cache.
+* ``warm``: the same build again with the cache the cold one left (nothing changed: the site is
+  found as the cold build left it and kept whole, :mod:`builder.site.sitereuse`; only the load
+  and the fingerprint's inputs are read);
+* ``tick``: the tick's records are written, then the build runs with the warm cache (only the
+  pages and files whose inputs or bytes changed are built and written).
 
 It prints each build's time, peak memory, pages rendered (the rest reused from the cache), and
 the ratio to plain orjson parsing of the whole archive. Peak memory three ways: "peak MB", the

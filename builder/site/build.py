@@ -4,8 +4,9 @@ Each file goes to the :class:`~builder.site.sitewriter.SiteWriter` as soon as it
 dict of every page's bytes): without a cache the site is written into a temporary sibling that
 then replaces the previous build; with one, only the files whose bytes changed are staged and
 renamed into place once every file is ready, so a failed build never leaves a half-written
-site either way. The page cache (:mod:`builder.site.pagecache`) skips building and rendering
-pages whose inputs did not change; the downloads are kept from the previous build when the
+site either way. A site whose inputs are all unchanged since the build that wrote it, and
+which is still as that build left it, is kept whole (:mod:`builder.site.sitereuse`). The page
+cache (:mod:`builder.site.pagecache`) skips building and rendering pages whose inputs did not change; the downloads are kept from the previous build when the
 archive manifest and the code are unchanged (:mod:`builder.site.exportreuse`), else built one
 table at a time, the unchanged chunks of the forecasts and scores tables copied from the
 previous site's files (:mod:`builder.site.exportchunks`). The same archive builds to the same
@@ -48,7 +49,8 @@ from builder.site.provenance import ArenaUrls, added_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
-from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter
+from builder.site.sitereuse import site_fingerprint
+from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter, site_intact
 from builder.site.tables import iter_tables
 from builder.site.teams import team_pages
 from builder.site.textpages import data_page, method_pages
@@ -135,33 +137,52 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     progress(f"  {report.records} valid records, {len(report.problems)} problems")
     for problem in report.problems:
         progress(f"  left out: {problem}")
-    progress("scoring")
-    scores = score_archive(archive)
-    commit, replay = commit or archive_commit(archive_dir), has_replay_records(archive)
-    report.replay = replay
-    parts = slices(archive)
-    if len(parts) > 1:
-        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-    ctx = SiteContext(archive, scores, commit, replay, score_slices(archive, scores, parts),
-                      latest_anchor(Path(archive_dir)), urls or ArenaUrls(), added=added_commits(archive_dir))
+    commit, urls = commit or archive_commit(archive_dir), urls or ArenaUrls()
+    report.replay = has_replay_records(archive)
+    manifest, added = archive_manifest(archive_dir, commit, archive.sha256), added_commits(archive_dir)
+    fingerprint = site_fingerprint(manifest, archive.root, urls, added)
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
-    beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
+    kept = pages.kept_site(fingerprint, out_dir)
+    if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
+        pages.close()
+        progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
+                 f"its {len(kept)} files kept as they are")
+        return _tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
     try:
-        beside.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
-            with _background(archive, archive_dir, scores, commit, pages, out_dir, Path(scratch), progress) as work:
-                states = _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
+        states = _build_all(archive, archive_dir, out_dir, commit, urls, added, manifest, pages, progress)
     except BaseException:
         pages.close()
         raise
+    unsaved = pages.save(out_dir, states, fingerprint)
+    progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
+    return _tally(report, states, rendered=pages.rendered, reused=pages.reused)
+
+
+def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: ArenaUrls, added: dict, manifest: bytes,
+               pages: PageCache, progress: Callable[[str], None]) -> dict:
+    """Score, render and write the site (the pages and downloads whose inputs changed); return its files' states."""
+    progress("scoring")
+    scores = score_archive(archive)
+    parts = slices(archive)
+    if len(parts) > 1:
+        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
+    ctx = SiteContext(archive, scores, commit, has_replay_records(archive), score_slices(archive, scores, parts),
+                      latest_anchor(Path(archive_dir)), urls, added=added)
+    beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
+    beside.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
+        with _background(archive, archive_dir, scores, commit, manifest, pages, out_dir, Path(scratch), progress) as work:
+            return _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
+
+
+def _tally(report: BuildReport, states: dict, rendered: int, reused: int) -> BuildReport:
+    """``report`` completed from the site's file ``states`` (``rendered`` pages made by this build, ``reused`` kept)."""
     report.pages = sum(1 for name in states if name.endswith(".html"))
     report.files = len(states)
     report.heavy_pages = sorted((k, s.size) for k, s in states.items() if k.endswith(".html") and s.size > PAGE_LIMIT)
-    unsaved = pages.save(out_dir, states)
-    progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
-    report.rendered, report.reused = pages.rendered, pages.reused
+    report.rendered, report.reused = rendered, reused
     return report
 
 
@@ -207,13 +228,12 @@ def in_child(records: int) -> bool:
     return workers() > 1 and (os.environ.get(WORKERS_ENV, "").strip() != "" or records <= CHILD_RECORDS)
 
 
-def _background(archive, archive_dir: Path, scores, commit: str, pages: PageCache, out_dir: Path, scratch: Path,
-                progress: Callable[[str], None]) -> _Work:
+def _background(archive, archive_dir: Path, scores, commit: str, manifest: bytes, pages: PageCache, out_dir: Path,
+                scratch: Path, progress: Callable[[str], None]) -> _Work:
     """Start the downloads (single-threaded, their result is files) in a forked child when
     :func:`in_child` says so, else have them made in this process when asked for; kept ones
     need no work. Everything they are made of (the records, the scores) is complete before
     the fork; the child writes only into ``scratch`` and sends back the files' paths."""
-    manifest = archive_manifest(archive_dir, commit, archive.sha256)
     fingerprint = exports_fingerprint(manifest)
     exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
     tasks = [] if exports is not None else [

@@ -6,7 +6,8 @@ Pages rendered during a build are inserted in one open transaction, committed on
 site is in place (:meth:`CacheDB.save`), so a failed build leaves the previous cache as it was.
 Only the fingerprints are read at the start; a reused page's HTML is read when it must be written.
 The ``meta`` row ``exports`` names the downloads of the latest build and their inputs'
-fingerprint (:mod:`builder.site.exportreuse`).
+fingerprint (:mod:`builder.site.exportreuse`); the row ``site`` the whole site's fingerprint and
+the folder it was written to (:mod:`builder.site.sitereuse`).
 
 A file that is not such a database (or of another format) is reported, removed and started
 afresh: the build then renders every page, exactly as without a cache.
@@ -47,6 +48,7 @@ class CacheDB:
         self.site: dict[str, FileState] = {}
         self.site_out = ""
         self.exports: tuple[str, list[str]] | None = None  # the latest build's (fingerprint, download names)
+        self.site_key: tuple[str, str] | None = None  # the latest build's (site fingerprint, site folder)
         self.chunks = None  # the latest build's chunk index of its keyed downloads (:mod:`builder.site.exportreuse`)
         self.note = ""  # reported once: why the previous cache could not be used
         self.broken = ""  # why this build's cache cannot be written
@@ -79,6 +81,7 @@ class CacheDB:
         self.site_out = meta.get("site_out", "")
         self.exports = _exports_entry(meta.get("exports"))
         self.chunks = _json_or_none(meta.get("export_chunks"))
+        self.site_key = _site_entry(meta.get("site"))
         for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
             if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
                 raise ValueError(f"page row {key!r}: not (text, text, integer)")
@@ -147,8 +150,15 @@ class CacheDB:
         """The file states of the site the previous build wrote into ``out_dir`` ({} for another folder)."""
         return self.site if self.site_out == str(Path(out_dir).resolve()) else {}
 
-    def save(self, out_dir: Path, states: dict[str, FileState]) -> str:
-        """Commit this build's pages, drop the pages it did not use, record the site's file states."""
+    def kept_site(self, fingerprint: str, out_dir: Path) -> dict[str, FileState] | None:
+        """The file states of the site the latest build wrote into ``out_dir`` when that build's
+        site fingerprint is ``fingerprint`` (:mod:`builder.site.sitereuse`), else None."""
+        out = str(Path(out_dir).resolve())
+        return self.site if self.site_key == (fingerprint, out) and self.site_out == out else None
+
+    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None) -> str:
+        """Commit this build's pages, drop the pages it did not use, record the site's file states
+        and (when given) the site's fingerprint."""
         if self.broken or self.db is None:
             self._close()
             return self.broken
@@ -168,6 +178,10 @@ class CacheDB:
                     (name, s.sha256, s.size, s.mtime_ns, s.ctime_ns, s.ino)
                     for name, s in states.items() if before.get(name) != s))
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('site_out', ?)", (out,))
+                self.db.execute("DELETE FROM meta WHERE key = 'site'")
+                if fingerprint is not None:
+                    entry = orjson.dumps({"fingerprint": fingerprint, "out": out}).decode()
+                    self.db.execute("INSERT INTO meta VALUES ('site', ?)", (entry,))
         except sqlite3.Error as exc:
             return f"page cache {self.path} not written ({exc}); the next build renders every page"
         finally:
@@ -185,6 +199,16 @@ def _json_or_none(text: str | None):
         return orjson.loads(text) if text else None
     except orjson.JSONDecodeError:
         return None
+
+
+def _site_entry(text: str | None) -> tuple[str, str] | None:
+    """The ``site`` meta row as (fingerprint, folder); None when absent or not of that form (then
+    the site is built, as without it)."""
+    entry = _json_or_none(text)
+    if not isinstance(entry, dict):
+        return None
+    fingerprint, out = entry.get("fingerprint"), entry.get("out")
+    return (fingerprint, out) if isinstance(fingerprint, str) and isinstance(out, str) else None
 
 
 def _exports_entry(text: str | None) -> tuple[str, list[str]] | None:

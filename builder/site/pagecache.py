@@ -188,12 +188,17 @@ class PageCache:
             self.db.keep(key, hashlib.sha256(html).hexdigest(), html)  # the altered entry is replaced
         return html
 
-    def save(self, out_dir: Path, states: dict[str, FileState]) -> str:
-        """Keep this build's pages and the site's file states (after the site is in place).
+    def kept_site(self, fingerprint: str, out_dir: Path) -> dict[str, FileState] | None:
+        """The previous site's file states when it was built into ``out_dir`` from inputs of this
+        ``fingerprint`` (:mod:`builder.site.sitereuse`); None without a cache or when they differ."""
+        return None if self.db is None else self.db.kept_site(fingerprint, out_dir)
+
+    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None) -> str:
+        """Keep this build's pages, the site's file states and its fingerprint (after the site is in place).
 
         Returns "" or why the cache could not be written (the site is built all the same).
         """
-        return "" if self.db is None else self.db.save(out_dir, states)
+        return "" if self.db is None else self.db.save(out_dir, states, fingerprint)
 
     def close(self) -> None:
         """After a failed build: drop this build's pages, keep the previous cache."""

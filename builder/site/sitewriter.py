@@ -96,7 +96,7 @@ def site_file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
+def walk_site(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
     """Every entry under ``root`` (relative POSIX name, entry), never following a link."""
     stack = [""]
     while stack:
@@ -128,7 +128,7 @@ class SiteWriter:
         self.staging.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700; the site gets any folder's modes
 
     def _scan(self) -> None:
-        for name, entry in _walk(self.out):
+        for name, entry in walk_site(self.out):
             if entry.is_dir(follow_symlinks=False):
                 self.dirs.add(name)
             elif entry.is_file(follow_symlinks=False):
@@ -189,7 +189,7 @@ class SiteWriter:
         return self._stat_written()
 
     def _replace(self) -> None:
-        wanted_dirs = _folders(self.states)
+        wanted_dirs = folders_of(self.states)
         for name in self.obstacles + [n for n in self.existing if n not in self.states]:
             (self.out / name).unlink(missing_ok=True)
         for name in sorted((d for d in self.dirs if d not in wanted_dirs), key=len):
@@ -218,7 +218,33 @@ class SiteWriter:
             shutil.rmtree(self.staging)
 
 
-def _folders(names) -> set[str]:
+def site_intact(out_dir: Path, states: Mapping[str, FileState]) -> bool:
+    """Whether ``out_dir`` holds exactly the files ``states`` names, as the build that took them
+    left them: the same regular files (each vouched for by its stat, else by its bytes' SHA-256)
+    in the same folders, and nothing else (no stray file, folder, link or special file, which a
+    build would remove). False for no states, or a folder that cannot be read."""
+    if not states:
+        return False
+    out, folders, seen = Path(out_dir), folders_of(states), 0
+    try:
+        for name, entry in walk_site(out):
+            if entry.is_dir(follow_symlinks=False):
+                if name not in folders:
+                    return False
+                continue
+            state = states.get(name)
+            if state is None or not entry.is_file(follow_symlinks=False):
+                return False
+            st = entry.stat(follow_symlinks=False)
+            if not (state.matches(st) or (st.st_size == state.size and site_file_sha256(out / name) == state.sha256)):
+                return False
+            seen += 1
+    except OSError:
+        return False
+    return seen == len(states)
+
+
+def folders_of(names) -> set[str]:
     """Every folder (and parent folder) the file ``names`` lie in, as relative names without a trailing "/".
 
     Each name's parents are walked up only until one already found (its parents are found too)."""

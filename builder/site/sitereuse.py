@@ -1,0 +1,80 @@
+"""The whole site kept when nothing it is made of changed: a rebuild with nothing to do writes nothing.
+
+A site is a pure function of (every list sorted, nothing read from the clock):
+
+* the archive's files and the commit: the archive manifest (:func:`builder.site.exports.archive_manifest`),
+  which also covers the timestamp tokens the footer's anchor is read from;
+* the archive folder's path (the scores name it) and its git history, through the commit that
+  added each record (:func:`builder.site.provenance.added_commits`, the record links);
+* the arena's public addresses (:class:`builder.site.provenance.ArenaUrls`);
+* the code that loads, scores and exports (:func:`builder.site.exportreuse.code_fingerprint`,
+  with the versions of Python, SQLite, numpy, orjson and pydantic), the templates and site code
+  (:func:`builder.site.pagecache.templates_fingerprint`, with jinja2's and markupsafe's versions)
+  and every static file copied into the site (stylesheets, scripts, plotly.js);
+* the version of every installed distribution (scipy, markdown, rfc3161-client, tzdata...: any
+  library the code may reach; a tool installed beside them only costs one full build).
+
+Their SHA-256 is the site's fingerprint (:func:`site_fingerprint`). The page cache keeps the
+fingerprint of the latest build and the folder it wrote beside the state of every file
+(:mod:`builder.site.cachedb`). A build whose fingerprint is that one, into that folder, which
+finds the folder exactly as that build left it (:func:`builder.site.sitewriter.site_intact`)
+scores nothing, renders nothing, writes nothing and leaves the cache as it was. Any difference
+(one archive file, the commit, a template, a page edited or a stray file in the site) is an
+ordinary build. It never changes a byte of the site, only how fast an unchanged one is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import asdict
+from functools import cache
+from importlib.metadata import distributions
+from pathlib import Path
+
+import orjson
+
+from builder.site.charts import PLOTLY_JS
+from builder.site.exportreuse import exports_fingerprint
+from builder.site.pagecache import templates_fingerprint
+from builder.site.provenance import ArenaUrls
+from site_templates import TEMPLATES_DIR
+
+
+def static_fingerprint(folder: Path = TEMPLATES_DIR, plotly: Path = PLOTLY_JS) -> str:
+    """SHA-256 over every file of the templates folder (static files included) and plotly.js
+    (:func:`_static_once` is the build's: computed once per process)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    digest.update(b"plotly.min.js\0" + hashlib.sha256(Path(plotly).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@cache
+def _static_once() -> str:
+    return static_fingerprint()
+
+
+@cache
+def installed_versions() -> tuple[str, ...]:
+    """``name==version`` of every installed distribution, sorted (once per process)."""
+    return tuple(sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in distributions()))
+
+
+def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: Mapping[str, str]) -> str:
+    """The fingerprint of everything a site is made of (see the module docstring).
+
+    ``manifest``: the archive manifest's bytes (every archive file and the commit); ``root``: the
+    archive folder as the scores name it; ``added``: record path -> the commit that added it."""
+    head = orjson.dumps({
+        "exports": exports_fingerprint(manifest),
+        "templates": templates_fingerprint(),
+        "static": _static_once(),
+        "libraries": installed_versions(),
+        "root": str(root),
+        "urls": asdict(urls),
+    }, option=orjson.OPT_SORT_KEYS)
+    digest = hashlib.sha256(head + b"\0")
+    digest.update(orjson.dumps(sorted(added.items())))
+    return digest.hexdigest()
