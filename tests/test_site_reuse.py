@@ -172,17 +172,18 @@ def test_a_malformed_site_row_in_the_cache_is_an_ordinary_build(archive, tmp_pat
 
 
 def test_every_input_moves_the_fingerprint():
-    manifest, urls, added = b'{"commit": "c1"}', ArenaUrls(), {"a.json": "1" * 40}
-    base = site_fingerprint(manifest, "archive", urls, added)
-    assert site_fingerprint(manifest, "archive", urls, dict(added)) == base  # a pure function of its inputs
+    manifest, urls, added, templates = b'{"commit": "c1"}', ArenaUrls(), {"a.json": "1" * 40}, "t1"
+    base = site_fingerprint(manifest, "archive", urls, added, templates)
+    assert site_fingerprint(manifest, "archive", urls, dict(added), templates) == base  # a pure function of its inputs
     changed = {
-        site_fingerprint(b'{"commit": "c2"}', "archive", urls, added),
-        site_fingerprint(manifest, "elsewhere/archive", urls, added),
-        site_fingerprint(manifest, "archive", ArenaUrls(site="https://example.org/"), added),
-        site_fingerprint(manifest, "archive", urls, {"a.json": "2" * 40}),
-        site_fingerprint(manifest, "archive", urls, {}),
+        site_fingerprint(b'{"commit": "c2"}', "archive", urls, added, templates),
+        site_fingerprint(manifest, "elsewhere/archive", urls, added, templates),
+        site_fingerprint(manifest, "archive", ArenaUrls(site="https://example.org/"), added, templates),
+        site_fingerprint(manifest, "archive", urls, {"a.json": "2" * 40}, templates),
+        site_fingerprint(manifest, "archive", urls, {}, templates),
+        site_fingerprint(manifest, "archive", urls, added, "t2"),
     }
-    assert base not in changed and len(changed) == 5
+    assert base not in changed and len(changed) == 6
 
 
 def test_a_static_file_moves_the_static_fingerprint(tmp_path):

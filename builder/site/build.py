@@ -140,10 +140,10 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     commit, urls = commit or archive_commit(archive_dir), urls or ArenaUrls()
     report.replay = has_replay_records(archive)
     manifest, added = archive_manifest(archive_dir, commit, archive.sha256), added_commits(archive_dir)
-    fingerprint = site_fingerprint(manifest, archive.root, urls, added)
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
+    fingerprint = site_fingerprint(manifest, archive.root, urls, added, pages.templates)
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
         pages.close()

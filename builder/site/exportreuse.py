@@ -18,9 +18,7 @@ cache keeps of them, :func:`previous_files` what the next build may copy from.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
-import stat
 import sys
 from collections.abc import Mapping
 from functools import cache
@@ -28,7 +26,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from builder.site.exportchunks import PreviousFiles, parse_chunks
-from builder.site.sitewriter import Cached, FileState, site_file_sha256
+from builder.site.sitewriter import Cached, FileState, vouched
 
 SQLITE = "data/prematch.sqlite"  # as builder.site.exports names them
 DATA_DIR = "data"
@@ -57,24 +55,13 @@ def exports_fingerprint(manifest: bytes) -> str:
     return hashlib.sha256(code_fingerprint().encode() + b"\0" + manifest).hexdigest()
 
 
-def _vouched(path: Path, state: FileState) -> bool:
-    """True when the site file at ``path`` still holds the bytes ``state`` names (by its stat, else by hashing it)."""
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return False
-    if not stat.S_ISREG(st.st_mode) or st.st_size != state.size:
-        return False
-    return state.matches(st) or site_file_sha256(path) == state.sha256
-
-
 def kept_exports(names: list[str], states: Mapping[str, FileState], out_dir: Path) -> dict[str, Cached] | None:
     """Each download of the previous build as a :class:`Cached` content read from the site, or None
     when any of them is not in the site as that build left it (then every download is built)."""
     kept: dict[str, Cached] = {}
     for name in names:
         state, path = states.get(name), Path(out_dir) / name
-        if state is None or not _vouched(path, state):
+        if state is None or not vouched(path, state):
             return None
         kept[name] = Cached(state.sha256, state.size, path.read_bytes)
     return kept
@@ -90,7 +77,7 @@ def chunk_entry(index: Mapping, states: Mapping[str, FileState]) -> dict:
 def previous_files(entry, states: Mapping[str, FileState], out_dir: Path) -> PreviousFiles | None:
     """The previous site's downloads a keyed table's unchanged chunks may be copied from: those of
     the cache's chunk ``entry`` (:func:`chunk_entry`) written by this code and still in the site
-    as that build left them (:func:`_vouched`); None when there are none."""
+    as that build left them (:func:`~builder.site.sitewriter.vouched`); None when there are none."""
     if not isinstance(entry, dict) or entry.get("code") != code_fingerprint():
         return None
     files, tables = entry.get("files"), entry.get("tables")
@@ -98,15 +85,15 @@ def previous_files(entry, states: Mapping[str, FileState], out_dir: Path) -> Pre
         return None
     out = Path(out_dir)
 
-    def vouched(name: str) -> bool:
+    def unchanged(name: str) -> bool:
         state = states.get(name)
-        return state is not None and files.get(name) == state.sha256 and _vouched(out / name, state)
+        return state is not None and files.get(name) == state.sha256 and vouched(out / name, state)
 
-    if not vouched(SQLITE):
+    if not unchanged(SQLITE):
         return None
     kept = {}
     for table, entries in tables.items():
         csv, json, chunks = f"{DATA_DIR}/{table}.csv", f"{DATA_DIR}/{table}.json", parse_chunks(entries)
-        if isinstance(table, str) and table.isidentifier() and chunks is not None and vouched(csv) and vouched(json):
+        if isinstance(table, str) and table.isidentifier() and chunks is not None and unchanged(csv) and unchanged(json):
             kept[table] = (out / csv, out / json, chunks)
     return PreviousFiles(out / SQLITE, kept) if kept else None

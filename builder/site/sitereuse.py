@@ -36,7 +36,6 @@ import orjson
 
 from builder.site.charts import PLOTLY_JS
 from builder.site.exportreuse import exports_fingerprint
-from builder.site.pagecache import templates_fingerprint
 from builder.site.provenance import ArenaUrls
 from site_templates import TEMPLATES_DIR
 
@@ -62,14 +61,16 @@ def installed_versions() -> tuple[str, ...]:
     return tuple(sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in distributions()))
 
 
-def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: Mapping[str, str]) -> str:
+def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: Mapping[str, str],
+                     templates: str) -> str:
     """The fingerprint of everything a site is made of (see the module docstring).
 
     ``manifest``: the archive manifest's bytes (every archive file and the commit); ``root``: the
-    archive folder as the scores name it; ``added``: record path -> the commit that added it."""
+    archive folder as the scores name it; ``added``: record path -> the commit that added it;
+    ``templates``: :func:`~builder.site.pagecache.templates_fingerprint` (the page cache's)."""
     head = orjson.dumps({
         "exports": exports_fingerprint(manifest),
-        "templates": templates_fingerprint(),
+        "templates": templates,
         "static": _static_once(),
         "libraries": installed_versions(),
         "root": str(root),

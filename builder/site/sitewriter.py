@@ -218,6 +218,18 @@ class SiteWriter:
             shutil.rmtree(self.staging)
 
 
+def vouched(path: Path, state: FileState) -> bool:
+    """True when the site file at ``path`` (a regular file, never a link) still holds the bytes
+    ``state`` names: by its stat, else by hashing it."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size != state.size:
+        return False
+    return state.matches(st) or site_file_sha256(path) == state.sha256
+
+
 def site_intact(out_dir: Path, states: Mapping[str, FileState]) -> bool:
     """Whether ``out_dir`` holds exactly the files ``states`` names, as the build that took them
     left them: the same regular files (each vouched for by its stat, else by its bytes' SHA-256)
@@ -233,10 +245,7 @@ def site_intact(out_dir: Path, states: Mapping[str, FileState]) -> bool:
                     return False
                 continue
             state = states.get(name)
-            if state is None or not entry.is_file(follow_symlinks=False):
-                return False
-            st = entry.stat(follow_symlinks=False)
-            if not (state.matches(st) or (st.st_size == state.size and site_file_sha256(out / name) == state.sha256)):
+            if state is None or not vouched(out / name, state):
                 return False
             seen += 1
     except OSError:
