@@ -41,18 +41,13 @@ from site_templates import TEMPLATES_DIR
 
 
 def static_fingerprint(folder: Path = TEMPLATES_DIR, plotly: Path = PLOTLY_JS) -> str:
-    """SHA-256 over every file of the templates folder (static files included) and plotly.js
-    (:func:`_static_once` is the build's: computed once per process)."""
+    """SHA-256 over every file of the templates folder (static files included) and plotly.js,
+    read at every build (a few milliseconds), so a long-lived process sees an edited stylesheet."""
     digest = hashlib.sha256()
     for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     digest.update(b"plotly.min.js\0" + hashlib.sha256(Path(plotly).read_bytes()).digest())
     return digest.hexdigest()
-
-
-@cache
-def _static_once() -> str:
-    return static_fingerprint()
 
 
 @cache
@@ -71,7 +66,7 @@ def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: 
     head = orjson.dumps({
         "exports": exports_fingerprint(manifest),
         "templates": templates,
-        "static": _static_once(),
+        "static": static_fingerprint(),
         "libraries": installed_versions(),
         "root": str(root),
         "urls": asdict(urls),
