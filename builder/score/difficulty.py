@@ -34,6 +34,7 @@ import numpy as np
 from builder.score.columns import codes
 from builder.score.grouped import np_means
 from builder.score.inference import LEVEL, Resampler
+from builder.score.memo import memoised
 from builder.score.types import ScoredForecast
 
 
@@ -214,9 +215,7 @@ def _condition_rows(condition, names, events, y, kinds, resampler) -> list[Diffi
     adjusted = adjusted_scores(sub_y, sub_mask)[0]
     low = high = np.full(keep.sum(), np.nan)
     if resampler is not None and keep.sum() >= 2:
-        boot = bootstrap_adjusted(sub_y, sub_mask, resampler, events)
-        tail = (1 - LEVEL) / 2 * 100
-        low, high = np.nanpercentile(boot, [tail, 100 - tail], axis=0)
+        low, high = adjusted_intervals(sub_y, sub_mask, resampler, events)
     out, k = [], 0
     for j, name in enumerate(names):
         values = y[mask[:, j], j]
@@ -227,6 +226,20 @@ def _condition_rows(condition, names, events, y, kinds, resampler) -> list[Diffi
         out.append(DifficultyRow(name, kinds.get(name, "llm"), *condition, n=int(mask[:, j].sum()),
                                  mean=float(values.mean()), adjusted=adj, low=lo, high=hi))
     return out
+
+
+def adjusted_intervals(y: np.ndarray, mask: np.ndarray, resampler: Resampler,
+                       events: list) -> tuple[np.ndarray, np.ndarray]:
+    """The bootstrap percentile interval (:data:`LEVEL`) of each forecaster's adjusted score over
+    the resampler's replicates (:func:`bootstrap_adjusted`); kept between builds by inputs
+    (:mod:`builder.score.memo`)."""
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        tail = (1 - LEVEL) / 2 * 100
+        low, high = np.nanpercentile(bootstrap_adjusted(y, mask, resampler, events), [tail, 100 - tail], axis=0)
+        return low, high
+
+    shape = (y.shape[1],)
+    return memoised("difficulty", (resampler, y, mask, events), compute, (shape, shape))
 
 
 def bootstrap_adjusted(y: np.ndarray, mask: np.ndarray, resampler: Resampler, events: list) -> np.ndarray:

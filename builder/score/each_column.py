@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from builder.score.memo import memoised
 from builder.score.resampling import (
     LEVEL,
     Resampler,
@@ -29,7 +30,14 @@ from builder.score.resampling import (
 
 def studentized_each(resampler: Resampler, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of every column ``j`` of ``values`` (events x columns, NaN = absent): equal to
-    ``resampler.studentized_intervals(values[:, [j]])`` to the bit."""
+    ``resampler.studentized_intervals(values[:, [j]])`` to the bit. Kept between builds by inputs
+    (:mod:`builder.score.memo`)."""
+    values = np.asarray(values, dtype=float)
+    return memoised("studentized_each", (resampler, values, level), lambda: _studentized_each(resampler, values, level),
+                    ((values.shape[1],), (values.shape[1],)))
+
+
+def _studentized_each(resampler: Resampler, values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     columns = [np.ascontiguousarray(values[:, [j]]) for j in range(values.shape[1])]
     moments = [_moments(column) for column in columns]
     patterns = np.column_stack([present for present, *_ in moments]).astype(float).reshape(values.shape)

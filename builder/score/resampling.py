@@ -15,10 +15,14 @@ these blocks equal the unblocked code's under both settings there.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from builder.score.memo import memoised
 
 SEED = 20260715
 REPLICATES = 10_000
@@ -120,6 +124,16 @@ class Resampler:
         """The sign-flip matrix as float64 (draws x events), a new array."""
         return self.flips.astype(float)
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 of the draws and flips (dtype, shape, bytes) and the interval method: what every
+        result of this resampler depends on besides its inputs (:mod:`builder.score.memo`)."""
+        digest = hashlib.sha256(self.method.encode())
+        for matrix in (self.draws, self.flips):
+            digest.update(f"\0{matrix.dtype.str} {matrix.shape}\0".encode())
+            digest.update(np.ascontiguousarray(matrix).data)
+        return digest.hexdigest()
+
     def weight_columns(self, columns) -> np.ndarray:
         """``weights[:, columns]`` without the whole float64 matrix."""
         return self.draws[:, columns].astype(float)
@@ -159,7 +173,13 @@ class Resampler:
         """Percentile intervals of the mean of each column of ``values`` (events x columns, NaN = absent).
 
         Columns are processed ``chunk`` at a time so memory stays at replicates x chunk floats.
+        Kept between builds by inputs (:mod:`builder.score.memo`).
         """
+        values = np.asarray(values, dtype=float)
+        return memoised("percentile", (self, values, level, chunk),
+                        lambda: self._percentile_intervals(values, level, chunk), _pair(values))
+
+    def _percentile_intervals(self, values: np.ndarray, level: float, chunk: int) -> tuple[np.ndarray, np.ndarray]:
         tail = (1 - level) / 2 * 100
         low, high = np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan)
         for start in range(0, values.shape[1], chunk):
@@ -182,7 +202,13 @@ class Resampler:
         Worked ``chunk * GROUP`` columns at a time: the centred copy and its temporaries exist
         for one group only (events x 512 floats, not events x every column). Each column's
         moments are the same sums in the same order as over the whole matrix (a column sum
-        runs down its rows whatever the other columns)."""
+        runs down its rows whatever the other columns). Kept between builds by inputs
+        (:mod:`builder.score.memo`)."""
+        values = np.asarray(values, dtype=float)
+        return memoised("studentized", (self, values, level, chunk),
+                        lambda: self._studentized(values, level, chunk), _pair(values))
+
+    def _studentized(self, values: np.ndarray, level: float, chunk: int) -> tuple[np.ndarray, np.ndarray]:
         low, high = np.full(values.shape[1], np.nan), np.full(values.shape[1], np.nan)
         for first in range(0, values.shape[1], chunk * GROUP):
             group = slice(first, first + chunk * GROUP)
@@ -235,7 +261,13 @@ class Resampler:
         """Two-sided sign-flip permutation p-value of the mean of each column (NaN = absent).
 
         A permuted mean counts as extreme if |T*| >= |T| up to rounding: 1e-9 of the column's
-        largest |difference| (relative, so the p-value does not depend on the measure's scale)."""
+        largest |difference| (relative, so the p-value does not depend on the measure's scale).
+        Kept between builds by inputs (:mod:`builder.score.memo`)."""
+        differences = np.asarray(differences, dtype=float)
+        return memoised("sign_flip", (self, differences, chunk),
+                        lambda: (self._sign_flip_p(differences, chunk),), ((differences.shape[1],),))[0]
+
+    def _sign_flip_p(self, differences: np.ndarray, chunk: int) -> np.ndarray:
         present = ~np.isnan(differences)
         filled = np.where(present, differences, 0.0)
         n = present.sum(axis=0)
@@ -250,6 +282,11 @@ class Resampler:
                     extreme[cols] += (np.abs(permuted) >= np.abs(observed[cols]) - tolerance[cols]).sum(axis=0)
         p = (1 + extreme) / (1 + len(self.flips))
         return np.where(n >= 1, p, np.nan)
+
+
+def _pair(values: np.ndarray) -> tuple[tuple[int], tuple[int]]:
+    """The shapes of a (low, high) pair over the columns of ``values``."""
+    return (values.shape[1],), (values.shape[1],)
 
 
 def _float_blocks(matrix: np.ndarray):

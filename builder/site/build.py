@@ -27,6 +27,7 @@ from pathlib import Path
 import orjson
 
 from builder.parallel import WORKERS_ENV, Background, workers
+from builder.score.memo import BootstrapMemo, remembering
 from builder.score.scoring import score_archive
 from builder.score.slices import score_slices, slices
 from builder.site.analysis import analysis_page
@@ -150,13 +151,17 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
         progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
                  f"its {len(kept)} files kept as they are")
         return _tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
+    memo = BootstrapMemo.open(cache)  # the bootstrap results of the latest build, by inputs
     try:
-        states = _build_all(archive, archive_dir, out_dir, commit, urls, added, manifest, pages, progress)
+        with remembering(memo):
+            states = _build_all(archive, archive_dir, out_dir, commit, urls, added, manifest, pages, progress)
     except BaseException:
         pages.close()
         raise
     unsaved = pages.save(out_dir, states, fingerprint)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
+    if cache is not None:
+        progress(f"  {memo.summary()}" + "".join(f"; {note}" for note in (memo.note, memo.save()) if note))
     return _tally(report, states, rendered=pages.rendered, reused=pages.reused)
 
 

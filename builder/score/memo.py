@@ -1,0 +1,173 @@
+"""Bootstrap results kept from one build to the next: a product over the replicates is made once per inputs.
+
+Most ticks of a live arena add forecasts for matches not yet played: every scored row, so
+every resampler and every column of measures, is what it was at the previous build, and the
+bootstrap and sign-flip work (the replicates' products, most of scoring's time at 100,000
+records: issue 21) would give the same floats again. Each such result is a pure function of
+
+* the resampler's draws and flips (:attr:`~builder.score.resampling.Resampler.fingerprint`,
+  the matrices' own bytes: no assumption on how they were drawn);
+* the values and parameters it is asked for (the arrays' dtype, shape and bytes, NaN included);
+* the code that computes it (every file of ``builder/score``), numpy's version and the BLAS
+  threading, which sets the products' last bits (:func:`code_fingerprint`).
+
+:func:`memoised` keeps the result under the SHA-256 of all of these while a
+:class:`BootstrapMemo` is active (:func:`remembering`); with none (tests, ``score_archive``
+called alone) it only computes. The memo is one ``bootstrap.npz`` in the build's cache folder
+(plain arrays, read with ``allow_pickle=False``, written atomically) holding the results the
+latest build used, reused or computed; a file that cannot be read (truncated, altered, another
+format) is a note and every result is computed. A result is the same bytes reused or computed
+(``tests/test_bootstrap_memo.py``), so the site is too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+MEMO_FILE = "bootstrap.npz"
+FORMAT = "prematch-bootstrap-memo-1"
+SCORE_CODE = Path(__file__).resolve().parent  # builder/score
+THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+Result = tuple[np.ndarray, ...]
+_ACTIVE: ContextVar[BootstrapMemo | None] = ContextVar("bootstrap_memo", default=None)
+
+
+@cache
+def code_fingerprint(folder: Path = SCORE_CODE) -> str:
+    """SHA-256 over every Python file of the scoring code, numpy's version, the CPUs this process
+    may use and the BLAS thread settings (computed once per process)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = [f"{name}={os.environ.get(name, '')}" for name in THREAD_SETTINGS]
+    digest = hashlib.sha256("\n".join([FORMAT, f"numpy {version('numpy')}", f"cpus {cpus}", *threads]).encode())
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def inputs_key(kind: str, parts: tuple) -> str:
+    """SHA-256 of a computation's name and inputs: arrays by dtype, shape and bytes, an object with
+    a ``fingerprint`` (a resampler) by it, anything else by ``repr``."""
+    digest = hashlib.sha256(f"{code_fingerprint()}\0{kind}".encode())
+    for part in parts:
+        if hasattr(part, "fingerprint"):
+            digest.update(f"\0{type(part).__name__} {part.fingerprint}".encode())
+        elif isinstance(part, np.ndarray):
+            digest.update(f"\0array {part.dtype.str} {part.shape}\0".encode())
+            digest.update(np.ascontiguousarray(part).data)
+        else:
+            digest.update(f"\0{type(part).__name__} {part!r}".encode())
+    return digest.hexdigest()
+
+
+def memoised(kind: str, parts: tuple, compute: Callable[[], Result], shapes: tuple[tuple[int, ...], ...]) -> Result:
+    """``compute()``, or the result the active memo keeps for ``kind`` and ``parts`` (copies: the
+    caller may write into them). ``shapes``: the float64 arrays' shapes ``compute`` returns; a kept
+    result of other shapes or types is not used. Without an active memo: ``compute()``."""
+    memo = _ACTIVE.get()
+    if memo is None:
+        return compute()
+    return memo.result(inputs_key(kind, parts), compute, shapes)
+
+
+@contextmanager
+def remembering(memo: BootstrapMemo) -> Iterator[BootstrapMemo]:
+    """Make ``memo`` the one :func:`memoised` consults within the block."""
+    token = _ACTIVE.set(memo)
+    try:
+        yield memo
+    finally:
+        _ACTIVE.reset(token)
+
+
+class BootstrapMemo:
+    """The results of the latest build (``kept``) and of this one (``used``), by inputs key."""
+
+    def __init__(self, path: Path | None = None, kept: dict[str, Result] | None = None, note: str | None = None):
+        self.path, self.kept, self.note = path, kept or {}, note
+        self.used: dict[str, Result] = {}
+        self.reused = self.computed = 0
+
+    @classmethod
+    def open(cls, folder: Path | None) -> BootstrapMemo:
+        """The memo kept in ``folder`` (empty when there is none, or with a note when it cannot be read)."""
+        if folder is None:
+            return cls()
+        path = Path(folder) / MEMO_FILE
+        if not path.is_file():
+            return cls(path)
+        try:
+            return cls(path, read_memo(path))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            return cls(path, note=f"bootstrap memo {path} unreadable ({exc}); every bootstrap result computed")
+
+    def result(self, key: str, compute: Callable[[], Result], shapes: tuple[tuple[int, ...], ...]) -> Result:
+        found = self.used.get(key, self.kept.get(key))
+        if found is not None and _fits(found, shapes):
+            self.reused += 1
+        else:
+            if found is not None:
+                self.note = f"bootstrap memo {self.path}: a result of other shapes than asked for; computed again"
+            found = tuple(np.asarray(a) for a in compute())
+            self.computed += 1
+        self.used[key] = found
+        return tuple(a.copy() for a in found)
+
+    def save(self) -> str:
+        """Write the results this build used (none but them: the file does not grow); "" or why not."""
+        if self.path is None:
+            return ""
+        try:
+            write_memo(self.path, self.used)
+        except OSError as exc:
+            return f"bootstrap memo {self.path} not written ({exc}); the next build computes every result"
+        return ""
+
+    def summary(self) -> str:
+        return f"bootstrap results reused {self.reused}, computed {self.computed}"
+
+
+def _fits(result: Result, shapes: tuple[tuple[int, ...], ...]) -> bool:
+    return len(result) == len(shapes) and all(
+        a.dtype == np.float64 and a.shape == tuple(shape) for a, shape in zip(result, shapes, strict=True))
+
+
+def read_memo(path: Path) -> dict[str, Result]:
+    """The memo file's results by key; ValueError (or KeyError) when it is not one this code wrote."""
+    with np.load(path, allow_pickle=False) as data:
+        if str(data["format"]) != FORMAT:
+            raise ValueError(f"format {str(data['format'])!r}, not {FORMAT!r}")
+        keys, counts = data["keys"], data["counts"]
+        if keys.ndim != 1 or counts.shape != keys.shape or counts.dtype.kind not in "iu":
+            raise ValueError("keys and counts are not two columns of one length")
+        found: dict[str, Result] = {}
+        for i, (key, count) in enumerate(zip(keys.tolist(), counts.tolist(), strict=True)):
+            if not (isinstance(key, str) and len(key) == 64) or not 0 < count <= 16:
+                raise ValueError(f"entry {i}: key {key!r} with {count} arrays")
+            found[key] = tuple(data[f"r{i}_{j}"] for j in range(count))
+        return found
+
+
+def write_memo(path: Path, results: dict[str, Result]) -> None:
+    """Write ``results`` to ``path`` atomically (a temporary sibling renamed over it)."""
+    keys = sorted(results)
+    arrays = {f"r{i}_{j}": array for i, key in enumerate(keys) for j, array in enumerate(results[key])}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            np.savez(handle, format=np.array(FORMAT), keys=np.array(keys, dtype="U64"),
+                     counts=np.array([len(results[k]) for k in keys], dtype=np.int64), **arrays)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

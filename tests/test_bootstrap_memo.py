@@ -1,0 +1,244 @@
+"""Bootstrap results kept between builds (builder.score.memo): a result is reused only for the
+same inputs (resampler, values, parameters, code), is the same bytes as computing it again, and
+a memo file that cannot be trusted is a note and a full computation, never a wrong number."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from factories import synthetic_records, write_records
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from builder.score import memo as memo_module
+from builder.score.difficulty import adjusted_intervals, bootstrap_adjusted
+from builder.score.each_column import studentized_each
+from builder.score.memo import (
+    MEMO_FILE,
+    BootstrapMemo,
+    inputs_key,
+    memoised,
+    read_memo,
+    remembering,
+    write_memo,
+)
+from builder.score.resampling import LEVEL, Resampler
+from builder.site.build import build_site
+from collector.records import Outcome
+
+
+def _resampler(n_events: int = 30, replicates: int = 400, seed: int = 7) -> Resampler:
+    events = {("c", f"e{i:02d}"): i >= n_events * 2 // 3 for i in range(n_events)}
+    return Resampler.for_events(events, seed=seed, replicates=replicates, permutations=300)
+
+
+def _values(n_events: int = 30, columns: int = 5, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    values = rng.random((n_events, columns))
+    values[rng.random(values.shape) < 0.2] = np.nan  # absent events, as in a cell's column
+    return values
+
+
+def _same(a, b) -> bool:
+    """Equal to the bit, NaN where the other has NaN."""
+    return all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b, strict=True))
+
+
+def test_without_a_memo_every_call_computes():
+    calls = []
+    for _ in range(2):
+        memoised("k", (1,), lambda: calls.append(1) or (np.zeros(2),), ((2,),))
+    assert len(calls) == 2
+
+
+def test_the_same_inputs_are_computed_once_and_each_caller_gets_its_own_copy():
+    resampler, values, memo = _resampler(), _values(), BootstrapMemo()
+    with remembering(memo):
+        first = resampler.studentized_intervals(values)
+        first[0][:] = 99.0  # a caller writing into its result does not change the kept one
+        again = resampler.studentized_intervals(values.copy())
+    assert (memo.reused, memo.computed) == (1, 1)
+    assert _same(again, resampler.studentized_intervals(values))  # no memo active: computed afresh
+
+
+@pytest.mark.parametrize("change", ["value", "absent", "level", "chunk", "draws", "method"])
+def test_any_change_to_the_inputs_computes_again(change):
+    resampler, values = _resampler(), _values()
+    level, chunk = LEVEL, 128
+    memo = BootstrapMemo()
+    with remembering(memo):
+        resampler.studentized_intervals(values, level, chunk)
+        if change == "value":
+            values = values.copy()
+            values[np.flatnonzero(~np.isnan(values[:, 0]))[0], 0] = np.nextafter(values[0, 0], 2)
+        elif change == "absent":
+            values = values.copy()
+            values[np.flatnonzero(~np.isnan(values[:, 1]))[0], 1] = np.nan
+        elif change == "level":
+            level = 0.9
+        elif change == "chunk":
+            chunk = 2
+        elif change == "draws":
+            resampler = _resampler(seed=8)
+        else:
+            resampler = Resampler(resampler.events, resampler.draws, resampler.flips, "percentile")
+        resampler.studentized_intervals(values, level, chunk)
+    assert (memo.reused, memo.computed) == (0, 2)
+
+
+def test_kept_results_are_the_bytes_computed_afresh(tmp_path):
+    """Every memoised computation: computed, saved, read back by the next build and reused."""
+    resampler, values = _resampler(), _values()
+    y = _values(30, 4, seed=3)
+    mask = ~np.isnan(y)
+    events = list(resampler.events)
+
+    def everything():
+        return [resampler.studentized_intervals(values), resampler.intervals(values),
+                (resampler.sign_flip_p(values - 0.5),), adjusted_intervals(y, mask, resampler, events),
+                studentized_each(resampler, values)]
+
+    fresh = everything()
+    first = BootstrapMemo.open(tmp_path)
+    with remembering(first):
+        assert all(_same(a, b) for a, b in zip(everything(), fresh, strict=True))
+    assert first.save() == "" and (tmp_path / MEMO_FILE).is_file()
+    second = BootstrapMemo.open(tmp_path)
+    with remembering(second):
+        kept = everything()
+    assert (second.reused, second.computed, second.note) == (5, 0, None)
+    assert all(_same(a, b) for a, b in zip(kept, fresh, strict=True))
+
+
+def test_difficulty_interval_is_the_percentiles_of_the_bootstrap():
+    """Hand route: the interval is numpy's percentiles of ``bootstrap_adjusted``'s replicates."""
+    resampler = _resampler()
+    y = _values(30, 3, seed=5)
+    mask = ~np.isnan(y)
+    boot = bootstrap_adjusted(y, mask, resampler, list(resampler.events))
+    low, high = adjusted_intervals(y, mask, resampler, list(resampler.events))
+    assert np.array_equal(low, np.nanpercentile(boot, 2.5, axis=0))
+    assert np.array_equal(high, np.nanpercentile(boot, 97.5, axis=0))
+
+
+def test_only_the_results_a_build_used_are_kept(tmp_path):
+    resampler = _resampler()
+    a, b = _values(seed=1), _values(seed=2)
+    memo = BootstrapMemo.open(tmp_path)
+    with remembering(memo):
+        resampler.studentized_intervals(a)
+        resampler.studentized_intervals(b)
+    memo.save()
+    memo = BootstrapMemo.open(tmp_path)
+    with remembering(memo):
+        resampler.studentized_intervals(b)
+    memo.save()
+    kept = read_memo(tmp_path / MEMO_FILE)
+    assert list(kept) == [inputs_key("studentized", (resampler, b, LEVEL, 128))]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "format", "pickled"])
+def test_an_unreadable_memo_is_a_note_and_a_full_computation(tmp_path, damage):
+    resampler, values = _resampler(), _values()
+    memo = BootstrapMemo.open(tmp_path)
+    with remembering(memo):
+        fresh = resampler.studentized_intervals(values)
+    memo.save()
+    path = tmp_path / MEMO_FILE
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not a zip file at all")
+    elif damage == "format":
+        with np.load(path) as data:
+            arrays = {name: data[name] for name in data.files}
+        np.savez(path, **{**arrays, "format": np.array("someone-else-1")})
+    else:
+        np.savez(path, format=np.array(memo_module.FORMAT), keys=np.array([object()], dtype=object),
+                 counts=np.array([1]), r0_0=np.array([object()], dtype=object))
+    memo = BootstrapMemo.open(tmp_path)
+    assert memo.note is not None and "unreadable" in memo.note and str(path) in memo.note
+    with remembering(memo):
+        again = resampler.studentized_intervals(values)
+    assert (memo.reused, memo.computed) == (0, 1) and _same(again, fresh)
+
+
+def test_a_kept_result_of_the_wrong_shape_is_computed_again(tmp_path):
+    resampler, values = _resampler(), _values()
+    key = inputs_key("studentized", (resampler, values, LEVEL, 128))
+    write_memo(tmp_path / MEMO_FILE, {key: (np.zeros(2), np.zeros(2))})  # 5 columns asked for
+    memo = BootstrapMemo.open(tmp_path)
+    with remembering(memo):
+        got = resampler.studentized_intervals(values)
+    assert (memo.reused, memo.computed) == (0, 1) and "other shapes" in memo.note
+    assert _same(got, resampler.studentized_intervals(values))
+
+
+def test_an_unwritable_memo_is_reported_and_the_results_stand(tmp_path):
+    (tmp_path / "blocked").write_text("a file where the cache folder should be")
+    memo = BootstrapMemo.open(tmp_path / "blocked")
+    with remembering(memo):
+        _resampler().studentized_intervals(_values())
+    assert "not written" in memo.save()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(4, 25), st.integers(1, 6), st.integers(0, 2**32 - 1), st.floats(0.0, 0.6))
+def test_invariant_reused_equals_computed(n_events, columns, seed, absent):
+    """For any values: the memo's result is the computation's, and the key tells any two inputs apart."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n_events, columns))
+    values[rng.random(values.shape) < absent] = np.nan
+    resampler = _resampler(n_events, replicates=64, seed=seed % 97)
+    memo = BootstrapMemo()
+    with remembering(memo):
+        computed = resampler.studentized_intervals(values)
+        reused = resampler.studentized_intervals(values)
+        p = resampler.sign_flip_p(values)
+    assert _same(computed, reused) and memo.reused == 1
+    assert _same(reused, Resampler(resampler.events, resampler.draws, resampler.flips).studentized_intervals(values))
+    assert _same((p,), (resampler.sign_flip_p(values),))
+    other = values.copy()
+    other[0, 0] = 1.5 if np.isnan(other[0, 0]) else np.nan
+    assert inputs_key("studentized", (resampler, other, LEVEL, 128)) != inputs_key("studentized", (resampler, values, LEVEL, 128))
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _memo_line(lines: list[str]) -> tuple[int, int]:
+    found = [re.search(r"bootstrap results reused (\d+), computed (\d+)", line) for line in lines]
+    reused, computed = next(m for m in found if m).groups()
+    return int(reused), int(computed)
+
+
+def test_builds_through_ticks_reuse_results_and_match_a_build_without_cache(tmp_path):
+    """A live arena's ticks: forecasts for matches not played yet reuse every bootstrap result; the
+    outcomes arriving compute them again; each site is the bytes of a build without any cache."""
+    records = synthetic_records(n_events=14, n_models=2, seed=3, knockout_from=9)
+    late = {"m013", "m014"}
+
+    def of_late(record) -> bool:
+        return any(getattr(record, name, None) in late for name in ("event_id", "target_id", "id"))
+
+    archive, cache, site = tmp_path / "archive", tmp_path / "cache", tmp_path / "site"
+    write_records(archive, [r for r in records if not of_late(r)])
+    arrivals = [[r for r in records if of_late(r) and not isinstance(r, Outcome)],
+                [r for r in records if of_late(r) and isinstance(r, Outcome)]]
+    seen = []
+    for step in range(3):
+        if step:
+            write_records(archive, arrivals[step - 1])
+        lines: list[str] = []
+        build_site(archive, site, commit=f"c{step}", cache=cache, progress=lines.append)
+        seen.append(_memo_line(lines))
+        fresh = tmp_path / f"fresh{step}"
+        build_site(archive, fresh, commit=f"c{step}", progress=lambda _line: None)
+        assert _tree(site) == _tree(fresh)
+    (_, first), (reused, computed), (_, after_results) = seen
+    assert first > 0 and computed == 0 and reused >= first  # nothing new scored: every result kept
+    assert after_results > 0  # new scored rows: new resamplers, computed again
