@@ -242,3 +242,21 @@ def test_builds_through_ticks_reuse_results_and_match_a_build_without_cache(tmp_
     (_, first), (reused, computed), (_, after_results) = seen
     assert first > 0 and computed == 0 and reused >= first  # nothing new scored: every result kept
     assert after_results > 0  # new scored rows: new resamplers, computed again
+
+
+def test_prophet_arena_symmetric_intervals_are_kept_as_computed(tmp_path):
+    """The analysis page's Prophet Arena intervals (mean +- h): reused from the memo, the same floats."""
+    from builder.score.paper_tables import _Columns, _syms
+
+    resampler = _resampler()
+    rng = np.random.default_rng(4)
+    asked = [{e: float(rng.random()) for e in resampler.events if rng.random() < 0.7} for _ in range(4)]
+    asked.append({resampler.events[0]: 0.25})  # one event: no interval, not asked of the memo
+    fresh = _syms(_Columns(resampler), asked)
+    for step in range(2):
+        memo = BootstrapMemo.open(tmp_path)
+        with remembering(memo):
+            assert _syms(_Columns(resampler), asked) == fresh
+        assert (memo.reused, memo.computed) == ((0, 1) if step == 0 else (1, 0))
+        memo.save()
+    assert fresh[-1] == (0.25, None) and all(h is not None and h > 0 for _, h in fresh[:-1])

@@ -39,6 +39,7 @@ from builder.score.definitions import MEASURE_RANGES
 from builder.score.each_column import studentized_each
 from builder.score.fine_grained_board import composite_of
 from builder.score.market import MARKET_ID, market_return_hda
+from builder.score.memo import memoised
 from builder.score.metrics import CLASSES, display_calibration, scoreline_display
 from builder.score.resampling import BLOCK, Resampler
 from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
@@ -217,6 +218,7 @@ class _Columns:
     transposed copy replaces them); the copy keeps their small integer type."""
 
     def __init__(self, resampler: Resampler) -> None:
+        self.fingerprint = resampler.fingerprint  # the weights' (builder.score.memo)
         self.idx = resampler.index()
         self.transposed = np.ascontiguousarray(resampler.draws.T)
         self.buffer: np.ndarray | None = None  # float64 (events x BLOCK), made at the first call
@@ -264,11 +266,23 @@ def _syms(columns: _Columns | None, asked: list[dict]) -> list[tuple[float, floa
     values = [np.array(list(per_event.values()), dtype=float) for per_event in asked]
     found: list[tuple[float, float | None]] = [(float(v.mean()), None) for v in values]
     tested = [i for i, v in enumerate(values) if columns is not None and len(v) >= 2]
-    replicates = columns.means_of([(asked[i], values[i]) for i in tested]) if tested else []
-    for i, replicate in zip(tested, replicates, strict=True):
-        replicate = replicate[~np.isnan(replicate)]
-        found[i] = (found[i][0], float(np.percentile(np.abs(replicate - found[i][0]), 95)))
+    if not tested:
+        return found
+    # kept between builds by inputs (builder.score.memo): the weights, each ask's events and values
+    spans = memoised("pa_symmetric", (columns, [tuple(asked[i]) for i in tested], *(values[i] for i in tested)),
+                     lambda: (_spans(columns, [(asked[i], values[i]) for i in tested]),), ((len(tested),),))[0]
+    for i, h in zip(tested, spans.tolist(), strict=True):
+        found[i] = (found[i][0], h)
     return found
+
+
+def _spans(columns: _Columns, asked: list[tuple[dict, np.ndarray]]) -> np.ndarray:
+    """h of each ask's symmetric interval: the 95th percentile of |replicate mean - mean|."""
+    spans = np.empty(len(asked))
+    for k, ((_, values), replicate) in enumerate(zip(asked, columns.means_of(asked), strict=True)):
+        replicate = replicate[~np.isnan(replicate)]
+        spans[k] = np.percentile(np.abs(replicate - float(values.mean())), 95)
+    return spans
 
 
 def pa_table(rows: list[ScoredForecast], columns: _Columns | None, reference: str | None = None,
