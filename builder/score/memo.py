@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from collector.archive.cache import save_arrays
+
 MEMO_FILE = "bootstrap.npz"
 FORMAT = "prematch-bootstrap-memo-1"
 SCORE_CODE = Path(__file__).resolve().parent  # builder/score
@@ -159,15 +161,8 @@ def read_memo(path: Path) -> dict[str, Result]:
 
 
 def write_memo(path: Path, results: dict[str, Result]) -> None:
-    """Write ``results`` to ``path`` atomically (a temporary sibling renamed over it)."""
+    """Write ``results`` to ``path`` atomically (:func:`collector.archive.cache.save_arrays`)."""
     keys = sorted(results)
     arrays = {f"r{i}_{j}": array for i, key in enumerate(keys) for j, array in enumerate(results[key])}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as handle:
-            np.savez(handle, format=np.array(FORMAT), keys=np.array(keys, dtype="U64"),
-                     counts=np.array([len(results[k]) for k in keys], dtype=np.int64), **arrays)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+    save_arrays(path, {"format": np.array(FORMAT), "keys": np.array(keys, dtype="U64"),
+                       "counts": np.array([len(results[k]) for k in keys], dtype=np.int64), **arrays})

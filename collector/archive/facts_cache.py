@@ -13,8 +13,6 @@ temporary file renamed over the old one), so a reader never sees half a store.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +22,7 @@ import orjson
 import pydantic
 import pydantic_core
 
+from collector.archive.cache import save_arrays
 from collector.archive.facts_columns import (
     CHOICES,
     COLUMNS,
@@ -179,19 +178,9 @@ def _check_rows(path: Path, arrays: dict[str, np.ndarray], strings: list[str]) -
 
 def write_store(folder: Path, table: FactsTable, made_by: str) -> None:
     """Write ``table`` atomically as the store in ``folder`` (created if need be); OSError if it cannot."""
-    folder.mkdir(parents=True, exist_ok=True)
     arrays = {name: table.columns[name] for name in COLUMNS}
     arrays["fingerprint"] = np.frombuffer(made_by.encode("ascii"), dtype=np.uint8)
     arrays["digests"] = np.frombuffer(b"".join(table.digests), dtype=np.uint8).reshape(len(table), 32)
     arrays["strings"] = np.frombuffer(orjson.dumps(table.strings), dtype=np.uint8)
-    handle, temporary = tempfile.mkstemp(prefix=".record-facts.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, **arrays)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, folder / STORE_NAME)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    save_arrays(folder / STORE_NAME, arrays)
 
