@@ -23,6 +23,7 @@ from builder.score.resampling import (
     LEVEL,
     Resampler,
     _float_blocks,
+    _pair,
     _percentiles,
     _t_of,
 )
@@ -34,7 +35,7 @@ def studentized_each(resampler: Resampler, values: np.ndarray, level: float = LE
     (:mod:`builder.score.memo`)."""
     values = np.asarray(values, dtype=float)
     return memoised("studentized_each", (resampler, values, level), lambda: _studentized_each(resampler, values, level),
-                    ((values.shape[1],), (values.shape[1],)))
+                    _pair(values))
 
 
 def _studentized_each(resampler: Resampler, values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
