@@ -1,8 +1,12 @@
 """Benchmark: build the static site from synthetic archives of ~10,000, ~100,000 and ~300,000 records.
 
-For each size the archive is written to a temporary folder (plain writes: the benchmark is
-about reading and rendering, not the writer's fsyncs) without the records of its last
-``TICK_EVENTS`` matches (about 500 records: one tick's worth), then, in a fresh subprocess each:
+For each size the archive is written to the ``archive/`` folder of a git repository (plain
+writes: the benchmark is about reading and rendering, not the writer's fsyncs) without the
+records of its last ``AHEAD_EVENTS + TICK_EVENTS`` matches, and committed; each arrival below
+is committed too, as the collector commits its ticks. Every build is given the arena's
+repository address (as GitHub Actions gives it: ``GITHUB_REPOSITORY``), so its records are
+linked on the host and not copied into the site (:func:`builder.site.build.record_files`).
+Then, in a fresh subprocess each:
 
 * ``orjson``: read every record file and ``orjson.loads`` it (the floor: plain parsing);
 * ``cold``: ``build_site`` end to end with an empty page cache (load and validate, score,
@@ -93,8 +97,9 @@ if os.path.exists("/proc/self/smaps_rollup"):
     sampler.start()
 marks = []
 start = time.perf_counter()
+from builder.site.provenance import ArenaUrls
 report = build_site(Path(sys.argv[1]), Path(sys.argv[2]), commit=sys.argv[4], cache=Path(sys.argv[3]),
-                    progress=lambda line: marks.append((time.perf_counter() - start, line)))
+                    progress=lambda line: marks.append((time.perf_counter() - start, line)), urls=ArenaUrls(sys.argv[5]))
 total = time.perf_counter() - start
 stop.set()
 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -141,6 +146,23 @@ def write_records(root: Path, records: list) -> None:
         target.write_bytes(record_bytes(record))
 
 
+REPOSITORY = "https://github.com/example/arena"  # the arena's address, as GitHub Actions gives it to the build
+GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid", "GIT_COMMITTER_NAME": "bench",
+           "GIT_COMMITTER_EMAIL": "bench@example.invalid", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def commit_all(repo: Path, message: str) -> None:
+    """Commit everything under ``repo`` (a git repository made on the first call), as the collector commits a tick."""
+    env = {**os.environ, **GIT_ENV}
+    if not (repo / ".git").exists():
+        subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
+        # no background "gc --auto" after a commit of 100,000 loose objects (it would run beside the builds;
+        # the workflow's fresh checkout is packed)
+        subprocess.run(["git", "-C", str(repo), "config", "gc.auto", "0"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", message], check=True, env=env)
+
+
 def run(snippet: str, *args: str, workers: str | None = None) -> dict:
     env = dict(os.environ) if workers is None else {**os.environ, "PREMATCH_BUILD_WORKERS": workers}
     done = subprocess.run([sys.executable, "-c", snippet, *args], capture_output=True, text=True, cwd=REPO, check=False,
@@ -175,15 +197,18 @@ def main() -> int:
     print(f"{'records':>9} {'build':>5} {'pages':>6} {'rendered':>8} {'orjson s':>9} {'build s':>8} {'ratio':>6} "
           f"{'peak MB':>8} {'PSS MB':>7} {'bound MB':>8}  phases")
     for size in args.sizes:
-        archive, out, cache = base / f"archive-{size}", base / f"site-{size}", base / f"cache-{size}"
+        repo, out, cache = base / f"arena-{size}", base / f"site-{size}", base / f"cache-{size}"
+        archive = repo / "archive"
         arrivals = dict(zip(("ahead", "tick"), write_archive(archive, size), strict=True))
+        commit_all(repo, "the archive")
         for kind in ("cold", "warm", "ahead", "tick", "fresh"):
             if kind in arrivals:
                 write_records(archive, arrivals[kind])
+                commit_all(repo, kind)
             parse = run(PARSE, str(archive))
             site = base / f"site-{size}-fresh" if kind == "fresh" else out
             build = run(BUILD, str(archive), str(site), str(cache), "bench" if kind in ("cold", "warm") else kind,
-                        workers=args.workers)  # a tick commits, and so does the workflow's build
+                        REPOSITORY, workers=args.workers)  # a tick commits, and so does the workflow's build
             ratio = build["seconds"] / parse["seconds"]
             print(f"{build['records']:>9} {kind:>5} {build['pages']:>6} {build['rendered']:>8} {parse['seconds']:>9.2f} "
                   f"{build['seconds']:>8.1f} {ratio:>5.1f}x {build['max_rss_mb']:>8.0f} {build['pss_mb'] or 0:>7.0f} "

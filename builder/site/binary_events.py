@@ -111,7 +111,8 @@ def _yes_no(resolution: BinaryResolution | None) -> str | None:
     return None if resolution is None else ("Yes" if resolution.value else "No")
 
 
-def _forecast_row(f: BinaryForecast, scored: dict, root: str) -> BinaryForecastRow:
+def _forecast_row(f: BinaryForecast, scored: dict, record: str) -> BinaryForecastRow:
+    """One forecast's row; ``record``: the link to its raw JSON (``SiteContext.record_href``)."""
     row = scored.get((f.event_id, f.forecaster, f.condition, f.horizon.value))
     quote = f.quote
     return BinaryForecastRow(
@@ -121,9 +122,7 @@ def _forecast_row(f: BinaryForecast, scored: dict, root: str) -> BinaryForecastR
         bid=number(quote.bid if quote else None), status=f.status.value,
         brier=number(row.brier if row else None),
         return_risk_neutral=number(row.return_risk_neutral if row else None),
-        return_crra=number(row.return_crra if row else None), reason=f.reason or "",
-        record=f"{root}records/{f.competition_id}/markets/{f.event_id}/forecasts/{f.forecaster}/"
-               f"{f.condition}.{f.horizon.value}.json",
+        return_crra=number(row.return_crra if row else None), reason=f.reason or "", record=record,
     )  # fmt: skip
 
 
@@ -165,7 +164,8 @@ def binary_event_pages(ctx: SiteContext) -> list:
         pages.append(BinaryEventPage(
             path=path, meta=meta, competition=competition.name if competition else event.competition_id,
             label=event.label, rule=rule, market=f"{event.source}: {event.market}", closes=_closes(event), value=value,
-            forecasts=tuple(_forecast_row(f, scored, meta.root) for f in mine), price_used=PRICE_USED))
+            forecasts=tuple(_forecast_row(f, scored, ctx.record_href(ctx.record_path(f), meta.root)) for f in mine),
+            price_used=PRICE_USED))
         latest = next((f.quote for f in reversed(mine) if f.quote), None)
         rows.append(BinaryEventRow(
             href=path.removeprefix("questions/"), competition=competition.name if competition else event.competition_id,

@@ -46,7 +46,7 @@ from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.pagecache import PageCache
-from builder.site.provenance import ArenaUrls, added_commits
+from builder.site.provenance import ArenaUrls, added_commits, hosted_commits, raw_link
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
@@ -62,6 +62,9 @@ from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
 PAGE_LIMIT = 500 * 1024
+PAGES_SITE_LIMIT = 1024**3
+"""GitHub Pages publishes no site larger than 1 GB ("Published GitHub Pages sites may be no larger
+than 1 GB", GitHub Pages limits); a build over it says so."""
 CHILD_RECORDS = 80_000
 """The largest archive whose downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
 says otherwise. The child and the parent both touch the records and the scored rows while the
@@ -79,6 +82,7 @@ class BuildReport:
     records: int = 0
     problems: list[Problem] = field(default_factory=list)
     heavy_pages: list[tuple[str, int]] = field(default_factory=list)
+    site_bytes: int = 0  # every file of the site, summed
     replay: bool = False
     rendered: int = 0  # pages rendered by this build (the rest were reused from the page cache)
     reused: int = 0
@@ -90,6 +94,9 @@ class BuildReport:
             f"records: {self.records} valid, {len(self.problems)} left out with problems",
         ]
         lines += [f"  warning: {path} weighs {size // 1024} KB (limit 500 KB)" for path, size in self.heavy_pages]
+        if self.site_bytes > PAGES_SITE_LIMIT:
+            lines.append(f"  warning: the site weighs {self.site_bytes / 1024**2:,.0f} MB, over GitHub Pages' 1 GB limit "
+                         "for a published site (set the arena's repository_url so records are linked there, not copied)")
         if self.replay:
             lines.append("note: built from replay records; every page carries the replay banner")
         return lines
@@ -109,7 +116,8 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     """Build the site of ``archive_dir`` into ``out_dir``; return what was built and what was left out.
 
     ``urls`` (:func:`builder.site.provenance.arena_urls`): with a repository, each record is linked
-    to its file at the commit that added it there; every record's raw JSON is also copied to ``records/`` beside the site.
+    to its file at the commit that added it there, and its raw JSON is linked there too when its
+    bytes have not moved since; the others' raw JSON is copied to ``records/`` beside the site.
     ``cache``: a folder holding the previous build's pages (:mod:`builder.site.pagecache`); only
     pages whose inputs changed are rendered, and the site is the same bytes as without it.
     """
@@ -141,10 +149,11 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     commit, urls = commit or archive_commit(archive_dir), urls or ArenaUrls()
     report.replay = has_replay_records(archive)
     manifest, added = archive_manifest(archive_dir, commit, archive.sha256), added_commits(archive_dir)
+    hosted = hosted_commits(archive_dir, added) if urls.repository else {}
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
-    fingerprint = site_fingerprint(manifest, archive.root, urls, added, pages.templates)
+    fingerprint = site_fingerprint(manifest, archive.root, urls, added, pages.templates, hosted)
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
         pages.close()
@@ -154,7 +163,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     memo = BootstrapMemo.open(cache)  # the bootstrap results of the latest build, by inputs
     try:
         with remembering(memo):
-            states = _build_all(archive, archive_dir, out_dir, commit, urls, added, manifest, pages, progress)
+            states = _build_all(archive, archive_dir, out_dir, commit, urls, (added, hosted), manifest, pages, progress)
     except BaseException:
         pages.close()
         raise
@@ -165,16 +174,19 @@ def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progre
     return _tally(report, states, rendered=pages.rendered, reused=pages.reused)
 
 
-def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: ArenaUrls, added: dict, manifest: bytes,
-               pages: PageCache, progress: Callable[[str], None]) -> dict:
-    """Score, render and write the site (the pages and downloads whose inputs changed); return its files' states."""
+def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: ArenaUrls, history: tuple[dict, dict],
+               manifest: bytes, pages: PageCache, progress: Callable[[str], None]) -> dict:
+    """Score, render and write the site (the pages and downloads whose inputs changed); return its files' states.
+
+    ``history``: each record's adding commit, and the records the repository host serves as they
+    are (:func:`builder.site.provenance.hosted_commits`)."""
     progress("scoring")
     scores = score_archive(archive)
     parts = slices(archive)
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
     ctx = SiteContext(archive, scores, commit, has_replay_records(archive), score_slices(archive, scores, parts),
-                      latest_anchor(Path(archive_dir)), urls, added=added)
+                      latest_anchor(Path(archive_dir)), urls, added=history[0], hosted=history[1])
     beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     beside.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
@@ -186,6 +198,7 @@ def _tally(report: BuildReport, states: dict, rendered: int, reused: int) -> Bui
     """``report`` completed from the site's file ``states`` (``rendered`` pages made by this build, ``reused`` kept)."""
     report.pages = sum(1 for name in states if name.endswith(".html"))
     report.files = len(states)
+    report.site_bytes = sum(state.size for state in states.values())
     report.heavy_pages = sorted((k, s.size) for k, s in states.items() if k.endswith(".html") and s.size > PAGE_LIMIT)
     report.rendered, report.reused = rendered, reused
     return report
@@ -278,7 +291,7 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     for name, content in static_files().items():
         writer.put(name, content)
     progress("writing the files that changed")
-    for name, content in record_files(archive, archive_dir):
+    for name, content in record_files(archive, archive_dir, ctx):
         writer.put(name, content)
     states = writer.commit()
     progress(f"  {writer.written} of {len(states)} files written, the rest unchanged" if not writer.fresh
@@ -328,14 +341,20 @@ def static_files() -> dict[str, bytes]:
     return files
 
 
-def record_files(archive, archive_dir: Path) -> Iterator[tuple[str, Content]]:
-    """Every valid record's raw JSON at ``records/{archive path}``, so each page can link the file it shows.
+def record_files(archive, archive_dir: Path, ctx: SiteContext) -> Iterator[tuple[str, Content]]:
+    """The raw JSON, at ``records/{archive path}``, of every valid record that the repository host
+    does not serve as it is (:meth:`SiteContext.record_href` links those there): all of them when
+    the repository's address is unknown, else those not committed yet or changed since.
 
-    Each is an :class:`ArchiveCopy` under the SHA-256 of the bytes the load validated: the writer
-    copies it only when the site's copy is missing or stale, never holding them all in memory."""
+    A site that copied every record outgrows GitHub Pages' 1 GB limit for a published site at
+    about 120,000 records (the copies are a third of its bytes at 100,000), and each build on a
+    fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
+    the bytes the load validated: the writer copies it only when the site's copy is missing or
+    stale, never holding them all in memory."""
     root = Path(archive_dir)
     for path in sorted(archive.records):
-        yield f"records/{path}", ArchiveCopy(root / path, archive.sha256[path])
+        if not raw_link(ctx.repository_url, ctx.hosted.get(path), path):
+            yield f"records/{path}", ArchiveCopy(root / path, archive.sha256[path])
 
 
 def check_out_dir(out_dir: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from builder.site.labels import condition_label, horizon_label
+from builder.site.links import match_path, root_for
 from builder.site.models_fine_grained import (
     NO_DATA,
     FieldCompare,
@@ -165,4 +166,5 @@ def fine_grained_section(ctx: SiteContext, event: Event, forecasts: list[Forecas
     if not views:
         return None
     path = ctx.archive.effective_paths.get(("match_report", event.competition_id, event.id), "")
-    return FineGrainedSection(tuple(views), path)
+    root = root_for(match_path(event.competition_id, event.id))  # the section is on the match's page
+    return FineGrainedSection(tuple(views), path, ctx.record_href(path, root) if path else "")

@@ -165,7 +165,7 @@ def _with_provenance(ctx: SiteContext, view: ForecastView, root: str) -> Forecas
     """The forecast's raw JSON beside the site, and its file at the adding commit on the repository host."""
     commit = ctx.added.get(view.archive_path, "")
     brier = next((m.value for m in view.measures if m.label == "Brier"), "–")
-    return replace(view, record_href=root + "records/" + view.archive_path, commit=commit[:12],
+    return replace(view, record_href=ctx.record_href(view.archive_path, root), commit=commit[:12],
                    host_href=record_link(ctx.repository_url, commit, view.archive_path), brier=brier)
 
 
@@ -173,7 +173,7 @@ def _with_leaks(ctx: SiteContext, view: ForecastView, root: str) -> ForecastView
     """The card's suspected-leak reasons (the leakage audit's, computed with the scores) and its package's link."""
     found = ctx.scores.leakage.get(view.archive_path)
     if view.evidence:
-        view = replace(view, evidence_href=root + "records/" + view.evidence)
+        view = replace(view, evidence_href=ctx.record_href(view.evidence, root))
     return replace(view, leaks=tuple(clean_text(f"{rule}: {reason}") for rule, reason in found)) if found else view
 
 
@@ -188,6 +188,8 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
     title = f"{names.get(event.home_team, event.home_team)} v {names.get(event.away_team, event.away_team)}"
     budget = rationale_budget(sum(1 for f in forecasts if isinstance(f.payload, MatchForecast) and f.payload.reason))
     stats = ctx.archive.attempt_statistics  # OpenRouter's generation stats, by forecast path
+    event_file = (ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
+                  or event_path(event.competition_id, event.id, event.revision))
     ordered = _sort_forecasts(forecasts)
     views = tuple(_with_leaks(ctx, _with_provenance(
         ctx, match_forecast_view(f, names, measures, budget, stats.get(path_for(f), ())), root), root)
@@ -212,8 +214,8 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         outcome=outcome_view(outcome, names) if outcome else None,
         consensus=match_consensus(ctx, (event.competition_id, event.id)),
         forecasts=views,
-        archive_path=ctx.archive.effective_paths.get(("event", event.competition_id, event.id))
-        or event_path(event.competition_id, event.id, event.revision),
+        archive_path=event_file,
+        record_href=ctx.record_href(event_file, root),
         round_label=round_label(event, rounds or {}),
         home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
         away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",

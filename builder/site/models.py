@@ -105,7 +105,7 @@ class ForecastView:
     measures: tuple[Measure, ...]  # per-forecast scores once resolved
     replay: bool
     archive_path: str
-    record_href: str = ""  # the raw JSON beside the site (relative to the site root)
+    record_href: str = ""  # the raw JSON: on the repository host, or beside the site (``SiteContext.record_href``)
     host_href: str = ""  # the record at the commit that added it, on the repository host ("" when unknown)
     commit: str = ""  # short id of that commit
     brier: str = "–"  # once resolved, for the comparison table
@@ -193,6 +193,7 @@ class MatchPage:
     consensus: Consensus | None
     forecasts: tuple[ForecastView, ...]
     archive_path: str
+    record_href: str = ""  # the event record's raw JSON (``SiteContext.record_href``)
     round_label: str = ""  # "Group A · round 2 of 3", "Matchday 6", "" for a knockout
     home_href: str = ""  # the team pages
     away_href: str = ""

@@ -40,6 +40,7 @@ class ForecastFineView:
 class FineGrainedSection:
     forecasts: tuple[ForecastFineView, ...]
     report_path: str  # archive path of the match report ("" without one)
+    report_href: str = ""  # its raw JSON (``SiteContext.record_href``; "" without one)
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,20 @@
   arena's ``prematch.toml`` (read and validated by :func:`collector.config.load_config`, the
   one home of the configuration); the repository falls back to GitHub Actions'
   ``GITHUB_SERVER_URL``/``GITHUB_REPOSITORY``; None where neither says (no host links).
+* ``hosted_commits(archive_dir, added)``: the records whose bytes the repository host serves as
+  they are now, at the commit that added them: ``added`` without any path a later commit
+  modified or deleted, or that the working tree changed since ``HEAD`` (empty when git cannot say).
 * ``record_link(url, commit, path)``: ``{url}/blob/{commit}/archive/{path}`` (GitHub, Gitea and
-  Forgejo all serve a file at a commit under that path).
+  Forgejo all serve a file at a commit under that path); ``raw_link``: the file's bytes at the
+  commit, ``{url}/raw/{commit}/archive/{path}`` (GitHub's address, which redirects to
+  ``raw.githubusercontent.com``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +46,27 @@ def added_commits(archive_dir: Path) -> dict[str, str]:
         elif line and commit:
             added[line] = commit  # the log runs newest first: the oldest addition is written last
     return added
+
+
+def hosted_commits(archive_dir: Path, added: Mapping[str, str]) -> dict[str, str]:
+    """Record path -> the commit at which the repository host serves the file's current bytes.
+
+    A record is there only when its bytes cannot have moved since ``added`` says it was added:
+    no later first-parent commit modified, retyped or deleted it (``git log --diff-filter=DMT``),
+    and the working tree does not differ from ``HEAD`` (``git diff HEAD``). Fail closed: when git
+    cannot answer (no repository, no commit), nothing is hosted and every record is copied
+    beside the site (:func:`builder.site.build.record_files`)."""
+    if not added:
+        return {}
+    try:
+        later = git(Path(archive_dir), "log", "--first-parent", "--diff-filter=DMT", "--no-renames", "--relative",
+                    "--name-only", "--format=", "--", ".", timeout=120)
+        dirty = git(Path(archive_dir), "diff", "--no-renames", "--relative", "--name-only", "HEAD", "--", ".",
+                    timeout=120)
+    except ArchiveError:
+        return {}
+    moved = set((later + b"\n" + dirty).decode("utf-8", "replace").splitlines())
+    return {path: commit for path, commit in added.items() if path not in moved}
 
 
 @dataclass(frozen=True)
@@ -69,3 +96,11 @@ def record_link(url: str | None, commit: str | None, path: str) -> str:
     if not url or not commit:
         return ""
     return f"{url}/blob/{commit}/archive/{path}"
+
+
+def raw_link(url: str | None, commit: str | None, path: str) -> str:
+    """The record file's bytes at ``commit`` on the repository host ("" without both): where a
+    page links a record's raw JSON when the site carries no copy of it."""
+    if not url or not commit:
+        return ""
+    return f"{url}/raw/{commit}/archive/{path}"

@@ -10,7 +10,7 @@ from builder.score.types import Scores, Slice
 from builder.site.links import kickoff, root_for
 from builder.site.market_chart import snapshots_by_event
 from builder.site.models import Kickoff, Meta
-from builder.site.provenance import ArenaUrls
+from builder.site.provenance import ArenaUrls, raw_link
 from collector.archive.layout import path_for
 from collector.archive.reader import Archive
 from collector.records import Clock
@@ -31,6 +31,8 @@ class SiteContext:
     """The arena's public addresses (``provenance.arena_urls``): record links and the Audit page."""
     added: Mapping[str, str] = field(default_factory=dict)
     """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
+    hosted: Mapping[str, str] = field(default_factory=dict)
+    """The records the repository host serves as they are, at their adding commit (``provenance.hosted_commits``)."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _odds: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
     _match_forecasts: dict[tuple[str, str], list] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -41,6 +43,13 @@ class SiteContext:
     def repository_url(self) -> str | None:
         """The arena's repository on its host; record links are built from it (None: no host links)."""
         return self.urls.repository
+
+    def record_href(self, path: str, root: str) -> str:
+        """Where a page links the raw JSON of the record at archive ``path``: the host's file at the
+        commit that added it when the repository is known and the bytes have not moved since (the
+        site then carries no copy: :func:`builder.site.build.record_files`), else the copy beside
+        the site, ``records/{path}`` under ``root``."""
+        return raw_link(self.repository_url, self.hosted.get(path), path) or f"{root}records/{path}"
 
     def team_names(self, competition_id: str) -> dict[str, str]:
         """Team id -> display name in one of the archive's competitions (built once per context;

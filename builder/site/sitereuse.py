@@ -57,12 +57,13 @@ def installed_versions() -> tuple[str, ...]:
 
 
 def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: Mapping[str, str],
-                     templates: str) -> str:
+                     templates: str, hosted: Mapping[str, str] | None = None) -> str:
     """The fingerprint of everything a site is made of (see the module docstring).
 
     ``manifest``: the archive manifest's bytes (every archive file and the commit); ``root``: the
     archive folder as the scores name it; ``added``: record path -> the commit that added it;
-    ``templates``: :func:`~builder.site.pagecache.templates_fingerprint` (the page cache's)."""
+    ``templates``: :func:`~builder.site.pagecache.templates_fingerprint` (the page cache's);
+    ``hosted``: the records whose raw JSON the host serves (not copied into the site)."""
     head = orjson.dumps({
         "exports": exports_fingerprint(manifest),
         "templates": templates,
@@ -73,4 +74,5 @@ def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: 
     }, option=orjson.OPT_SORT_KEYS)
     digest = hashlib.sha256(head + b"\0")
     digest.update(orjson.dumps(sorted(added.items())))
+    digest.update(b"\0" + orjson.dumps(sorted(hosted or ())))
     return digest.hexdigest()
