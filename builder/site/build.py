@@ -46,7 +46,7 @@ from builder.site.leaderboard import leaderboard_pages
 from builder.site.matches import match_pages
 from builder.site.measures import measures_lookup
 from builder.site.pagecache import PageCache
-from builder.site.provenance import ArenaUrls, added_commits, hosted_commits, raw_link
+from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
@@ -343,17 +343,17 @@ def static_files() -> dict[str, bytes]:
 
 def record_files(archive, archive_dir: Path, ctx: SiteContext) -> Iterator[tuple[str, Content]]:
     """The raw JSON, at ``records/{archive path}``, of every valid record that the repository host
-    does not serve as it is (:meth:`SiteContext.record_href` links those there): all of them when
+    does not serve as it is (:meth:`SiteContext.host_link`): all of them when
     the repository's address is unknown, else those not committed yet or changed since.
 
     A site that copied every record outgrows GitHub Pages' 1 GB limit for a published site at
-    about 120,000 records (the copies are a third of its bytes at 100,000), and each build on a
+    roughly 120,000 records (extrapolated from 823 MB at 100,000; the copies are a third of its bytes at 100,000), and each build on a
     fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
     the bytes the load validated: the writer copies it only when the site's copy is missing or
     stale, never holding them all in memory."""
     root = Path(archive_dir)
     for path in sorted(archive.records):
-        if not raw_link(ctx.repository_url, ctx.hosted.get(path), path):
+        if not ctx.host_link(path):
             yield f"records/{path}", ArchiveCopy(root / path, archive.sha256[path])
 
 

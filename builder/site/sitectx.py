@@ -44,12 +44,17 @@ class SiteContext:
         """The arena's repository on its host; record links are built from it (None: no host links)."""
         return self.urls.repository
 
+    def host_link(self, path: str) -> str:
+        """The one home of "is this record served by the host": the host's raw file of the record at
+        archive ``path``, at the commit that added it, when the repository is known and the bytes
+        have not moved since; '' otherwise (the site then carries a copy:
+        :func:`builder.site.build.record_files`)."""
+        return raw_link(self.repository_url, self.hosted.get(path), path)
+
     def record_href(self, path: str, root: str) -> str:
-        """Where a page links the raw JSON of the record at archive ``path``: the host's file at the
-        commit that added it when the repository is known and the bytes have not moved since (the
-        site then carries no copy: :func:`builder.site.build.record_files`), else the copy beside
-        the site, ``records/{path}`` under ``root``."""
-        return raw_link(self.repository_url, self.hosted.get(path), path) or f"{root}records/{path}"
+        """Where a page links the raw JSON of the record at archive ``path``: :meth:`host_link`, else
+        the copy beside the site, ``records/{path}`` under ``root``."""
+        return self.host_link(path) or f"{root}records/{path}"
 
     def team_names(self, competition_id: str) -> dict[str, str]:
         """Team id -> display name in one of the archive's competitions (built once per context;
