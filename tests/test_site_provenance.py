@@ -138,6 +138,26 @@ def test_a_record_committed_between_two_cached_builds_loses_its_copy(tmp_path):
     assert _tree(tmp_path / "site") == _tree(tmp_path / "full")
 
 
+def test_a_record_rewritten_then_restored_is_copied_by_the_cached_build_as_by_a_full_one(tmp_path):
+    """Its bytes and adding commit are as before, but a later commit moved it: git no longer vouches
+    that the host's file at the adding commit is the record, so both builds link the copy."""
+    repo, archive, first = _committed_arena(tmp_path)
+    path = min(p for p in added_commits(archive) if "/events/mex-v-rsa/forecasts/" in p)
+    quiet = {"progress": lambda _l: None, "urls": ArenaUrls(URL), "commit": "test"}
+    build_site(archive, tmp_path / "site", cache=tmp_path / "cache", **quiet)
+    assert f'href="{URL}/raw/{first}/archive/{path}"' in _page(tmp_path / "site")
+    original = (archive / path).read_bytes()
+    (archive / path).write_bytes(original + b"\n")
+    _git(repo, "commit", "-q", "-am", "rewritten")
+    (archive / path).write_bytes(original)
+    _git(repo, "commit", "-q", "-am", "restored")
+    build_site(archive, tmp_path / "site", cache=tmp_path / "cache", **quiet)
+    assert _copies(tmp_path / "site") == {path}
+    assert f'href="../../records/{path}"' in _page(tmp_path / "site")
+    build_site(archive, tmp_path / "full", **quiet)
+    assert _tree(tmp_path / "site") == _tree(tmp_path / "full")
+
+
 def _tree(site) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
 

@@ -21,10 +21,13 @@ from builder.site.sitectx import SiteContext
 from collector.records import Event, Forecast, MatchForecast
 
 
-def record_input(ctx: SiteContext, key: tuple[str, ...]) -> tuple[str, str] | None:
-    """(path, SHA-256) of the effective record of ``key`` (``identity`` form), or None if there is none."""
+def record_input(ctx: SiteContext, key: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(path, SHA-256, host link) of the effective record of ``key`` (``identity`` form), or None if
+    there is none. The host link (:meth:`SiteContext.host_link`, '' for a copy beside the site) is
+    where the page links the record's raw JSON: it changes when git no longer vouches for the
+    bytes at their adding commit even if the bytes are the same again."""
     path = ctx.archive.effective_paths.get(key)
-    return None if path is None else (path, ctx.archive.sha256.get(path, ""))
+    return None if path is None else (path, ctx.archive.sha256.get(path, ""), ctx.host_link(path))
 
 
 def _file(ctx: SiteContext, record) -> tuple[str, str]:
@@ -34,7 +37,7 @@ def _file(ctx: SiteContext, record) -> tuple[str, str]:
 
 def card_inputs(ctx: SiteContext, scored: Callable[[Forecast], tuple]) -> Callable[[Forecast], str]:
     """A function from a forecast to what its card is made of: its record, the commit that added
-    it, its generation stats, its scores and flags (``scored``: :func:`builder.site.measures.measure_inputs`).
+    it, where its raw JSON and its evidence package's are linked, its generation stats, its scores and flags (``scored``: :func:`builder.site.measures.measure_inputs`).
 
     One ``repr`` of builtins (strings, floats, dicts, tuples, None) per card: exact for them (a
     float's repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking
@@ -42,6 +45,7 @@ def card_inputs(ctx: SiteContext, scored: Callable[[Forecast], tuple]) -> Callab
     """
     sha256, added, stats = ctx.archive.sha256.get, ctx.added.get, ctx.archive.attempt_statistics.get
     leakage, rows, path_of = ctx.scores.leakage.get, _rows_by_path(ctx.scores), ctx.record_path
+    host = ctx.host_link
 
     def inputs(forecast: Forecast) -> str:
         path = path_of(forecast)
@@ -50,8 +54,9 @@ def card_inputs(ctx: SiteContext, scored: Callable[[Forecast], tuple]) -> Callab
         if isinstance(payload, MatchForecast) and payload.fine_grained is not None:
             row = rows.get(path)
             fine = None if row is None else (row.fine_tasks, row.layers)
-        return repr((path, sha256(path, ""), added(path, ""), tuple(_file(ctx, s) for s in stats(path, ())),
-                     scored(forecast), tuple(leakage(path, ())), fine))
+        evidence = forecast.evidence.path if forecast.evidence else None  # the card links the package's raw JSON
+        return repr((path, sha256(path, ""), added(path, ""), host(path), evidence and host(evidence),
+                     tuple(_file(ctx, s) for s in stats(path, ())), scored(forecast), tuple(leakage(path, ())), fine))
 
     return inputs
 
