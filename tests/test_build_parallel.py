@@ -95,6 +95,36 @@ def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archiv
     assert build.in_child(11) is True
 
 
+@needs_fork
+def test_a_build_after_an_earlier_one_exports_in_a_child_whatever_the_archive_size(archive, tmp_path, monkeypatch):
+    """Over the child limit, a cold build exports in the build process (its memory); the next build
+    with the cache (a tick's: most pages reused) makes the downloads in the child, same bytes."""
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(build, "CHILD_RECORDS", 10)
+    pids = tmp_path / "pids"
+    real = build.export_files
+
+    def noted(*args, **kwargs):
+        with open(pids, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "export_files", noted)
+    build_site(archive, tmp_path / "site", commit="c1", progress=_quiet, cache=tmp_path / "cache")
+    assert pids.read_text().split() == [str(os.getpid())]
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c2", progress=lines.append, cache=tmp_path / "cache")
+    assert len(pids.read_text().split()) == 2 and pids.read_text().split()[1] != str(os.getpid())
+    assert "  in a background process meanwhile: the downloads (CSV, JSON, SQLite)" in lines
+    build_site(archive, tmp_path / "full", commit="c2", progress=_quiet)
+    assert _tree(tmp_path / "site") == _tree(tmp_path / "full")
+    assert build.in_child(11, incremental=True) is True and build.in_child(11) is False
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    assert build.in_child(11, incremental=True) is False  # one worker: never a child
+    assert no_child_left()
+
+
 def test_with_one_worker_everything_runs_in_the_build_process(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "1")
     seen = _export_pids(monkeypatch)

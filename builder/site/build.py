@@ -20,6 +20,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -66,11 +67,14 @@ PAGES_SITE_LIMIT = 1024**3
 """GitHub Pages publishes no site larger than 1 GB ("Published GitHub Pages sites may be no larger
 than 1 GB", GitHub Pages limits); a build over it says so."""
 CHILD_RECORDS = 80_000
-"""The largest archive whose downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
+"""The largest archive whose inference tests and downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
 says otherwise. The child and the parent both touch the records and the scored rows while the
 downloads are made, so each page of them they write is copied (copy-on-write): the build's
 memory (summed PSS) grows by about 3.5 KB a record, 812 -> 1,161 MB at 100,000 records, over
-the 1 GB aim; at 80,000 records it stays under it."""
+the 1 GB aim; at 80,000 records it stays under it. A build whose page cache holds an earlier
+build's pages (a tick's, on a runner or locally) makes them in the child whatever the archive's
+size: most of its pages are reused, so the time the child saves is a large part of the tick's
+and its memory stays near a cold build's (measured in ``benchmarks/build_site.py``)."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
@@ -125,7 +129,11 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
         raise ArchiveError(f"{archive_dir}: no such archive folder")
     check_out_dir(out_dir)
     progress(f"loading archive {archive_dir}")
-    archive = load_archive(archive_dir)
+    urls = urls or ArenaUrls()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-history") as pool:
+        asked = pool.submit(history, Path(archive_dir), commit, urls)  # git works while the archive loads
+        archive = load_archive(archive_dir)
+        found = asked.result()
     # The records live for the whole build: freezing them keeps the garbage collector from
     # rescanning hundreds of thousands of objects at every collection, and the cyclic collector
     # is paused while scores, page models and pages pile up (they are acyclic; its full passes
@@ -134,22 +142,32 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     gc.freeze()
     try:
         with paused_garbage_collector():
-            return _build(archive, archive_dir, out_dir, commit, progress, urls, cache)
+            return _build(archive, archive_dir, out_dir, found, progress, urls, cache)
     finally:
         gc.unfreeze()
 
 
-def _build(archive, archive_dir: Path, out_dir: Path, commit: str | None, progress: Callable[[str], None],
-           urls: ArenaUrls | None = None, cache: Path | None = None) -> BuildReport:
+def history(archive_dir: Path, commit: str | None, urls: ArenaUrls) -> tuple[str, dict[str, str], dict[str, str]]:
+    """What git says of the archive: the commit built (``commit`` if given), each record's adding
+    commit (:func:`added_commits`) and, with a repository address, the records the host serves
+    as they are (:func:`hosted_commits`). Only git subprocesses and their output: it runs in a
+    thread while the archive loads."""
+    commit = commit or archive_commit(archive_dir)
+    added = added_commits(archive_dir)
+    return commit, added, hosted_commits(archive_dir, added) if urls.repository else {}
+
+
+def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, dict], progress: Callable[[str], None],
+           urls: ArenaUrls, cache: Path | None = None) -> BuildReport:
+    """The build after the load; ``found``: the archive's :func:`history`."""
     report = BuildReport(out=out_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
     progress(f"  {report.records} valid records, {len(report.problems)} problems")
     for problem in report.problems:
         progress(f"  left out: {problem}")
-    commit, urls = commit or archive_commit(archive_dir), urls or ArenaUrls()
+    commit, added, hosted = found
     report.replay = has_replay_records(archive)
-    manifest, added = archive_manifest(archive_dir, commit, archive.sha256), added_commits(archive_dir)
-    hosted = hosted_commits(archive_dir, added) if urls.repository else {}
+    manifest = archive_manifest(archive_dir, commit, archive.sha256)
     pages = PageCache.open(cache)
     if pages.note:
         progress(f"  {pages.note}")
@@ -181,7 +199,7 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
     ``history``: each record's adding commit, and the records the repository host serves as they
     are (:func:`builder.site.provenance.hosted_commits`)."""
     progress("scoring")
-    scores = score_archive(archive)
+    scores = score_archive(archive, background=in_child(len(archive.records), pages.follows_a_build))
     parts = slices(archive)
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
@@ -239,11 +257,15 @@ class _Work:
         self.background.close()
 
 
-def in_child(records: int) -> bool:
-    """Whether the downloads are made in a forked child: when the build may use two processes
-    (:func:`builder.parallel.workers`) and either ``PREMATCH_BUILD_WORKERS`` asks for two or
-    the archive has at most :data:`CHILD_RECORDS` records."""
-    return workers() > 1 and (os.environ.get(WORKERS_ENV, "").strip() != "" or records <= CHILD_RECORDS)
+def in_child(records: int, incremental: bool = False) -> bool:
+    """Whether the build's second process works (the inference tests while the rest is scored,
+    :func:`~builder.score.scoring.score_archive`, then the downloads while the pages are made):
+    when the build may use two processes (:func:`builder.parallel.workers`) and either
+    ``PREMATCH_BUILD_WORKERS`` asks for two, the archive has at most :data:`CHILD_RECORDS`
+    records, or the build is ``incremental`` (its page cache holds an earlier build's pages:
+    :attr:`PageCache.follows_a_build`)."""
+    asked = os.environ.get(WORKERS_ENV, "").strip() != ""
+    return workers() > 1 and (asked or incremental or records <= CHILD_RECORDS)
 
 
 def _background(archive, archive_dir: Path, scores, commit: str, manifest: bytes, pages: PageCache, out_dir: Path,
@@ -257,7 +279,7 @@ def _background(archive, archive_dir: Path, scores, commit: str, manifest: bytes
     tasks = [] if exports is not None else [
         ("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit, archive.sha256,
                             workdir=scratch, manifest=manifest, previous=pages.previous_exports(Path(out_dir).resolve())))]
-    background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records)))
+    background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records), pages.follows_a_build))
     if background.parallel:
         progress("  in a background process meanwhile: the downloads (CSV, JSON, SQLite)")
     return _Work(background, exports, fingerprint, progress, scratch / INDEX)

@@ -136,6 +136,12 @@ class PageCache:
             cache.note = cache.db.note
         return cache
 
+    @property
+    def follows_a_build(self) -> bool:
+        """Whether the cache holds an earlier build's pages: this build is then a tick's (most
+        pages reused), not a cold one."""
+        return self.db is not None and bool(self.db.pages)
+
     def site_states(self, out_dir: Path) -> dict[str, FileState] | None:
         """The previous site's file states (None without a cache: the site is written afresh)."""
         return None if self.db is None else self.db.site_states(out_dir)
