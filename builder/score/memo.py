@@ -166,38 +166,3 @@ def write_memo(path: Path, results: dict[str, Result]) -> None:
     arrays = {f"r{i}_{j}": array for i, key in enumerate(keys) for j, array in enumerate(results[key])}
     save_arrays(path, {"format": np.array(FORMAT), "keys": np.array(keys, dtype="U64"),
                        "counts": np.array([len(results[k]) for k in keys], dtype=np.int64), **arrays})
-
-
-Share = tuple[dict[str, Result], int, int, str | None]
-"""What a task's own memo used (results by key), reused and computed counts, and its note."""
-
-
-def carrying(task: Callable[[], object]) -> Callable[[], tuple[object, Share | None]]:
-    """``task`` run under a memo of its own that starts from the active one's results, returning
-    its value with what that memo used (:data:`Share`), for :func:`adopted`. A task run in a
-    forked child (:mod:`builder.parallel`) would otherwise lose the results it computed; run in
-    this process it goes the same way, so the memo ends the same wherever the task ran."""
-
-    def run() -> tuple[object, Share | None]:
-        parent = _ACTIVE.get()
-        if parent is None:
-            return task(), None
-        own = BootstrapMemo(kept={**parent.kept, **parent.used})
-        with remembering(own):
-            value = task()
-        return value, (own.used, own.reused, own.computed, own.note)
-
-    return run
-
-
-def adopted(found: tuple[object, Share | None]) -> object:
-    """The value of a :func:`carrying` task, its memo's results and counts added to the active memo."""
-    value, share = found
-    memo = _ACTIVE.get()
-    if memo is not None and share is not None:
-        used, reused, computed, note = share
-        memo.used.update(used)
-        memo.reused += reused
-        memo.computed += computed
-        memo.note = memo.note or note
-    return value

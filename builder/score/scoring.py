@@ -9,11 +9,9 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 
 import numpy as np
 
-from builder.parallel import Background
 from builder.score import (
     aggregate,
     binary_events,
@@ -33,7 +31,6 @@ from builder.score import (
 from builder.score.columns import RowTable
 from builder.score.floats import float_sharer
 from builder.score.measurerows import NAMES, ROW_LAYERS, Advancement, Layers, rows_of
-from builder.score.memo import adopted, carrying
 from builder.score.metrics import (
     CLASSES,
     absolute_errors_scoreline,
@@ -68,19 +65,15 @@ from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True,
-                  options: AnalysisOptions = LSA_DEFAULTS, background: bool = False) -> Scores:
+                  options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results
-    (LLM-SoccerArena's analysis choices unless ``options`` say otherwise).
-
-    ``background``: the inference tests and the robustness checks (the bootstrap's sign flips,
-    a third of the analyses' time) run in a forked child (:mod:`builder.parallel`) while this
-    process makes the other analyses; the same values either way."""
+    (LLM-SoccerArena's analysis choices unless ``options`` say otherwise)."""
     with paused_garbage_collector():
-        return _score_archive(archive, competition_id, inference_tests, options, background)
+        return _score_archive(archive, competition_id, inference_tests, options)
 
 
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool,
-                   options: AnalysisOptions = LSA_DEFAULTS, background: bool = False) -> Scores:
+                   options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
@@ -93,31 +86,6 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
     resampler, market_rows = _boards(scores, archive, match_forecasts, options=options)
-    tests = (Background([("inference", carrying(partial(_inference, scores.forecasts, resampler, market_rows)))],
-                        parallel=background) if inference_tests and resampler is not None else None)
-    try:
-        _analyses(scores, archive, (forecasts, flags), (resampler, inference_tests), competition_id, options)
-        if tests is not None:
-            scores.tests, scores.robustness = adopted(tests.result("inference"))
-    finally:
-        if tests is not None:
-            tests.close()
-    scores.notes = aggregate.NOTES + inference.NOTES
-    return scores
-
-
-def _inference(rows: list[ScoredForecast], resampler, market_rows: dict) -> tuple[list, object]:
-    """The inference tests (LLM-SoccerArena's, the markets' and the families') and the robustness checks."""
-    return (inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler),
-            robustness.robustness(rows, resampler))
-
-
-def _analyses(scores: Scores, archive: Archive, chosen: tuple[list[Forecast], dict], bootstrap: tuple,
-              competition_id: str | None, options: AnalysisOptions) -> None:
-    """Fill the analyses of ``scores`` other than the boards and the inference tests. ``chosen``:
-    the sorted forecasts and the leakage flags; ``bootstrap``: the boards' resampler (None without
-    scored rows) and whether the inference tests are asked for (the difficulty intervals are)."""
-    (forecasts, flags), (resampler, inference_tests) = chosen, bootstrap
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
     if resampler is not None:
@@ -133,6 +101,12 @@ def _analyses(scores: Scores, archive: Archive, chosen: tuple[list[Forecast], di
     attempted = sorted(forecasts + retried, key=Forecast.key) if retried else forecasts  # ``forecasts`` are sorted
     scores.operations = leakage.with_leak_counts(operations.operational_rows(attempted), flags, forecasts)
     scores.diversity = diversity.diversity_rows(scores.forecasts, options)
+    if inference_tests and resampler is not None:
+        scores.tests = (inference.all_tests(scores.forecasts, resampler, market_rows)
+                        + families.family_tests(scores.forecasts, resampler))
+        scores.robustness = robustness.robustness(scores.forecasts, resampler)
+    scores.notes = aggregate.NOTES + inference.NOTES
+    return scores
 
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,

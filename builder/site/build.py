@@ -67,14 +67,15 @@ PAGES_SITE_LIMIT = 1024**3
 """GitHub Pages publishes no site larger than 1 GB ("Published GitHub Pages sites may be no larger
 than 1 GB", GitHub Pages limits); a build over it says so."""
 CHILD_RECORDS = 80_000
-"""The largest archive whose inference tests and downloads are made in a child process unless ``PREMATCH_BUILD_WORKERS``
-says otherwise. The child and the parent both touch the records and the scored rows while the
-downloads are made, so each page of them they write is copied (copy-on-write): the build's
-memory (summed PSS) grows by about 3.5 KB a record, 812 -> 1,161 MB at 100,000 records, over
-the 1 GB aim; at 80,000 records it stays under it. A build whose page cache holds an earlier
-build's pages (a tick's, on a runner or locally) makes them in the child whatever the archive's
-size: most of its pages are reused, so the time the child saves is a large part of the tick's
-and its memory stays near a cold build's (measured in ``benchmarks/build_site.py``)."""
+"""The largest archive whose downloads a build without an earlier one in its cache makes in a
+child process (unless ``PREMATCH_BUILD_WORKERS`` says otherwise). The child and the parent both
+touch the records and the scored rows while the downloads are made, so each page of them they
+write is copied (copy-on-write): the build's memory (summed PSS) grows by about 3.5 KB a record,
+812 -> 1,161 MB at 100,000 records, over the 1 GB aim of a cold build; at 80,000 records it
+stays under it. A build whose page cache holds an earlier build's pages (a tick's, on the
+runner or locally) makes them in the child whatever the archive's size: its downloads are then
+a large part of its time (4-9 s of 25-45 s at 100,000 records), hidden behind the pages, for
+about 300 MB more (1,000-1,043 MB summed PSS at 100,000 records in ``benchmarks/build_site.py``)."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
@@ -199,7 +200,7 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
     ``history``: each record's adding commit, and the records the repository host serves as they
     are (:func:`builder.site.provenance.hosted_commits`)."""
     progress("scoring")
-    scores = score_archive(archive, background=in_child(len(archive.records), pages.follows_a_build))
+    scores = score_archive(archive)
     parts = slices(archive)
     if len(parts) > 1:
         progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
@@ -258,12 +259,10 @@ class _Work:
 
 
 def in_child(records: int, incremental: bool = False) -> bool:
-    """Whether the build's second process works (the inference tests while the rest is scored,
-    :func:`~builder.score.scoring.score_archive`, then the downloads while the pages are made):
-    when the build may use two processes (:func:`builder.parallel.workers`) and either
-    ``PREMATCH_BUILD_WORKERS`` asks for two, the archive has at most :data:`CHILD_RECORDS`
-    records, or the build is ``incremental`` (its page cache holds an earlier build's pages:
-    :attr:`PageCache.follows_a_build`)."""
+    """Whether the downloads are made in a forked child: when the build may use two processes
+    (:func:`builder.parallel.workers`) and either ``PREMATCH_BUILD_WORKERS`` asks for two, the
+    archive has at most :data:`CHILD_RECORDS` records, or the build is ``incremental`` (its page
+    cache holds an earlier build's pages: :attr:`PageCache.follows_a_build`)."""
     asked = os.environ.get(WORKERS_ENV, "").strip() != ""
     return workers() > 1 and (asked or incremental or records <= CHILD_RECORDS)
 
