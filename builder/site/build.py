@@ -74,8 +74,8 @@ write is copied (copy-on-write): the build's memory (summed PSS) grows by about 
 812 -> 1,161 MB at 100,000 records, over the 1 GB aim of a cold build; at 80,000 records it
 stays under it. A build whose page cache holds an earlier build's pages (a tick's, on the
 runner or locally) makes them in the child whatever the archive's size: its downloads are then
-a large part of its time (4-9 s of 25-45 s at 100,000 records), hidden behind the pages, for
-about 300 MB more (1,000-1,043 MB summed PSS at 100,000 records in ``benchmarks/build_site.py``)."""
+a large part of its time (3-10 s of 26-32 s at 100,000 records), hidden behind the pages, for
+about 300 MB more (979-1,034 MB summed PSS at 100,000 records in ``benchmarks/build_site.py``)."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
