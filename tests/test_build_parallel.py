@@ -35,6 +35,20 @@ def _export_pids(monkeypatch) -> list[int]:
     return seen
 
 
+def _exports_noted(monkeypatch, pids):
+    """``pids``, a file each process that runs ``export_files`` appends its pid to (a child's
+    list of them in memory would not reach the test)."""
+    real = build.export_files
+
+    def noted(*args, **kwargs):
+        with open(pids, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "export_files", noted)
+    return pids
+
+
 def _quiet(_line: str) -> None:
     pass
 
@@ -62,15 +76,7 @@ def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_
 @needs_fork
 def test_the_downloads_are_made_in_a_child_announced_with_their_time(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "2")
-    pids = tmp_path / "pids"
-    real = build.export_files
-
-    def noted(*args, **kwargs):
-        with open(pids, "a") as handle:
-            handle.write(f"{os.getpid()}\n")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(build, "export_files", noted)
+    pids = _exports_noted(monkeypatch, tmp_path / "pids")
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
     assert len(pids.read_text().split()) == 1 and pids.read_text().split() != [str(os.getpid())]
@@ -102,15 +108,7 @@ def test_a_build_after_an_earlier_one_exports_in_a_child_whatever_the_archive_si
     monkeypatch.delenv(WORKERS_ENV, raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(build, "CHILD_RECORDS", 10)
-    pids = tmp_path / "pids"
-    real = build.export_files
-
-    def noted(*args, **kwargs):
-        with open(pids, "a") as handle:
-            handle.write(f"{os.getpid()}\n")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(build, "export_files", noted)
+    pids = _exports_noted(monkeypatch, tmp_path / "pids")
     build_site(archive, tmp_path / "site", commit="c1", progress=_quiet, cache=tmp_path / "cache")
     assert pids.read_text().split() == [str(os.getpid())]
     lines: list[str] = []
