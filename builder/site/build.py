@@ -364,12 +364,12 @@ def static_files() -> dict[str, bytes]:
 
 def record_files(archive, archive_dir: Path, ctx: SiteContext) -> Iterator[tuple[str, Content]]:
     """The raw JSON, at ``records/{archive path}``, of every valid record that the repository host
-    does not serve as it is (:meth:`SiteContext.host_link`): all of them when
-    the repository's address is unknown, else those not committed yet or changed since.
+    does not serve as it is (:meth:`SiteContext.host_link`): all of them when the repository's
+    address is unknown, else those not committed yet or changed since.
 
     A site that copied every record outgrows GitHub Pages' 1 GB limit for a published site at
-    roughly 120,000 records (extrapolated from 823 MB at 100,000; the copies are a third of its bytes at 100,000), and each build on a
-    fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
+    roughly 120,000 records (extrapolated from 823 MB at 100,000; the copies are a third of its
+    bytes there), and each build on a fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
     the bytes the load validated: the writer copies it only when the site's copy is missing or
     stale, never holding them all in memory."""
     root = Path(archive_dir)

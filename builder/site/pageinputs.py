@@ -37,7 +37,8 @@ def _file(ctx: SiteContext, record) -> tuple[str, str]:
 
 def card_inputs(ctx: SiteContext, scored: Callable[[Forecast], tuple]) -> Callable[[Forecast], str]:
     """A function from a forecast to what its card is made of: its record, the commit that added
-    it, where its raw JSON and its evidence package's are linked, its generation stats, its scores and flags (``scored``: :func:`builder.site.measures.measure_inputs`).
+    it, where its raw JSON and its evidence package's are linked, its generation stats, its
+    scores and flags (``scored``: :func:`builder.site.measures.measure_inputs`).
 
     One ``repr`` of builtins (strings, floats, dicts, tuples, None) per card: exact for them (a
     float's repr round-trips, ``1``, ``1.0`` and ``True`` differ) and far cheaper than walking
