@@ -9,6 +9,9 @@ linked on the host and not copied into the site (:func:`builder.site.build.recor
 Then, in a fresh subprocess each:
 
 * ``orjson``: read every record file and ``orjson.loads`` it (the floor: plain parsing);
+* after the cold build, once per size: ``load_archive`` alone, the validated load that every
+  build makes before it scores (a validated object of every record), with its ratio to the
+  cold row's plain parsing;
 * ``cold``: ``build_site`` end to end with an empty page cache (load and validate, score,
   every slice of the leaderboard, page models and pages: "building", exports, then the record
   copies and putting the files in place: "writing"), with its phase times and peak memory;
@@ -63,6 +66,15 @@ for rel in paths:
     with open(os.path.join(root, rel), 'rb') as handle:
         orjson.loads(handle.read())
 print(json.dumps({"seconds": time.perf_counter() - start, "files": len(paths)}))
+"""
+
+LOAD = """
+import json, sys, time
+from pathlib import Path
+from collector.archive.reader import load_archive
+start = time.perf_counter()
+archive = load_archive(Path(sys.argv[1]))
+print(json.dumps({"seconds": time.perf_counter() - start, "records": len(archive.records)}))
 """
 
 BUILD = """
@@ -216,6 +228,10 @@ def main() -> int:
                   f"{phases(build['marks'], build['seconds'])}", flush=True)
             if build["heavy"]:
                 print(f"          pages over 500 KB: {build['heavy']}")
+            if kind == "cold":  # what every build pays before scoring: a validated object of every record
+                load = run(LOAD, str(archive))
+                print(f"{'':>9} {'':>5}  the validated load alone (load_archive, a fresh process): {load['seconds']:.1f} s, "
+                      f"{load['seconds'] / parse['seconds']:.1f}x plain parsing", flush=True)
     print("aims (issue 21): cold <= 8x at 100k under 1 GB, under 2 GB at 300k; a tick (ahead, tick, fresh) <= 3x and <= 10 s at 100k; "
           "no page over 500 KB")
     return 0
