@@ -1,6 +1,6 @@
 """Incremental builds after corrections: a record's new revision (an outcome, an event, a match
 report, the competition) or a hand-edited or deleted file in the working tree gives the same
-site as a full build, and the page that shows the changed record does change.
+site as a full build, and the match's page changes wherever it shows what was corrected.
 
 The page cache names a match page's inputs before its model is built
 (``builder/site/pageinputs.py``); a record left out of those inputs would leave a stale page
