@@ -9,12 +9,12 @@ linked on the host and not copied into the site (:func:`builder.site.build.recor
 Then, in a fresh subprocess each:
 
 * ``orjson``: read every record file and ``orjson.loads`` it (the floor: plain parsing);
-* after the cold build, once per size: ``load_archive`` alone, the validated load that every
-  build makes before it scores (a validated object of every record), with its ratio to the
-  cold row's plain parsing;
 * ``cold``: ``build_site`` end to end with an empty page cache (load and validate, score,
   every slice of the leaderboard, page models and pages: "building", exports, then the record
   copies and putting the files in place: "writing"), with its phase times and peak memory;
+* then, once per size: ``load_archive`` alone, the validated load that every
+  build makes before it scores (a validated object of every record), with its ratio to the
+  cold row's plain parsing;
 * ``warm``: the same build again with the cache the cold one left (nothing changed: the site is
   found as the cold build left it and kept whole, :mod:`builder.site.sitereuse`; only the load
   and the fingerprint's inputs are read);
