@@ -32,7 +32,7 @@ Then, in a fresh subprocess each:
 It prints each build's time, peak memory, pages rendered (the rest reused from the cache), and
 the ratio to plain orjson parsing of the whole archive. Peak memory three ways: "peak MB", the
 build process's max RSS; "PSS MB", the largest sum of the proportional set sizes of the build
-process and its children (the archive reader's, the downloads' child: shared copy-on-write
+process and its children (the archive reader's, the slices' and the downloads' children: shared copy-on-write
 pages counted once), sampled every 0.2 s from ``/proc`` (Linux; 0 elsewhere); "bound MB", the
 build's max RSS plus its children's largest max RSS (``RUSAGE_CHILDREN``), an upper bound that
 counts every shared page twice. ``--workers N`` sets ``PREMATCH_BUILD_WORKERS`` for the builds.
@@ -191,8 +191,9 @@ def phases(marks: list, total: float) -> str:
             words = line.split(" ")
             label = " ".join(words[:3] if words[1:2] == ["leaderboard"] or words[0] == "scoring" and len(words) > 1 else words[:1])
             shown.append(f"{label} {t1 - t0:.1f}s")
-        elif "made in the background process in " in line:  # the child's own time, beside the time waited
-            shown.append("(child: " + line.split(" in the background process in ")[1].split(" ")[0] + ")")
+        elif "made in the background process in " in line:  # a child's own time, beside the time waited
+            what = line.split()[1]  # "downloads" or "slices" (and the paper tables)
+            shown.append(f"({what} child: " + line.split(" in the background process in ")[1].split(" ")[0] + ")")
         elif line.startswith("  bootstrap results reused "):  # builder.score.memo's summary
             reused, computed = line.split("reused ")[1].split(", computed ")
             shown.append(f"(bootstrap results: {reused} reused, {computed.split(';')[0]} computed)")

@@ -31,6 +31,9 @@ from collections.abc import Callable, Sequence
 WORKERS_ENV = "PREMATCH_BUILD_WORKERS"
 """The number of processes a build may use; ``1`` runs all of its work in the one process."""
 
+READER_JOIN_S = 10.0
+"""How long ``close`` waits for the reader thread once the child is reaped (it ends at the pipe's
+end, which the child's exit closes; the bound only guards against a descendant holding it)."""
 _HEADER = struct.Struct("<Q")  # each frame: its length, then the pickled (kind, name, value, seconds)
 
 
@@ -136,6 +139,7 @@ class Background:
         self._status: int | None = None
         self._done = threading.Condition()
         self._ended = False
+        self._reader: threading.Thread | None = None
         if self.parallel:
             self._start(list(tasks))
 
@@ -147,7 +151,8 @@ class Background:
             _run_child(write_fd, tasks)
         os.close(write_fd)
         self._pid = pid
-        threading.Thread(target=self._drain, args=(read_fd,), name="prematch-background", daemon=True).start()
+        self._reader = threading.Thread(target=self._drain, args=(read_fd,), name="prematch-background", daemon=True)
+        self._reader.start()
 
     def _drain(self, read_fd: int) -> None:
         """Read every frame the child sends until it closes the pipe (the reader thread)."""
@@ -199,16 +204,18 @@ class Background:
             self._status = status
 
     def close(self) -> None:
-        """Kill the child if it still runs and reap it (idempotent; a no-op for serial work)."""
-        if self._pid is None or self._status is not None:
-            return
-        self._reap(block=False)
-        if self._status is None:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._reap(block=True)
+        """Kill the child if it still runs, reap it and wait for the reader thread to end, so that
+        a later fork finds no thread of this one running (idempotent; a no-op for serial work)."""
+        if self._pid is not None and self._status is None:
+            self._reap(block=False)
+            if self._status is None:
+                try:
+                    os.kill(self._pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self._reap(block=True)
+        if self._reader is not None:  # the child is gone, its end of the pipe closed: the reader is at its end
+            self._reader.join(timeout=READER_JOIN_S)
 
     def __enter__(self) -> Background:
         return self

@@ -1,4 +1,5 @@
-"""The build's background work (the downloads) in a forked child: the same
+"""The build's background work in forked children (the leaderboard slices and paper tables while
+the archive is scored, then the downloads while the pages are made): the same
 site bytes as the serial build, failures that fail the build without a half-written site, the
 archive and the site folder never touched by the child, and no child process left behind."""
 
@@ -11,8 +12,10 @@ import pytest
 from children import no_child_left
 from site_archive import write_site_archive
 
+import builder.score.slicework as slicework
 import builder.site.build as build
 from builder.parallel import WORKERS_ENV, BackgroundError
+from builder.score.memo import MEMO_FILE, read_memo
 from builder.site.build import build_site
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
@@ -185,3 +188,91 @@ def test_the_child_writes_only_its_scratch_folder_never_the_site_nor_the_archive
     assert not os.path.exists(workdir)  # the scratch folder is removed after the build
     assert _digest(archive) == before
     assert _digest(site) == site_before
+
+
+def _slices_noted(monkeypatch, pids):
+    """``pids``, a file each process that scores the slices or the paper tables appends "what pid" to."""
+    real_slices, real_tables = slicework.score_slices, slicework.paper_tables
+
+    def noted(what, real):
+        def run(*args, **kwargs):
+            with open(pids, "a") as handle:
+                handle.write(f"{what} {os.getpid()}\n")
+            return real(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(slicework, "score_slices", noted("slices", real_slices))
+    monkeypatch.setattr(slicework, "paper_tables", noted("paper", real_tables))
+    return pids
+
+
+@needs_fork
+def test_the_slices_and_paper_tables_are_made_in_a_child_while_the_archive_is_scored(archive, tmp_path, monkeypatch):
+    monkeypatch.setenv(WORKERS_ENV, "2")
+    pids = _slices_noted(monkeypatch, tmp_path / "pids")
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    seen = dict(line.split() for line in pids.read_text().splitlines())
+    assert set(seen) == {"slices", "paper"} and seen["slices"] == seen["paper"] != str(os.getpid())
+    assert slicework.ANNOUNCE in lines
+    assert lines.index("scoring") < lines.index(slicework.ANNOUNCE) < lines.index(
+        "scoring 3 leaderboard slices (per competition and stage)")
+    made = [line for line in lines if line.startswith("  the slices and paper tables were made in the background")]
+    assert len(made) == 1 and "(waited " in made[0]
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    build_site(archive, tmp_path / "serial", commit="c1", progress=_quiet)
+    assert _tree(tmp_path / "site") == _tree(tmp_path / "serial")
+    assert pids.read_text().splitlines()[-1] == f"slices {os.getpid()}"  # serially: here, and the page makes the tables
+    assert no_child_left()
+
+
+@needs_fork
+def test_the_bootstrap_results_of_the_child_are_kept_for_the_next_build(archive, tmp_path, monkeypatch):
+    """The memo a build saves holds the same results whether the slices were scored in a child or
+    here, and the next build (nothing new scored) computes none of them again."""
+    kept = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv(WORKERS_ENV, workers)
+        cache = tmp_path / f"cache-{workers}"
+        build_site(archive, tmp_path / f"site-{workers}", commit="c1", progress=_quiet, cache=cache)
+        kept[workers] = read_memo(cache / MEMO_FILE)
+    assert sorted(kept["1"]) == sorted(kept["2"]) and kept["2"]
+    assert all(_same(kept["1"][key], kept["2"][key]) for key in kept["1"])
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site-2", commit="c2", progress=lines.append, cache=tmp_path / "cache-2")
+    assert [line for line in lines if "bootstrap results" in line] == [f"  bootstrap results reused {len(kept['2'])}, computed 0"]
+
+
+def _same(a, b) -> bool:
+    return all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b, strict=True))
+
+
+@needs_fork
+def test_a_failing_slice_child_fails_the_build_and_leaves_the_previous_site(archive, tmp_path, monkeypatch):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
+    before = _digest(site)
+    monkeypatch.setenv(WORKERS_ENV, "2")
+
+    def broken(*args, **kwargs):
+        raise MemoryError("no room for the group stage's resampler")
+
+    monkeypatch.setattr(slicework, "score_slices", broken)
+    with pytest.raises(BackgroundError) as raised:
+        build_site(archive, site, commit="c2", progress=_quiet, cache=cache)
+    assert "'slices'" in str(raised.value) and "builtins.MemoryError: no room" in str(raised.value)
+    assert _digest(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "cache", "site"]
+    assert no_child_left()
+
+
+@needs_fork
+def test_a_cold_build_over_the_child_limit_scores_the_slices_in_the_build_process(archive, tmp_path, monkeypatch):
+    monkeypatch.delenv(WORKERS_ENV, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(build, "CHILD_RECORDS", 10)
+    pids = _slices_noted(monkeypatch, tmp_path / "pids")
+    lines: list[str] = []
+    build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
+    assert pids.read_text().splitlines() == [f"slices {os.getpid()}"]  # the tables: made by the page (not noted)
+    assert not any("background process" in line for line in lines)

@@ -21,12 +21,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                             ),
                             epilog=(
                                 "Environment: PREMATCH_BUILD_WORKERS=1 makes the whole build in this "
-                                "process; =2 makes the downloads in a forked child process at any "
-                                "archive size; unset: a child on a machine with more than one core "
-                                "for archives of at most 80,000 records and for every build whose "
-                                "page cache holds an earlier build's pages (a child costs memory: "
-                                "its pages are copied as it reads). The site is the same bytes "
-                                "either way."
+                                "process; =2 scores the leaderboard slices and the paper tables in a "
+                                "forked child while the archive is scored, then makes the downloads "
+                                "in another while the pages are made, at any archive size; unset: "
+                                "children on a machine with more than one core for archives of at "
+                                "most 80,000 records and for every build whose page cache holds an "
+                                "earlier build's pages (a child costs memory: its pages are copied "
+                                "as it reads). Scoring runs on one BLAS thread. The site is the same "
+                                "bytes either way."
                             ))
     parser.add_argument("--archive", type=Path, default=Path("archive"), help="archive folder to read (default: archive)")
     parser.add_argument("--out", type=Path, default=Path("site"),

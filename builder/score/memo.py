@@ -9,7 +9,8 @@ records: issue 21) would give the same floats again. Each such result is a pure 
   the matrices' own bytes: no assumption on how they were drawn);
 * the values and parameters it is asked for (the arrays' dtype, shape and bytes, NaN included);
 * the code that computes it (every file of ``builder/score``), numpy's version and the BLAS
-  threading, which sets the products' last bits (:func:`code_fingerprint`).
+  threading, which can set the products' last bits (scoring runs on one BLAS thread,
+  :mod:`builder.score.blas`; the settings are kept in the key all the same) (:func:`code_fingerprint`).
 
 :func:`memoised` keeps the result under the SHA-256 of all of these while a
 :class:`BootstrapMemo` is active (:func:`remembering`); with none (tests, ``score_archive``
@@ -28,12 +29,14 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
+from builder.score.blas import POLICY
 from collector.archive.cache import save_arrays
 
 MEMO_FILE = "bootstrap.npz"
@@ -51,7 +54,7 @@ def code_fingerprint(folder: Path = SCORE_CODE) -> str:
     may use and the BLAS thread settings (computed once per process)."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     threads = [f"{name}={os.environ.get(name, '')}" for name in THREAD_SETTINGS]
-    digest = hashlib.sha256("\n".join([FORMAT, f"numpy {version('numpy')}", f"cpus {cpus}", *threads]).encode())
+    digest = hashlib.sha256("\n".join([FORMAT, f"numpy {version('numpy')}", f"cpus {cpus}", *threads, POLICY]).encode())
     for path in sorted(folder.rglob("*.py")):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
@@ -82,6 +85,11 @@ def memoised(kind: str, parts: tuple, compute: Callable[[], Result], shapes: tup
     return memo.result(inputs_key(kind, parts), compute, shapes)
 
 
+def active_memo() -> BootstrapMemo | None:
+    """The memo :func:`memoised` consults now (None outside :func:`remembering`)."""
+    return _ACTIVE.get()
+
+
 @contextmanager
 def remembering(memo: BootstrapMemo) -> Iterator[BootstrapMemo]:
     """Make ``memo`` the one :func:`memoised` consults within the block."""
@@ -90,6 +98,16 @@ def remembering(memo: BootstrapMemo) -> Iterator[BootstrapMemo]:
         yield memo
     finally:
         _ACTIVE.reset(token)
+
+
+@dataclass(frozen=True)
+class MemoDelta:
+    """Results and counts one part of a build added to a memo (:meth:`BootstrapMemo.delta`)."""
+
+    results: dict[str, Result]
+    reused: int = 0
+    computed: int = 0
+    note: str | None = None
 
 
 class BootstrapMemo:
@@ -124,6 +142,25 @@ class BootstrapMemo:
             self.computed += 1
         self.used[key] = found
         return tuple(a.copy() for a in found)
+
+    def absorb(self, found: MemoDelta) -> None:
+        """Take in what a forked child's lookups added to its copy of this memo (:meth:`delta`):
+        its results join this build's, so the file saved keeps them for the next build."""
+        self.used.update(found.results)
+        self.reused += found.reused
+        self.computed += found.computed
+        self.note = self.note or found.note
+
+    def delta(self, before: MemoDelta) -> MemoDelta:
+        """What this memo gained since ``before`` (:meth:`mark`): the results of the keys first
+        used since, and the counts' growth."""
+        return MemoDelta({key: value for key, value in self.used.items() if key not in before.results},
+                         self.reused - before.reused, self.computed - before.computed,
+                         self.note if self.note != before.note else None)
+
+    def mark(self) -> MemoDelta:
+        """This memo's state now (the keys used so far and the counts), for :meth:`delta`."""
+        return MemoDelta(dict(self.used), self.reused, self.computed, self.note)
 
     def save(self) -> str:
         """Write the results this build used (none but them: the file does not grow); "" or why not."""

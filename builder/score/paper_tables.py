@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from builder.score.aggregate import per_cell_events
+from builder.score.blas import one_blas_thread
 from builder.score.calibration import expected_calibration_error
 from builder.score.definitions import MEASURE_RANGES
 from builder.score.each_column import studentized_each
@@ -59,7 +60,13 @@ class PaperTable:
 
 
 def paper_tables(rows: list[ScoredForecast], reference: str | None = None) -> list[PaperTable]:
-    """The three tables for the archive's scored rows (live rows if any, else replay rows)."""
+    """The three tables for the archive's scored rows (live rows if any, else replay rows), their
+    products on one BLAS thread (:mod:`builder.score.blas`)."""
+    with one_blas_thread():
+        return _paper_tables(rows, reference)
+
+
+def _paper_tables(rows: list[ScoredForecast], reference: str | None) -> list[PaperTable]:
     clock = "live" if any(r.clock == "live" for r in rows) else "replay"
     chosen = [r for r in rows if r.clock == clock]
     note = "" if clock == "live" else " Replay records (simulated clock): not prospective evidence."

@@ -9,6 +9,7 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from builder.score import (
     reliability,
     robustness,
 )
+from builder.score.blas import one_blas_thread
 from builder.score.columns import RowTable
 from builder.score.floats import float_sharer
 from builder.score.measurerows import NAMES, ROW_LAYERS, Advancement, Layers, rows_of
@@ -65,15 +67,21 @@ from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True,
-                  options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
+                  options: AnalysisOptions = LSA_DEFAULTS,
+                  rows_scored: Callable[[list[ScoredForecast]], None] | None = None) -> Scores:
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results
-    (LLM-SoccerArena's analysis choices unless ``options`` say otherwise)."""
-    with paused_garbage_collector():
-        return _score_archive(archive, competition_id, inference_tests, options)
+    (LLM-SoccerArena's analysis choices unless ``options`` say otherwise).
+
+    ``rows_scored`` is called with the scored rows (the result's ``forecasts``, final) as soon
+    as they exist, before the analyses made from them: the build starts the work that needs
+    only the rows there (:mod:`builder.score.slicework`)."""
+    with paused_garbage_collector(), one_blas_thread():  # the same bits on any number of cores
+        return _score_archive(archive, competition_id, inference_tests, options, rows_scored)
 
 
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool,
-                   options: AnalysisOptions = LSA_DEFAULTS) -> Scores:
+                   options: AnalysisOptions = LSA_DEFAULTS,
+                   rows_scored: Callable[[list[ScoredForecast]], None] | None = None) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
@@ -85,6 +93,8 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     if flags and not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
+    if rows_scored is not None:
+        rows_scored(scores.forecasts)
     resampler, market_rows = _boards(scores, archive, match_forecasts, options=options)
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
@@ -123,7 +133,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     has rows). ``table`` is ``RowTable.of(rows)`` and ``market_rows`` is ``market.market_events(rows)``
     when the caller has them (``score_slices`` takes each part's from the whole archive's).
     """
-    with paused_garbage_collector():
+    with paused_garbage_collector(), one_blas_thread():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
         resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
                                          table=table, market_rows=market_rows)

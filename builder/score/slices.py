@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from builder.score import market
+from builder.score.blas import one_blas_thread
 from builder.score.columns import RowTable
 from builder.score.scoring import score_part
 from builder.score.types import ALL, Scores, Slice
@@ -91,7 +92,8 @@ def score_slices(archive: Archive, scores: Scores, wanted: list[Slice] | None = 
     wanted = slices(archive) if wanted is None else wanted
     if all(current.whole for current in wanted):
         return {current: scores for current in wanted}
-    with paused_garbage_collector():  # as score_archive: a full archive's rows and columns are no cycles to scan for
+    # as score_archive: a full archive's rows and columns are no cycles to scan for; one BLAS thread
+    with paused_garbage_collector(), one_blas_thread():
         return _score_slices(archive, scores, wanted)
 
 

@@ -114,8 +114,8 @@ def calibration_tables(scores) -> tuple[Table, ...]:
 
 def analysis_page(ctx: SiteContext) -> AnalysisPage:
     scores = ctx.scores
-    paper = tuple((Table(t.title, t.columns, t.rows), t.caption) for t in paper_tables(scores.forecasts)) \
-        if scores.forecasts else ()
+    made = ctx.paper if ctx.paper is not None else paper_tables(scores.forecasts) if scores.forecasts else ()
+    paper = tuple((Table(t.title, t.columns, t.rows), t.caption) for t in made)
     definitions = Table("Which paper each measure follows", ("measure", "paper", "where", "definition"),
                         tuple((name, d.paper, d.where, d.text) for name, d in MEASURE_DEFINITIONS.items()))
     return AnalysisPage(path=PATH, meta=ctx.meta("Analysis", PATH, "analysis"), paper=paper,

@@ -30,7 +30,8 @@ import orjson
 from builder.parallel import WORKERS_ENV, Background, workers
 from builder.score.memo import BootstrapMemo, remembering
 from builder.score.scoring import score_archive
-from builder.score.slices import score_slices, slices
+from builder.score.slices import slices
+from builder.score.slicework import SliceWork
 from builder.site.analysis import analysis_page
 from builder.site.anchor import latest_anchor
 from builder.site.binary_events import binary_event_pages
@@ -67,9 +68,11 @@ PAGES_SITE_LIMIT = 1024**3
 """GitHub Pages publishes no site larger than 1 GB ("Published GitHub Pages sites may be no larger
 than 1 GB", GitHub Pages limits); a build over it says so."""
 CHILD_RECORDS = 80_000
-"""The largest archive whose downloads a build without an earlier one in its cache makes in a
-child process (unless ``PREMATCH_BUILD_WORKERS`` says otherwise). The child and the parent both
-touch the records and the scored rows while the downloads are made, so each page of them they
+"""The largest archive whose downloads (and slices: :mod:`builder.score.slicework`) a build
+without an earlier one in its cache makes in a child process (unless ``PREMATCH_BUILD_WORKERS``
+says otherwise). The slices' child alone took a cold build at 100,000 records from 729 to
+1,005 MB summed PSS (its copied pages and its own arrays beside the scoring's). The downloads'
+child and the parent both touch the records and the scored rows while the downloads are made, so each page of them they
 write is copied (copy-on-write): the build's memory (summed PSS) grows by about 3.5 KB a record,
 812 -> 1,161 MB at 100,000 records, over the 1 GB aim of a cold build; at 80,000 records it
 stays under it. A build whose page cache holds an earlier build's pages (a tick's, on the
@@ -200,12 +203,14 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
     ``history``: each record's adding commit, and the records the repository host serves as they
     are (:func:`builder.site.provenance.hosted_commits`)."""
     progress("scoring")
-    scores = score_archive(archive)
     parts = slices(archive)
-    if len(parts) > 1:
-        progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
-    ctx = SiteContext(archive, scores, commit, has_replay_records(archive), score_slices(archive, scores, parts),
-                      latest_anchor(Path(archive_dir)), urls, added=history[0], hosted=history[1])
+    with SliceWork(archive, parts, in_child(len(archive.records), pages.follows_a_build), progress) as beside:
+        scores = score_archive(archive, rows_scored=beside.start)  # the slices and paper tables start once rows exist
+        if len(parts) > 1:
+            progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
+        scored, paper = beside.finish(scores)
+    ctx = SiteContext(archive, scores, commit, has_replay_records(archive), scored, latest_anchor(Path(archive_dir)),
+                      urls, added=history[0], hosted=history[1], paper=paper)
     beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     beside.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
@@ -259,7 +264,8 @@ class _Work:
 
 
 def in_child(records: int, incremental: bool = False) -> bool:
-    """Whether the downloads are made in a forked child: when the build may use two processes
+    """Whether the slices and paper tables (:mod:`builder.score.slicework`) and the downloads are
+    made in forked children: when the build may use two processes
     (:func:`builder.parallel.workers`) and either ``PREMATCH_BUILD_WORKERS`` asks for two, the
     archive has at most :data:`CHILD_RECORDS` records, or the build is ``incremental`` (its page
     cache holds an earlier build's pages: :attr:`PageCache.follows_a_build`)."""

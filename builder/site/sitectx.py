@@ -33,6 +33,9 @@ class SiteContext:
     """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
     hosted: Mapping[str, str] = field(default_factory=dict)
     """The records the repository host serves as they are, at their adding commit (``provenance.hosted_commits``)."""
+    paper: tuple | None = None
+    """The analysis page's paper tables (``builder.score.paper_tables``) when the scoring stage made
+    them beside the slices (:mod:`builder.score.slicework`); None: the analysis page makes them."""
     _team_names: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _odds: dict[str, dict] = field(default_factory=dict, init=False, repr=False, compare=False)
     _match_forecasts: dict[tuple[str, str], list] = field(default_factory=dict, init=False, repr=False, compare=False)
