@@ -185,8 +185,11 @@ def run(snippet: str, *args: str, workers: str | None = None) -> dict:
 
 
 def phases(marks: list, total: float) -> str:
+    """Each top-level progress line's phase, timed to the next top-level line (the indented lines
+    within it, such as a child's announcement, do not end it), with the children's times."""
     shown = []
-    for (t0, line), (t1, _) in zip(marks, marks[1:] + [(total, "")], strict=True):
+    for i, (t0, line) in enumerate(marks):
+        t1 = next((t for t, later in marks[i + 1:] if not later.startswith(" ")), total)
         if not line.startswith(" "):
             words = line.split(" ")
             label = " ".join(words[:3] if words[1:2] == ["leaderboard"] or words[0] == "scoring" and len(words) > 1 else words[:1])

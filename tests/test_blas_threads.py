@@ -67,8 +67,11 @@ def test_the_limit_is_given_back_when_scoring_fails(archive, monkeypatch):
         assert blas_threads() == 2
 
 
-def test_one_blas_thread_nests():
-    with one_blas_thread():
+@needs_blas
+def test_nested_limits_give_back_each_callers_setting():
+    with threadpool_limits(limits=3, user_api="blas"):
         with one_blas_thread():
-            assert blas_threads() == 1
-        assert blas_threads() == 1
+            with one_blas_thread():
+                assert blas_threads() == 1
+            assert blas_threads() == 1  # the outer scoring call's limit, not the caller's 3
+        assert blas_threads() == 3

@@ -9,8 +9,8 @@ records: issue 21) would give the same floats again. Each such result is a pure 
   the matrices' own bytes: no assumption on how they were drawn);
 * the values and parameters it is asked for (the arrays' dtype, shape and bytes, NaN included);
 * the code that computes it (every file of ``builder/score``), numpy's version and the BLAS
-  threading, which can set the products' last bits (scoring runs on one BLAS thread,
-  :mod:`builder.score.blas`; the settings are kept in the key all the same) (:func:`code_fingerprint`).
+  threading, which can set the products' last bits (:func:`code_fingerprint`; scoring runs on
+  one BLAS thread, :mod:`builder.score.blas`, and the settings stay in the key all the same).
 
 :func:`memoised` keeps the result under the SHA-256 of all of these while a
 :class:`BootstrapMemo` is active (:func:`remembering`); with none (tests, ``score_archive``
@@ -159,7 +159,8 @@ class BootstrapMemo:
                          self.note if self.note != before.note else None)
 
     def mark(self) -> MemoDelta:
-        """This memo's state now (the keys used so far and the counts), for :meth:`delta`."""
+        """This memo's state now, for :meth:`delta`: every result used so far (the dict is a
+        shallow copy, the arrays are not copied) and the counts."""
         return MemoDelta(dict(self.used), self.reused, self.computed, self.note)
 
     def save(self) -> str:
