@@ -12,6 +12,7 @@ import pytest
 from children import no_child_left
 from site_archive import write_site_archive
 
+import builder.score.scoring as scoring
 import builder.score.slicework as slicework
 import builder.site.build as build
 from builder.parallel import WORKERS_ENV, BackgroundError
@@ -191,8 +192,9 @@ def test_the_child_writes_only_its_scratch_folder_never_the_site_nor_the_archive
 
 
 def _slices_noted(monkeypatch, pids):
-    """``pids``, a file each process that scores the slices or the paper tables appends "what pid" to."""
-    real_slices, real_tables = slicework.score_slices, slicework.paper_tables
+    """``pids``, a file each process that scores the slices, the paper tables or the whole archive's
+    row analyses appends "what pid" to."""
+    real_slices, real_tables, real_analyses = slicework.score_slices, slicework.paper_tables, scoring.row_analyses
 
     def noted(what, real):
         def run(*args, **kwargs):
@@ -203,6 +205,7 @@ def _slices_noted(monkeypatch, pids):
 
     monkeypatch.setattr(slicework, "score_slices", noted("slices", real_slices))
     monkeypatch.setattr(slicework, "paper_tables", noted("paper", real_tables))
+    monkeypatch.setattr(scoring, "row_analyses", noted("analyses", real_analyses))
     return pids
 
 
@@ -213,16 +216,19 @@ def test_the_slices_and_paper_tables_are_made_in_a_child_while_the_archive_is_sc
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
     seen = dict(line.split() for line in pids.read_text().splitlines())
-    assert set(seen) == {"slices", "paper"} and seen["slices"] == seen["paper"] != str(os.getpid())
+    assert set(seen) == {"slices", "paper", "analyses"}
+    assert seen["slices"] == seen["paper"] == seen["analyses"] != str(os.getpid())
     assert slicework.ANNOUNCE in lines
     assert lines.index("scoring") < lines.index(slicework.ANNOUNCE) < lines.index(
         "scoring 3 leaderboard slices (per competition and stage)")
-    made = [line for line in lines if line.startswith("  the slices and paper tables were made in the background")]
-    assert len(made) == 1 and "(waited " in made[0]
+    made = [line for line in lines if line.startswith("  the slices (with the row analyses and paper tables) were "
+                                                     "made in the background")]
+    assert len(made) == 1 and "(waited " in made[0] and "for the analyses" in made[0]
     monkeypatch.setenv(WORKERS_ENV, "1")
     build_site(archive, tmp_path / "serial", commit="c1", progress=_quiet)
     assert _tree(tmp_path / "site") == _tree(tmp_path / "serial")
-    assert pids.read_text().splitlines()[-1] == f"slices {os.getpid()}"  # serially: here, and the page makes the tables
+    # serially: here (the row analyses first, within scoring), and the page makes the tables
+    assert pids.read_text().splitlines()[-2:] == [f"analyses {os.getpid()}", f"slices {os.getpid()}"]
     assert no_child_left()
 
 
@@ -248,7 +254,11 @@ def _same(a, b) -> bool:
 
 
 @needs_fork
-def test_a_failing_slice_child_fails_the_build_and_leaves_the_previous_site(archive, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("task", "module", "name"), [("slices", slicework, "score_slices"),
+                                                      ("analyses", scoring, "row_analyses")])
+def test_a_failing_slice_child_fails_the_build_and_leaves_the_previous_site(archive, tmp_path, monkeypatch,
+                                                                            task, module, name):
+    """Whichever of the child's tasks fails (the row analyses scoring waits for, or the slices)."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
     before = _digest(site)
@@ -257,10 +267,10 @@ def test_a_failing_slice_child_fails_the_build_and_leaves_the_previous_site(arch
     def broken(*args, **kwargs):
         raise MemoryError("no room for the group stage's resampler")
 
-    monkeypatch.setattr(slicework, "score_slices", broken)
+    monkeypatch.setattr(module, name, broken)
     with pytest.raises(BackgroundError) as raised:
         build_site(archive, site, commit="c2", progress=_quiet, cache=cache)
-    assert "'slices'" in str(raised.value) and "builtins.MemoryError: no room" in str(raised.value)
+    assert f"'{task}'" in str(raised.value) and "builtins.MemoryError: no room" in str(raised.value)
     assert _digest(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive", "cache", "site"]
     assert no_child_left()
@@ -274,5 +284,6 @@ def test_a_cold_build_over_the_child_limit_scores_the_slices_in_the_build_proces
     pids = _slices_noted(monkeypatch, tmp_path / "pids")
     lines: list[str] = []
     build_site(archive, tmp_path / "site", commit="c1", progress=lines.append)
-    assert pids.read_text().splitlines() == [f"slices {os.getpid()}"]  # the tables: made by the page (not noted)
+    # the row analyses within scoring, then the slices; the tables: made by the page (not noted)
+    assert pids.read_text().splitlines() == [f"analyses {os.getpid()}", f"slices {os.getpid()}"]
     assert not any("background process" in line for line in lines)

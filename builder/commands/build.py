@@ -21,8 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                             ),
                             epilog=(
                                 "Environment: PREMATCH_BUILD_WORKERS=1 makes the whole build in this "
-                                "process; =2 scores the leaderboard slices and the paper tables in a "
-                                "forked child while the archive is scored, then makes the downloads "
+                                "process; =2 makes the row analyses (difficulty, robustness, test "
+                                "families, diversity), the leaderboard slices and the paper tables "
+                                "in a forked child while the archive is scored, then makes the downloads "
                                 "in another while the pages are made, at any archive size; unset: "
                                 "children on a machine with more than one core for archives of at "
                                 "most 80,000 records and for every build whose page cache holds an "

@@ -9,7 +9,7 @@ in coverage and operational rates. Replay forecasts are scored like live ones an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -17,8 +17,6 @@ from builder.score import (
     aggregate,
     binary_events,
     calibration,
-    difficulty,
-    diversity,
     families,
     fine_grained_board,
     inference,
@@ -27,7 +25,6 @@ from builder.score import (
     metrics_questions,
     operations,
     reliability,
-    robustness,
 )
 from builder.score.blas import one_blas_thread
 from builder.score.columns import RowTable
@@ -59,6 +56,7 @@ from builder.score.metrics import (
 )
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.returns import quoted_odds
+from builder.score.row_analyses import RowsScored, row_analyses
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
@@ -67,21 +65,20 @@ from collector.records import Event, Forecast, MatchForecast, Outcome
 
 
 def score_archive(archive: Archive, competition_id: str | None = None, *, inference_tests: bool = True,
-                  options: AnalysisOptions = LSA_DEFAULTS,
-                  rows_scored: Callable[[list[ScoredForecast]], None] | None = None) -> Scores:
+                  options: AnalysisOptions = LSA_DEFAULTS, rows_scored: RowsScored | None = None) -> Scores:
     """Score every forecast of ``archive`` (optionally one competition) and analyse the results
     (LLM-SoccerArena's analysis choices unless ``options`` say otherwise).
 
-    ``rows_scored`` is called with the scored rows (the result's ``forecasts``, final) as soon
-    as they exist, before the analyses made from them: the build starts the work that needs
-    only the rows there (:mod:`builder.score.slicework`)."""
+    ``rows_scored`` (:data:`RowsScored`) is called with the scored rows (the result's
+    ``forecasts``, final) as soon as they and their resampler exist, before the analyses made
+    from them: the build starts the work that needs only the rows there, the analyses of
+    :func:`row_analyses` included (:mod:`builder.score.slicework`)."""
     with paused_garbage_collector(), one_blas_thread():  # the same bits on any number of cores
         return _score_archive(archive, competition_id, inference_tests, options, rows_scored)
 
 
 def _score_archive(archive: Archive, competition_id: str | None, inference_tests: bool,
-                   options: AnalysisOptions = LSA_DEFAULTS,
-                   rows_scored: Callable[[list[ScoredForecast]], None] | None = None) -> Scores:
+                   options: AnalysisOptions = LSA_DEFAULTS, rows_scored: RowsScored | None = None) -> Scores:
     scores = Scores(archive=str(archive.root), competition_id=competition_id)
     scores.problems = [str(p) for p in archive.problems] + advancing_team_mismatches(archive)
     # sorted by forecast key, so every sum runs in the same order whatever order files were read in
@@ -93,14 +90,14 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     if flags and not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
-    if rows_scored is not None:
-        rows_scored(scores.forecasts)
-    resampler, market_rows = _boards(scores, archive, match_forecasts, options=options)
+    resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
+    work = partial(row_analyses, scores.forecasts, resampler, options, inference_tests)
+    elsewhere = rows_scored(scores.forecasts, work) if rows_scored is not None else None
+    market_rows = _boards(scores, archive, match_forecasts, options=options, resampler=resampler)[1]
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
     if resampler is not None:
         scores.pooled_calibration = reliability.pooled_reliability(scores.forecasts, resampler)
-    scores.difficulty = difficulty.difficulty_rows(scores.forecasts, resampler if inference_tests else None)
     scores.questions = metrics_questions.score_questions(archive, [f for f in forecasts if f.target_kind == "question"])
     scores.question_summary = metrics_questions.summarise_questions(scores.questions)
     binary_records = [r for r in archive.records.values() if competition_id in (None, getattr(r, "competition_id", None))]
@@ -110,11 +107,10 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     retried = [f for f in archive.superseded if competition_id is None or f.competition_id == competition_id]
     attempted = sorted(forecasts + retried, key=Forecast.key) if retried else forecasts  # ``forecasts`` are sorted
     scores.operations = leakage.with_leak_counts(operations.operational_rows(attempted), flags, forecasts)
-    scores.diversity = diversity.diversity_rows(scores.forecasts, options)
-    if inference_tests and resampler is not None:
-        scores.tests = (inference.all_tests(scores.forecasts, resampler, market_rows)
-                        + families.family_tests(scores.forecasts, resampler))
-        scores.robustness = robustness.robustness(scores.forecasts, resampler)
+    tests = inference.all_tests(scores.forecasts, resampler, market_rows) if inference_tests and resampler else []
+    found = elsewhere() if elsewhere is not None else work()
+    scores.tests = tests + found.family_tests
+    scores.difficulty, scores.robustness, scores.diversity = found.difficulty, found.robustness, found.diversity
     scores.notes = aggregate.NOTES + inference.NOTES
     return scores
 
@@ -144,14 +140,17 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
-            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None):
-    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler and the
-    rows' ``market.market_events`` (the market tests reuse them rather than pairing the rows again).
+            options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None,
+            resampler=None):
+    """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler (``resampler``,
+    or the rows' own when not given) and the rows' ``market.market_events`` (the market tests
+    reuse them rather than pairing the rows again).
 
     Without ``all_view_intervals`` the "all" view has no bootstrap intervals (its other
     numbers and its ranking do not depend on them).
     """
-    resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
+    if resampler is None and scores.forecasts:
+        resampler = inference.resampler_for(scores.forecasts, options.intervals)
     table = RowTable.of(scores.forecasts) if table is None else table  # the rows as columns, for the three views
     market_rows = market.table_market_events(table) if market_rows is None else market_rows
     scores.leaderboard = aggregate.leaderboard(archive, match_forecasts, scores.forecasts, market_rows,
