@@ -16,8 +16,9 @@ Then, in a fresh subprocess each:
   build makes before it scores (a validated object of every record), with its ratio to the
   cold row's plain parsing;
 * ``warm``: the same build again with the cache the cold one left (nothing changed: the site is
-  found as the cold build left it and kept whole, :mod:`builder.site.sitereuse`; only the load
-  and the fingerprint's inputs are read);
+  found as the cold build left it and kept whole, :mod:`builder.site.sitereuse`; at the same
+  commit the archive's files are only read and hashed, none validated, and the fingerprint's
+  other inputs read);
 * ``ahead``: the most common tick of a live arena: the events and forecasts of ``AHEAD_EVENTS``
   more matches (about 500 records), not played yet (no outcome: nothing new is scored, so every
   bootstrap result is the previous build's, :mod:`builder.score.memo`), then the build with the

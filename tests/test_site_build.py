@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from site_archive import write_site_archive
 
 from builder.score.scoring import score_archive
-from builder.site.build import PAGE_LIMIT, build_site
+from builder.site.build import build_site
+from builder.site.buildreport import PAGE_LIMIT
 from builder.site.models import Meta, TextPage
 from builder.site.rationale import render_rationale, safe_href
 from builder.site.render import environment, render_page

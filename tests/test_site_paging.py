@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from builder.site.build import PAGE_LIMIT, build_site
+from builder.site.build import build_site
+from builder.site.buildreport import PAGE_LIMIT
 from builder.site.paging import ROWS_PER_PAGE, part_path, split_rows
 from collector.archive.layout import path_for
 from collector.archive.writer import record_bytes

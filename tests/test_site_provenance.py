@@ -8,7 +8,8 @@ import orjson
 import pytest
 from site_archive import write_site_archive
 
-from builder.site.build import PAGES_SITE_LIMIT, BuildReport, build_site
+from builder.site.build import build_site
+from builder.site.buildreport import PAGES_SITE_LIMIT, BuildReport
 from builder.site.provenance import (
     ArenaUrls,
     added_commits,

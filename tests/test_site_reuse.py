@@ -12,12 +12,13 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import orjson
 import pytest
 from site_archive import write_site_archive
 
 from builder.site import build
 from builder.site.build import build_site
-from builder.site.cachedb import CACHE_FILE
+from builder.site.cachedb import CACHE_FILE, SiteReport
 from builder.site.provenance import ArenaUrls
 from builder.site.sitereuse import site_fingerprint, static_fingerprint
 from builder.site.sitewriter import FileState, site_intact
@@ -182,8 +183,9 @@ def test_every_input_moves_the_fingerprint():
         site_fingerprint(manifest, "archive", urls, {"a.json": "2" * 40}, templates),
         site_fingerprint(manifest, "archive", urls, {}, templates),
         site_fingerprint(manifest, "archive", urls, added, "t2"),
+        site_fingerprint(manifest, "archive", urls, added, templates, unhashed=["x.json: is a symlink"]),
     }
-    assert base not in changed and len(changed) == 6
+    assert base not in changed and len(changed) == 7
 
 
 def test_a_static_file_moves_the_static_fingerprint(tmp_path):
@@ -209,3 +211,101 @@ def test_site_intact_needs_exactly_the_files_it_was_told_of(tmp_path):
     assert not site_intact(site, {"a/b.html": state, "c.html": state})
     (site / "c.html").write_bytes(b"page")
     assert not site_intact(site, {"a/b.html": state})
+
+
+@pytest.fixture
+def loads(monkeypatch) -> dict[str, int]:
+    """How many times a build validated the archive (``load``) and hashed it without parsing (``hash``)."""
+    calls = {"load": 0, "hash": 0}
+    real_load, real_hash = build.load_archive, build.archive_hashes
+
+    def load(*args, **kwargs):
+        calls["load"] += 1
+        return real_load(*args, **kwargs)
+
+    def hashed(*args, **kwargs):
+        calls["hash"] += 1
+        return real_hash(*args, **kwargs)
+
+    monkeypatch.setattr(build, "load_archive", load)
+    monkeypatch.setattr(build, "archive_hashes", hashed)
+    return calls
+
+
+def _broken_record(archive: Path) -> Path:
+    """A file left out with a problem: a record whose bytes are not JSON, at a record's path."""
+    record = max((archive / "worldcup-2026").rglob("*.json"))
+    broken = record.with_name("zz-broken.json")
+    broken.write_bytes(b"{not json")
+    return broken
+
+
+def test_an_unchanged_rebuild_at_the_same_commit_validates_nothing_and_reports_what_the_load_did(
+        archive, tmp_path, scored, loads):
+    _broken_record(archive)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    first, first_lines = _build(archive, site, cache)
+    assert first.problems and loads == {"load": 1, "hash": 0}  # a first build has nothing to compare with
+    before = _stamps(site)
+    again, lines = _build(archive, site, cache)
+    assert loads == {"load": 1, "hash": 1} and len(scored) == 1  # hashed, not validated, not scored
+    assert any(KEPT in line and "none validated" in line for line in lines), lines
+    assert [line for line in lines if "valid records" in line or "left out:" in line] == \
+        [line for line in first_lines if "valid records" in line or "left out:" in line]
+    assert [(p.path, p.message) for p in again.problems] == [(p.path, p.message) for p in first.problems]
+    assert again.summary_lines() == first.summary_lines() and again.replay == first.replay
+    assert _stamps(site) == before
+    loaded = build_site(archive, tmp_path / "other", commit="c1", progress=lambda _line: None)  # a full load's report
+    assert (loaded.records, [str(p) for p in loaded.problems]) == (again.records, [str(p) for p in again.problems])
+
+
+def test_a_new_commit_never_hashes_the_archive_before_loading_it(archive, tmp_path, scored, loads):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(archive, site, cache)
+    _, lines = _build(archive, site, cache, commit="c2")  # a tick: its commit is new, so is its fingerprint
+    assert loads == {"load": 2, "hash": 0} and len(scored) == 2
+
+
+def test_an_edited_record_at_the_same_commit_is_loaded_and_built(archive, tmp_path, scored, loads):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(archive, site, cache)
+    _same_size_edit(max((archive / "worldcup-2026").rglob("*.json")))
+    _, lines = _build(archive, site, cache)
+    assert loads == {"load": 2, "hash": 1} and len(scored) == 2 and not any(KEPT in line for line in lines)
+    _same_as_full(archive, site, tmp_path)
+
+
+def test_a_link_planted_in_the_archive_after_a_build_is_listed_on_the_rebuilt_site(archive, tmp_path, scored, loads):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(archive, site, cache)
+    (archive / "worldcup-2026" / "planted.json").symlink_to("/etc/hostname")  # no file hash covers it
+    report, lines = _build(archive, site, cache)
+    assert len(scored) == 2 and not any(KEPT in line for line in lines)
+    assert any(p.path == "worldcup-2026/planted.json" and "symlink" in p.message for p in report.problems)
+    assert "planted.json" in (site / "data" / "index.html").read_text()
+    _same_as_full(archive, site, tmp_path)
+
+
+@pytest.mark.parametrize("report", ['{"records": "many"}', '"not an object"', None])
+def test_a_malformed_or_missing_report_in_the_cache_loads_the_archive_to_keep_the_site(
+        archive, tmp_path, scored, loads, report):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    first, _ = _build(archive, site, cache)
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        entry = orjson.loads(db.execute("SELECT value FROM meta WHERE key = 'site'").fetchone()[0])
+        entry["report"] = None if report is None else orjson.loads(report)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'site'", (orjson.dumps(entry).decode(),))
+    db.close()
+    again, lines = _build(archive, site, cache)
+    assert loads == {"load": 2, "hash": 0} and len(scored) == 1  # loaded, then kept: its report is the load's
+    assert any(KEPT in line and "none validated" not in line for line in lines), lines
+    assert again.summary_lines() == first.summary_lines()
+
+
+def test_the_site_report_takes_only_its_own_form():
+    good = {"commit": "c1", "records": 3, "problems": [["a.json", "not JSON"]], "replay": False}
+    assert SiteReport.parse(good) == SiteReport("c1", 3, (("a.json", "not JSON"),), False)
+    for bad in ({**good, "records": -1}, {**good, "records": True}, {**good, "replay": 1},
+                {**good, "problems": [["a.json"]]}, {**good, "problems": [["a.json", 3]]}, {**good, "commit": None},
+                [good], None):
+        assert SiteReport.parse(bad) is None, bad

@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from builder.site.build import PAGE_LIMIT, build_site
+from builder.site.build import build_site
+from builder.site.buildreport import PAGE_LIMIT
 from collector.cli import main as collector
 
 

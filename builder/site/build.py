@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -37,6 +37,8 @@ from builder.site.anchor import latest_anchor
 from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
+from builder.site.buildreport import BuildReport, tally
+from builder.site.cachedb import SiteReport
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exportchunks import INDEX
@@ -52,7 +54,7 @@ from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
-from builder.site.sitereuse import site_fingerprint
+from builder.site.sitereuse import archive_hashes, site_fingerprint, unhashed_problems
 from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter, site_intact
 from builder.site.tables import iter_tables
 from builder.site.teams import team_pages
@@ -63,10 +65,6 @@ from collector.archive.reader import load_archive
 from collector.errors import ArchiveError, ConfigError, Problem
 
 MARKER = ".prematch-site"
-PAGE_LIMIT = 500 * 1024
-PAGES_SITE_LIMIT = 1024**3
-"""GitHub Pages publishes no site larger than 1 GB ("Published GitHub Pages sites may be no larger
-than 1 GB", GitHub Pages limits); a build over it says so."""
 CHILD_RECORDS = 80_000
 """The largest archive whose downloads (and slices: :mod:`builder.score.slicework`) a build
 without an earlier one in its cache makes in a child process (unless ``PREMATCH_BUILD_WORKERS``
@@ -80,34 +78,6 @@ runner or locally) makes them in the child whatever the archive's size: its down
 a large part of its time (3-10 s of 26-32 s at 100,000 records), hidden behind the pages, for
 about 300 MB more (979-1,034 MB summed PSS at 100,000 records in ``benchmarks/build_site.py``)."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
-
-
-@dataclass
-class BuildReport:
-    out: Path
-    pages: int = 0
-    files: int = 0
-    records: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    heavy_pages: list[tuple[str, int]] = field(default_factory=list)
-    site_bytes: int = 0  # every file of the site, summed
-    replay: bool = False
-    rendered: int = 0  # pages rendered by this build (the rest were reused from the page cache)
-    reused: int = 0
-
-    def summary_lines(self) -> list[str]:
-        """What was built; the files left out are the report's problems (one ``problem:`` line each)."""
-        lines = [
-            f"built {self.pages} pages ({self.files} files) into {self.out}",
-            f"records: {self.records} valid, {len(self.problems)} left out with problems",
-        ]
-        lines += [f"  warning: {path} weighs {size // 1024} KB (limit 500 KB)" for path, size in self.heavy_pages]
-        if self.site_bytes > PAGES_SITE_LIMIT:
-            lines.append(f"  warning: the site weighs {self.site_bytes / 1024**2:,.0f} MB, over GitHub Pages' 1 GB limit "
-                         "for a published site (set the arena's repository_url so records are linked there, not copied)")
-        if self.replay:
-            lines.append("note: built from replay records; every page carries the replay banner")
-        return lines
 
 
 def archive_commit(archive_dir: Path) -> str:
@@ -134,10 +104,21 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     check_out_dir(out_dir)
     progress(f"loading archive {archive_dir}")
     urls = urls or ArenaUrls()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-history") as pool:
-        asked = pool.submit(history, Path(archive_dir), commit, urls)  # git works while the archive loads
-        archive = load_archive(archive_dir)
-        found = asked.result()
+    commit = commit or archive_commit(Path(archive_dir))
+    pages = PageCache.open(cache)
+    if pages.note:
+        progress(f"  {pages.note}")
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-history") as pool:
+            asked = pool.submit(history, Path(archive_dir), commit, urls)  # git works while the archive loads
+            kept = _unchanged(Path(archive_dir), out_dir, commit, urls, asked.result, pages, progress)
+            if kept is not None:
+                return kept
+            archive = load_archive(archive_dir)
+            found = asked.result()
+    except BaseException:
+        pages.close()
+        raise
     # The records live for the whole build: freezing them keeps the garbage collector from
     # rescanning hundreds of thousands of objects at every collection, and the cyclic collector
     # is paused while scores, page models and pages pile up (they are acyclic; its full passes
@@ -146,9 +127,47 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     gc.freeze()
     try:
         with paused_garbage_collector():
-            return _build(archive, archive_dir, out_dir, found, progress, urls, cache)
+            return _build(archive, archive_dir, out_dir, found, progress, urls, pages)
     finally:
         gc.unfreeze()
+
+
+def _unchanged(archive_dir: Path, out_dir: Path, commit: str, urls: ArenaUrls,
+               found: Callable[[], tuple[str, dict, dict]], pages: PageCache,
+               progress: Callable[[str], None]) -> BuildReport | None:
+    """The report of the site kept in ``out_dir`` when the cache's site was built at ``commit``
+    and the archive's files, read and hashed without being parsed, give its fingerprint
+    (:mod:`builder.site.sitereuse`); None otherwise (the build loads the archive)."""
+    stored = pages.kept_report(commit, out_dir)
+    hashed = archive_hashes(archive_dir) if stored is not None else None
+    if hashed is None:
+        return None
+    hashes, listed = hashed
+    _, added, hosted = found()
+    fingerprint = site_fingerprint(archive_manifest(archive_dir, commit, hashes), archive_dir, urls, added,
+                                   pages.templates, hosted, unhashed_problems(listed, hashes))
+    kept = pages.kept_site(fingerprint, out_dir)
+    if kept is None or not site_intact(out_dir, kept):
+        return None
+    report = BuildReport(out=out_dir, records=stored.records, replay=stored.replay,
+                         problems=[Problem(path, message) for path, message in stored.problems])
+    _loaded(report, progress)
+    return _kept(report, kept, pages, progress, "the archive's files hashed, none validated; ")
+
+
+def _loaded(report: BuildReport, progress: Callable[[str], None]) -> None:
+    """The progress lines of the archive's records and the files left out."""
+    progress(f"  {report.records} valid records, {len(report.problems)} problems")
+    for problem in report.problems:
+        progress(f"  left out: {problem}")
+
+
+def _kept(report: BuildReport, kept: dict, pages: PageCache, progress: Callable[[str], None], how: str = "") -> BuildReport:
+    """``report`` of the site kept whole (its file states ``kept``); the cache left as it was."""
+    pages.close()
+    progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
+             f"{how}its {len(kept)} files kept as they are")
+    return tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
 
 
 def history(archive_dir: Path, commit: str | None, urls: ArenaUrls) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -162,38 +181,32 @@ def history(archive_dir: Path, commit: str | None, urls: ArenaUrls) -> tuple[str
 
 
 def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, dict], progress: Callable[[str], None],
-           urls: ArenaUrls, cache: Path | None = None) -> BuildReport:
-    """The build after the load; ``found``: the archive's :func:`history`."""
+           urls: ArenaUrls, pages: PageCache) -> BuildReport:
+    """The build after the load; ``found``: the archive's :func:`history`; ``pages``: the open page cache."""
     report = BuildReport(out=out_dir)
     report.records, report.problems = len(archive.records), list(archive.problems)
-    progress(f"  {report.records} valid records, {len(report.problems)} problems")
-    for problem in report.problems:
-        progress(f"  left out: {problem}")
+    _loaded(report, progress)
     commit, added, hosted = found
     report.replay = has_replay_records(archive)
     manifest = archive_manifest(archive_dir, commit, archive.sha256)
-    pages = PageCache.open(cache)
-    if pages.note:
-        progress(f"  {pages.note}")
-    fingerprint = site_fingerprint(manifest, archive.root, urls, added, pages.templates, hosted)
+    fingerprint = site_fingerprint(manifest, archive.root, urls, added, pages.templates, hosted,
+                                   unhashed_problems(archive.problems, archive.sha256))
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
-        pages.close()
-        progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
-                 f"its {len(kept)} files kept as they are")
-        return _tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
-    memo = BootstrapMemo.open(cache)  # the bootstrap results of the latest build, by inputs
+        return _kept(report, kept, pages, progress)
+    memo = BootstrapMemo.open(pages.folder)  # the bootstrap results of the latest build, by inputs
     try:
         with remembering(memo):
             states = _build_all(archive, archive_dir, out_dir, commit, urls, (added, hosted), manifest, pages, progress)
     except BaseException:
         pages.close()
         raise
-    unsaved = pages.save(out_dir, states, fingerprint)
+    facts = SiteReport(commit, report.records, tuple((p.path, p.message) for p in report.problems), report.replay)
+    unsaved = pages.save(out_dir, states, fingerprint, facts)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
-    if cache is not None:
+    if pages.folder is not None:
         progress(f"  {memo.summary()}" + "".join(f"; {note}" for note in (memo.note, memo.save()) if note))
-    return _tally(report, states, rendered=pages.rendered, reused=pages.reused)
+    return tally(report, states, rendered=pages.rendered, reused=pages.reused)
 
 
 def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: ArenaUrls, history: tuple[dict, dict],
@@ -216,16 +229,6 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
     with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
         with _background(archive, archive_dir, scores, commit, manifest, pages, out_dir, Path(scratch), progress) as work:
             return _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
-
-
-def _tally(report: BuildReport, states: dict, rendered: int, reused: int) -> BuildReport:
-    """``report`` completed from the site's file ``states`` (``rendered`` pages made by this build, ``reused`` kept)."""
-    report.pages = sum(1 for name in states if name.endswith(".html"))
-    report.files = len(states)
-    report.site_bytes = sum(state.size for state in states.values())
-    report.heavy_pages = sorted((k, s.size) for k, s in states.items() if k.endswith(".html") and s.size > PAGE_LIMIT)
-    report.rendered, report.reused = rendered, reused
-    return report
 
 
 @dataclass

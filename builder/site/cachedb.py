@@ -6,8 +6,10 @@ Pages rendered during a build are inserted in one open transaction, committed on
 site is in place (:meth:`CacheDB.save`), so a failed build leaves the previous cache as it was.
 Only the fingerprints are read at the start; a reused page's HTML is read when it must be written.
 The ``meta`` row ``exports`` names the downloads of the latest build and their inputs'
-fingerprint (:mod:`builder.site.exportreuse`); the row ``site`` the whole site's fingerprint and
-the folder it was written to (:mod:`builder.site.sitereuse`).
+fingerprint (:mod:`builder.site.exportreuse`); the row ``site`` the whole site's fingerprint, the
+folder it was written to and what that build reported of the archive (:class:`SiteReport`: its
+commit, valid records, problems and replay flag), which an unchanged rebuild at the same commit
+reports without loading the archive again (:mod:`builder.site.sitereuse`).
 
 A file that is not such a database (or of another format) is reported, removed and started
 afresh: the build then renders every page, exactly as without a cache.
@@ -16,6 +18,7 @@ afresh: the build then renders every page, exactly as without a cache.
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import orjson
@@ -37,6 +40,29 @@ _SITE_TYPES = " AND ".join(f"typeof({column}) = '{kind}'" for column, kind in (
 """A site row of the types the build wrote (text, text, integers)."""
 
 
+@dataclass(frozen=True)
+class SiteReport:
+    """What the build that wrote the kept site reported of its archive: a pure function of the
+    archive's files and the code, like the site (:mod:`builder.site.sitereuse`)."""
+
+    commit: str
+    records: int
+    problems: tuple[tuple[str, str], ...]  # (path, message) of each file left out, in the report's order
+    replay: bool
+
+    @classmethod
+    def parse(cls, entry) -> SiteReport | None:
+        """The report of a ``site`` meta row's ``report`` value; None when absent or not of that form."""
+        if not isinstance(entry, dict):
+            return None
+        commit, records, problems, replay = (entry.get(k) for k in ("commit", "records", "problems", "replay"))
+        if not (isinstance(commit, str) and type(records) is int and records >= 0 and type(replay) is bool
+                and isinstance(problems, list)
+                and all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in problems)):
+            return None
+        return cls(commit, records, tuple((path, message) for path, message in problems), replay)
+
+
 class CacheDB:
     """An open page cache: what the previous build kept, and this build's pending writes."""
 
@@ -49,6 +75,7 @@ class CacheDB:
         self.site_out = ""
         self.exports: tuple[str, list[str]] | None = None  # the latest build's (fingerprint, download names)
         self.site_key: tuple[str, str] | None = None  # the latest build's (site fingerprint, site folder)
+        self.site_report: SiteReport | None = None  # what the latest build reported of its archive
         self.chunks = None  # the latest build's chunk index of its keyed downloads (:mod:`builder.site.exportreuse`)
         self.note = ""  # reported once: why the previous cache could not be used
         self.broken = ""  # why this build's cache cannot be written
@@ -81,7 +108,7 @@ class CacheDB:
         self.site_out = meta.get("site_out", "")
         self.exports = _exports_entry(meta.get("exports"))
         self.chunks = _json_or_none(meta.get("export_chunks"))
-        self.site_key = _site_entry(meta.get("site"))
+        self.site_key, self.site_report = _site_entry(meta.get("site"))
         for key, sha, size in self.db.execute("SELECT key, sha256, size FROM pages"):
             if not (isinstance(key, str) and isinstance(sha, str) and isinstance(size, int)):
                 raise ValueError(f"page row {key!r}: not (text, text, integer)")
@@ -156,9 +183,16 @@ class CacheDB:
         out = str(Path(out_dir).resolve())
         return self.site if self.site_key == (fingerprint, out) and self.site_out == out else None
 
-    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None) -> str:
+    def kept_report(self, commit: str, out_dir: Path) -> SiteReport | None:
+        """What the latest build into ``out_dir`` reported, when it built ``commit``; else None."""
+        report, out = self.site_report, str(Path(out_dir).resolve())
+        same = report is not None and report.commit == commit and self.site_key is not None and self.site_key[1] == out
+        return report if same and self.site_out == out else None
+
+    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None,
+             report: SiteReport | None = None) -> str:
         """Commit this build's pages, drop the pages it did not use, record the site's file states
-        and (when given) the site's fingerprint."""
+        and (when given) the site's fingerprint and what the build reported of the archive."""
         if self.broken or self.db is None:
             self._close()
             return self.broken
@@ -180,7 +214,8 @@ class CacheDB:
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('site_out', ?)", (out,))
                 self.db.execute("DELETE FROM meta WHERE key = 'site'")
                 if fingerprint is not None:
-                    entry = orjson.dumps({"fingerprint": fingerprint, "out": out}).decode()
+                    entry = orjson.dumps({"fingerprint": fingerprint, "out": out,
+                                          "report": asdict(report) if report is not None else None}).decode()
                     self.db.execute("INSERT INTO meta VALUES ('site', ?)", (entry,))
         except sqlite3.Error as exc:
             return f"page cache {self.path} not written ({exc}); the next build renders every page"
@@ -201,14 +236,17 @@ def _json_or_none(text: str | None):
         return None
 
 
-def _site_entry(text: str | None) -> tuple[str, str] | None:
-    """The ``site`` meta row as (fingerprint, folder); None when absent or not of that form (then
-    the site is built, as without it)."""
+def _site_entry(text: str | None) -> tuple[tuple[str, str] | None, SiteReport | None]:
+    """The ``site`` meta row as ((fingerprint, folder), report); (None, None) when absent or not of
+    that form (then the site is built, as without it); the report alone None when it is not of
+    its form (then an unchanged site is found by loading the archive, as before it was kept)."""
     entry = _json_or_none(text)
     if not isinstance(entry, dict):
-        return None
+        return None, None
     fingerprint, out = entry.get("fingerprint"), entry.get("out")
-    return (fingerprint, out) if isinstance(fingerprint, str) and isinstance(out, str) else None
+    if not (isinstance(fingerprint, str) and isinstance(out, str)):
+        return None, None
+    return (fingerprint, out), SiteReport.parse(entry.get("report"))
 
 
 def _exports_entry(text: str | None) -> tuple[str, list[str]] | None:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.site.cachedb import CACHE_FILE, CacheDB
+from builder.site.cachedb import CACHE_FILE, CacheDB, SiteReport
 from builder.site.exportchunks import PreviousFiles
 from builder.site.exportreuse import kept_exports, previous_files
 from builder.site.render import PageModel, render_page
@@ -126,11 +126,12 @@ class PageCache:
     reused: int = 0
     unreadable: int = 0  # reused pages whose bytes the cache could not give back (rendered again)
     note: str = ""
+    folder: Path | None = None  # the cache folder (None: no cache)
 
     @classmethod
     def open(cls, folder: Path | None) -> PageCache:
         """Open the cache in ``folder`` (None: no cache, every page is rendered and the site written afresh)."""
-        cache = cls(templates_fingerprint())
+        cache = cls(templates_fingerprint(), folder=None if folder is None else Path(folder))
         if folder is not None:
             cache.db = CacheDB.open(folder)
             cache.note = cache.db.note
@@ -199,12 +200,19 @@ class PageCache:
         ``fingerprint`` (:mod:`builder.site.sitereuse`); None without a cache or when they differ."""
         return None if self.db is None else self.db.kept_site(fingerprint, out_dir)
 
-    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None) -> str:
-        """Keep this build's pages, the site's file states and its fingerprint (after the site is in place).
+    def kept_report(self, commit: str, out_dir: Path) -> SiteReport | None:
+        """What the build that wrote the site kept in ``out_dir`` reported of its archive, when it
+        built ``commit`` (only such a site can be kept: the commit is in its fingerprint); else None."""
+        return None if self.db is None else self.db.kept_report(commit, out_dir)
+
+    def save(self, out_dir: Path, states: dict[str, FileState], fingerprint: str | None = None,
+             report: SiteReport | None = None) -> str:
+        """Keep this build's pages, the site's file states, its fingerprint and ``report`` (what it
+        reported of the archive) after the site is in place.
 
         Returns "" or why the cache could not be written (the site is built all the same).
         """
-        return "" if self.db is None else self.db.save(out_dir, states, fingerprint)
+        return "" if self.db is None else self.db.save(out_dir, states, fingerprint, report)
 
     def close(self) -> None:
         """After a failed build: drop this build's pages, keep the previous cache."""
