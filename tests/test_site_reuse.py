@@ -16,7 +16,7 @@ import orjson
 import pytest
 from site_archive import write_site_archive
 
-from builder.site import build
+from builder.site import build, sitereuse
 from builder.site.build import build_site
 from builder.site.cachedb import CACHE_FILE, SiteReport
 from builder.site.provenance import ArenaUrls
@@ -309,3 +309,21 @@ def test_the_site_report_takes_only_its_own_form():
                 {**good, "problems": [["a.json"]]}, {**good, "problems": [["a.json", 3]]}, {**good, "commit": None},
                 [good], None):
         assert SiteReport.parse(bad) is None, bad
+
+
+def test_a_file_the_hashing_pass_cannot_read_makes_the_build_load_the_archive(archive, tmp_path, scored, loads,
+                                                                             monkeypatch):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    first, _ = _build(archive, site, cache)
+    real = sitereuse.read_hashed_ahead
+
+    def failing(root, paths):
+        for i, (relative, data, digest) in enumerate(real(root, paths)):
+            yield (relative, OSError(5, "Input/output error"), None) if i == 1 else (relative, data, digest)
+
+    monkeypatch.setattr(sitereuse, "read_hashed_ahead", failing)
+    assert sitereuse.archive_hashes(archive) is None
+    again, lines = _build(archive, site, cache)
+    assert loads == {"load": 2, "hash": 1} and len(scored) == 1  # hashed, gave up, loaded: the site kept
+    assert any(KEPT in line and "none validated" not in line for line in lines), lines
+    assert again.summary_lines() == first.summary_lines()

@@ -12,8 +12,7 @@ A site is a pure function of (every list sorted, nothing read from the clock):
   (:func:`builder.site.pagecache.templates_fingerprint`, with jinja2's and markupsafe's versions)
   and every static file copied into the site (stylesheets, scripts, plotly.js);
 * the version of every installed distribution (scipy, markdown, rfc3161-client, tzdata...: any
-  library the code may reach; a tool installed beside them only costs one full build).
-
+  library the code may reach; a tool installed beside them only costs one full build);
 * the archive's problems that no file's hash covers (:func:`unhashed_problems`: a link or a
   device refused by the listing, a file that could not be read), since the site lists them.
 
@@ -38,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from contextlib import closing
 from dataclasses import asdict
 from functools import cache
 from importlib.metadata import distributions
@@ -81,10 +81,11 @@ def archive_hashes(root: Path) -> tuple[dict[str, str], list[Problem]] | None:
     then reports it)."""
     paths, problems = scan_record_files(Path(root))
     hashes: dict[str, str] = {}
-    for relative, _data, digest in read_hashed_ahead(str(root), paths):
-        if digest is None:
-            return None
-        hashes[relative] = digest
+    with closing(read_hashed_ahead(str(root), paths)) as read:  # closed early: its reading worker stops
+        for relative, _data, digest in read:
+            if digest is None:
+                return None
+            hashes[relative] = digest
     return hashes, problems
 
 
