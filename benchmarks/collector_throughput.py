@@ -1,6 +1,7 @@
-"""Throughput of one full tick against an instant local OpenRouter-format server (127.0.0.1).
+"""Throughput of one full tick against a local OpenRouter-format server (127.0.0.1), instant unless asked.
 
 Usage: python benchmarks/collector_throughput.py [--data-dir DIR] [--forecasters N] [--concurrency C] [--runs R]
+                                                [--latency-ms L]
 
 First a tick registers the 2026 World Cup fixtures and questions (no forecasters), then a
 full tick (sync, due forecasts, outcomes, manifest) runs with N LLM forecasters at
@@ -14,6 +15,11 @@ locking), the HTTP client (every step of ``ServiceClient.request``, httpx includ
 rest (event loop, tasks, thread hand-offs). The parts are measured with per-thread CPU clocks
 around the functions that do them (a writer thread's work included) during the forecast
 phase only; several runs print the spread of the ratio.
+
+The server answers at once by default: the ratio is then the collector's own cost against a
+bare POST's (both bound by CPU). ``--latency-ms L`` holds every answer L ms, as a provider's
+generation time does (a real LLM answer takes seconds), for both the tick and the bare POSTs:
+it shows from what latency on the collector's own cost stops setting the rate.
 """
 
 from __future__ import annotations
@@ -58,10 +64,11 @@ PARTS = ("prompt", "HTTP client", "answer check", "record building", "record val
 
 
 @contextmanager
-def local_server():
-    """The fake OpenRouter server in its own process (so it does not share our interpreter lock)."""
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_openrouter"], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+def local_server(latency_ms: float = 0.0):
+    """The fake OpenRouter server in its own process (so it does not share our interpreter lock),
+    holding each answer ``latency_ms``."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_openrouter", "--latency-ms", str(latency_ms)], cwd=REPO,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:
         yield proc.stdout.readline().strip()
     finally:
@@ -280,12 +287,17 @@ def main() -> int:
     parser.add_argument("--forecasters", type=int, default=4, help="LLM forecasters (4 cells each)")
     parser.add_argument("--concurrency", type=int, default=16, help="forecasts in flight")
     parser.add_argument("--runs", type=int, default=1, help="forecast ticks, each on a fresh copy")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="milliseconds the local server holds each answer, as a provider's generation time (default 0)")
     args = parser.parse_args()
+    if args.latency_ms < 0:
+        parser.error(f"--latency-ms must be 0 or more, not {args.latency_ms:g}")
     args.now = datetime(2026, 6, 10, 12, tzinfo=UTC)
     parts = CpuParts()
     parts.install()
     ratios = []
-    with tempfile.TemporaryDirectory() as tmp, local_server() as base_url:
+    print(f"local server: answers held {args.latency_ms:g} ms each, concurrency {args.concurrency}")
+    with tempfile.TemporaryDirectory() as tmp, local_server(args.latency_ms) as base_url:
         os.environ["OPENROUTER_API_KEY"] = "sk-or-v1-benchmark"
         os.environ["OPENROUTER_BASE_URL"] = base_url
         registered = Path(tmp) / "registered"

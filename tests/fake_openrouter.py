@@ -20,6 +20,10 @@ an HTTP 200; ``hang`` never answers in time; ``malformed`` a body that is not JS
 ``oversized:<bytes>`` a valid answer whose rationale is that long; ``wrong_model`` names
 another model than the one asked for; ``control`` puts NUL, ESC, BEL and bidi overrides in
 the rationale; ``chaos:<seed>`` a random mix of all of them and valid answers.
+
+``FakeOpenRouter(latency=seconds)`` (or ``server.latency = ...``) holds every chat-completions
+answer that long before sending it, as a provider's generation time does (benchmarks: how much
+of the collector's own cost a real provider's latency hides).
 """
 
 from __future__ import annotations
@@ -370,6 +374,8 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.count_lock:
             self.server.count += 1
             count = self.server.count
+        if self.server.latency:
+            time.sleep(self.server.latency)  # the provider's generation time (each request in its own thread)
         if self.server.record:
             self.server.seen.append({"path": self.path, "auth": auth, "body": body,
                                      "metadata_header": self._metadata()})  # fmt: skip
@@ -423,7 +429,7 @@ class _Server(ThreadingHTTPServer):
 class FakeOpenRouter:
     """``with FakeOpenRouter() as server: server.base_url ...``"""
 
-    def __init__(self, record: bool = True, mode: str = ""):
+    def __init__(self, record: bool = True, mode: str = "", latency: float = 0.0):
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.seen = []
         self.httpd.generations = {}
@@ -432,6 +438,7 @@ class FakeOpenRouter:
         self.httpd.mode = mode
         self.httpd.fine_first_bad = False  # True: a fine-grained answer is broken until a repair prompt asks
         self.httpd.wrong_pairing = False  # full-tournament knockout answers with one wrong pairing (not repairs)
+        self.httpd.latency = latency  # seconds each chat-completions answer is held (0: at once)
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -468,9 +475,21 @@ class FakeOpenRouter:
         self.httpd.server_close()
 
 
-if __name__ == "__main__":  # a standalone server for benchmarks: prints its base URL, serves until killed
-    import sys
+def main(argv: list[str] | None = None) -> None:
+    """A standalone server for benchmarks: prints its base URL, serves until its standard input closes."""
+    import argparse
 
-    with FakeOpenRouter(record=False, mode=sys.argv[1] if len(sys.argv) > 1 else "") as server:
+    parser = argparse.ArgumentParser(description="A local OpenRouter-format server on 127.0.0.1 (for benchmarks).")
+    parser.add_argument("mode", nargs="?", default="", help="a hostile mode (see the module docstring); none: valid answers")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="milliseconds each chat-completions answer is held before it is sent (default 0)")
+    args = parser.parse_args(argv)
+    if args.latency_ms < 0:
+        parser.error(f"--latency-ms must be 0 or more, not {args.latency_ms:g}")
+    with FakeOpenRouter(record=False, mode=args.mode, latency=args.latency_ms / 1000) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
