@@ -59,3 +59,17 @@ def server(monkeypatch):
         monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
         monkeypatch.setenv("OPENROUTER_BASE_URL", fake.base_url)
         yield fake
+
+
+@pytest.fixture(scope="session")
+def worldcup_replay(data_dir, tmp_path_factory) -> Path:
+    """The whole 2026 World Cup replayed with four baselines, squad_form (fine-grained) among
+    them: a repository whose ``archive/`` every forecast, outcome, report and question is in.
+    Made once per test session (several modules read it; none writes to it)."""
+    from collector.cli import main
+
+    out = tmp_path_factory.mktemp("worldcup-replay") / "replay"
+    code = main(["replay", "worldcup-2026", "--out", str(out), "--data-dir", str(data_dir),
+                 "--baselines", "uniform,base_rate,elo,squad_form"])
+    assert code == 0
+    return out

@@ -119,15 +119,19 @@ def premier_league():
 def test_football_data_csv_quotes_and_problems(premier_league):
     quotes, problems = parse_football_data_csv(FOOTBALL_DATA_CSV, premier_league, "E0.csv")
     liverpool = [q for q in quotes if q.home == "liverpool-fc"]
-    pre, closing = (next(q for q in liverpool if q.closing is c) for c in (False, True))
-    assert pre.bookmaker == "PS" and pre.odds == (1.31, 6.2, 10.0)
-    assert closing.odds == (1.29, 6.4, 11.5)
+    # one quote per real bookmaker, named; the Avg columns summarise the books and are not one
+    pre = {q.bookmaker: q for q in liverpool if not q.closing}
+    closings = {q.bookmaker: q for q in liverpool if q.closing}
+    assert {b: q.odds for b, q in pre.items()} == {"bet365": (1.3, 6.0, 9.5), "pinnacle": (1.31, 6.2, 10.0)}
+    assert {b: q.odds for b, q in closings.items()} == {"bet365": (1.28, 6.25, 11.0), "pinnacle": (1.29, 6.4, 11.5)}
+    pre, closing = pre["pinnacle"], closings["pinnacle"]
     kickoff = datetime(2025, 8, 15, 19, 0, tzinfo=UTC)  # 20:00 BST
     assert closing.kickoff == kickoff and closing.quoted_at == kickoff - timedelta(minutes=1)
     assert pre.quoted_at == datetime(2025, 8, 12, 12, 0, tzinfo=UTC)  # Friday match: the Tuesday before
     assert len(problems) == 2  # 'Man Utd' is not an alias; odds 0.90 are impossible
     assert any("line 3" in p.path and "Man Utd" in p.message for p in problems)
-    assert any("line 4" in p.path and "> 1" in p.message for p in problems)
+    assert any("line 4" in p.path and "B365A" in p.message and "> 1" in p.message for p in problems)
+    assert not [q for q in quotes if q.home == "chelsea-fc"]  # its only book had a bad price: skipped
 
 
 def test_odds_api_json_quotes_and_problems(premier_league):
@@ -164,11 +168,18 @@ def test_market_forecast_uses_the_quote_time(premier_league, tmp_path):
     record = market.forecast_now(_task(premier_league, now))
     assert record.forecaster == "market" and record.forecaster_type is ForecasterType.MARKET
     assert record.requested_at == datetime(2025, 8, 14, 9, 58, tzinfo=UTC)  # the latest quote before `now`
-    assert record.payload.probabilities_90() == pytest.approx(tuple(shin_margin([1.33, 6.0, 9.0])))
-    assert record.inputs["bookmaker"] == "pinnacle" and record.clock is Clock.REPLAY
+
+    def median_of_two(a, b):  # the median of two books is their mean, then renormalised
+        mid = (shin_margin(a) + shin_margin(b)) / 2
+        return tuple(mid / mid.sum())
+
+    # bet365's CSV quote and pinnacle's JSON quote, which replaces pinnacle's older CSV one
+    assert record.payload.probabilities_90() == pytest.approx(median_of_two([1.30, 6.0, 9.5], [1.33, 6.0, 9.0]))
+    assert record.inputs["odds_by_book"] == {"bet365": [1.3, 6.0, 9.5], "pinnacle": [1.33, 6.0, 9.0]}
+    assert record.inputs["books"] == 2 and record.clock is Clock.REPLAY
     closing = market.forecast_now(_task(premier_league, now, Horizon.CLOSING))
-    assert closing.inputs["closing"] is True and closing.payload.home_win_90 == pytest.approx(
-        shin_margin([1.29, 6.4, 11.5])[0]
+    assert closing.inputs["closing"] is True and closing.payload.probabilities_90() == pytest.approx(
+        median_of_two([1.28, 6.25, 11.0], [1.29, 6.4, 11.5])
     )
     early = market.forecast_now(_task(premier_league, datetime(2025, 8, 1, tzinfo=UTC)))
     assert early.status is ForecastStatus.MISSED and early.payload is None and "no odds" in early.validation.errors[0]

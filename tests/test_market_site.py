@@ -25,7 +25,7 @@ def _site(tmp_path, data_dir):
 def test_market_rows_columns_and_chart_on_the_site(tmp_path, data_dir, markets):  # noqa: F811
     out = _site(tmp_path, data_dir)
     home = (out / "index.html").read_text()
-    for label in ("Return", "Sharpe", "N market"):
+    for label in ("Return (Prematch edge rule)", "Sharpe", "N market"):
         assert f">{label} <a" in home
     match = (out / MATCH).read_text()
     assert "Market and models" in match

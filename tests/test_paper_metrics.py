@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy.stats import rankdata
 
 from builder.score import calibration, metrics
-from builder.score.definitions import MEASURE_DEFINITIONS, describe
+from builder.score.definitions import describe, entry
 from builder.score.options import PREMATCH_V1, AnalysisOptions
 from builder.score.scoring import score_archive
 from builder.score.types import MEASURES
@@ -77,7 +77,7 @@ def test_shootout_goals_never_count():
 
 def test_every_measure_states_its_paper():
     for name in MEASURES:
-        assert name in MEASURE_DEFINITIONS, name
+        assert entry(name).paper, name
     assert describe("scoreline_wca").startswith("WorldCupArena")
     assert describe("brier_pa").startswith("Prophet Arena")
     assert "Prematch reading" in metrics.partial_credit_scoreline.__doc__

@@ -15,7 +15,7 @@ from builder.score.metrics import (
 )
 from builder.score.paper_tables import T1_WEIGHTS, paper_tables, t1_score
 from builder.score.scoring import score_archive
-from collector.records import Horizon, Score
+from collector.records import Event, Horizon, Score
 from tests.factories import (
     archive_from_records,
     make_competition,
@@ -28,8 +28,9 @@ from tests.factories import (
 )
 
 
-def tiny():
-    """Two matches: a group match 1-0 and a final 1-1 after 90, 2-1 after extra time."""
+def tiny(priced: bool = False):
+    """Two matches: a group match 1-0 and a final 1-1 after 90, 2-1 after extra time; ``priced``: the
+    market quotes decimal odds at closing and also forecasts at T-24h, quoting other odds."""
     group = make_event("mex", "rsa")
     final = make_event("arg", "fra", stage="final", knockout=True)
     records = [make_competition(), group, final, make_outcome(group, 1, 0),
@@ -41,7 +42,10 @@ def tiny():
         records.append(make_forecast(event, "beta", make_payload(b, (1, 1), advances=0.4 if adv else None)))
         records.append(make_forecast(event, "market", make_payload((0.5, 0.3, 0.2), (1, 0),
                                                                    advances=0.5 if adv else None),
-                                     horizon=Horizon.CLOSING))
+                                     horizon=Horizon.CLOSING, inputs={"buy_odds": [1.9, 3.4, 4.5]} if priced else {}))
+        if priced:
+            records.append(make_forecast(event, "market", make_payload((0.48, 0.30, 0.22), (1, 0)),
+                                         inputs={"buy_odds": [2.0, 3.2, 4.0]}))
     return archive_from_records(records)
 
 
@@ -67,10 +71,12 @@ def test_lsa_table_by_hand():
 def test_wca_table_uses_the_published_score_and_the_t1_composite():
     scores = score_archive(tiny(), inference_tests=False)
     wca = table(paper_tables(scores.forecasts), "wca_table_2")
-    assert wca.columns == ("Model", "Setting", "N", "Composite", "Result", "Exact", "Scoreline")
+    assert wca.columns == ("Model", "Setting", "N", "Composite", "Result (published score), %",
+                           "Exact (published score), %", "Scoreline (WCA C₇₀)")
+    assert wca.measures == ("", "", "", "composite", "result_wca", "exact_wca", "scoreline_wca_c70")
     rows = {r[0]: r for r in wca.rows}
     alpha = rows["alpha"]
-    assert alpha[1] == "S1" and alpha[2] == "2"
+    assert alpha[1] == "closed book (Prematch)" and alpha[2] == "2"  # no WorldCupArena setting (S1 is the evidence package)
     assert alpha[4] == "100.0"  # home modal twice; home won the group match and the final after extra time
     assert alpha[5] == "50.0"  # 2-1 equals the final's published 2-1, not the group match's 1-0
     sl = (partial_credit_scoreline(np.array([2]), np.array([1]), np.array([1]), np.array([0]))[0] + 100.0) / 2
@@ -84,24 +90,52 @@ def test_wca_table_uses_the_published_score_and_the_t1_composite():
     expected = (0.55 * 87.0 + 0.35 * group.measures["scoreline_wca"] + 0.05 * 100.0) / 0.95  # 2-1 v 1-0: e_d = 0
     assert t1_score(group) == pytest.approx(expected)
     composite = float(display_calibration(np.mean([by_hand, expected])))
-    assert alpha[3] == f"{composite:.2f}"
+    assert alpha[3] == f"{composite:.2f}"  # no match report, no tournament truth: T1 is the only layer with truth
 
 
 def test_prophet_arena_table_by_hand():
-    pa = table(paper_tables(score_archive(tiny(), inference_tests=False).forecasts), "pa_table_2")
-    assert pa.columns == ("LLM", "Brier ↓ (95% CI)", "ECE ↓", "Average return ↑ (95% CI)")
-    rows = {r[0].split()[0]: r for r in pa.rows}
-    assert rows["alpha"][1].startswith(f"{0.52 / 3:.3f}")
-    # alpha v market prices (0.5, 0.3, 0.2). Group 1-0: buy home yes at 0.5 -> 2; draw equal -> abstain 1;
-    # away 0.1 < 0.2 -> buy no at 0.8 -> 1.25: mean 1.4167. Final (draw after 90'): home 0.5 == 0.5 abstain 1,
-    # draw abstain 1, away abstain 1 -> 1. Average 1.2083
-    assert rows["alpha"][3].startswith(f"{(np.mean([2, 1, 1.25]) + 1) / 2:.3f}")
-    assert rows["market"][3].startswith("1.000")  # against itself: abstains everywhere
-    assert "market forecaster's closing prices" in pa.caption
+    pa = table(paper_tables(score_archive(tiny(priced=True), inference_tests=False).forecasts), "pa_table_2")
+    assert pa.columns == ("LLM", "Brier (per market) (95% CI) ↓", "ECE ↓", "Return (Prophet Arena rule) (95% CI) ↑")
+    rows = {r[0]: r for r in pa.rows}
+    assert set(rows) == {"alpha (closed_book, probabilistic_forecast)", "beta (closed_book, probabilistic_forecast)",
+                         "market (T-24h)", "market (closing)"}  # one market row per horizon, named by it
+    alpha = rows["alpha (closed_book, probabilistic_forecast)"]
+    assert alpha[1].startswith(f"{0.52 / 3:.3f}")
+    # alpha v the T-24h quotes q = 1 / (2.0, 3.2, 4.0) = (0.5, 0.3125, 0.25), Prophet Arena's rule (always bet).
+    # Group 1-0: home 0.6 > 0.5 buys Yes -> 2; draw 0.3 < q buys No at 0.6875 -> 1/0.6875; away 0.1 buys No at
+    # 0.75 -> 1/0.75. Final (draw after 90'): home 0.5 == q buys No (App. B.6) at 0.5 -> 2; draw No -> 0; away No
+    # -> 1/0.75
+    group, final = np.mean([2, 1 / 0.6875, 1 / 0.75]), np.mean([2, 0, 1 / 0.75])
+    assert alpha[3].startswith(f"{(group + final) / 2:.3f}")
+    # the market at T-24h, its own probabilities (0.48, 0.30, 0.22) v its own quotes: No on all three
+    own = [np.mean([0, 1 / 0.6875, 1 / 0.75]), np.mean([2, 0, 1 / 0.75])]
+    assert rows["market (T-24h)"][3].startswith(f"{np.mean(own):.3f}")
+    # at closing q = 1 / (1.9, 3.4, 4.5) = (0.526, 0.294, 0.222); p = (0.5, 0.3, 0.2): No on home and away,
+    # Yes on the draw. Group (home won): 0, 0, 1/(1 - q_away); final (draw): 1/(1 - q_home), 3.4, 1/(1 - q_away)
+    q = 1 / np.array([1.9, 3.4, 4.5])
+    closing = [np.mean([0, 0, 1 / (1 - q[2])]), np.mean([1 / (1 - q[0]), 1 / q[1], 1 / (1 - q[2])])]
+    assert rows["market (closing)"][3].startswith(f"{np.mean(closing):.3f}")
+    assert "priced at the market's T-24h quotes" in pa.caption and "closing = the market's last snapshot" in pa.caption
+
+
+def quoting(records):
+    """``records`` with every closing market record quoting decimal odds (a 5% margin on its
+    probabilities) and a T-24h market record of the same probabilities and odds beside it."""
+    events = {r.id: r for r in records if isinstance(r, Event)}
+    out = []
+    for r in records:
+        if getattr(r, "forecaster", None) != "market" or r.payload is None:
+            out.append(r)
+            continue
+        p = np.array([r.payload.home_win_90, r.payload.draw_90, r.payload.away_win_90])
+        odds = [round(float(o), 4) for o in 1 / (1.05 * p)]
+        out.append(r.model_copy(update={"inputs": {"buy_odds": odds}}))
+        out.append(make_forecast(events[r.target_id], "market", r.payload, clock=r.clock, inputs={"buy_odds": odds}))
+    return out
 
 
 def test_command_prints_every_table_without_an_empty_column(tmp_path, capsys):
-    write_records(tmp_path / "archive", synthetic_records(n_events=20, n_models=2, knockout_from=16))
+    write_records(tmp_path / "archive", quoting(synthetic_records(n_events=20, n_models=2, knockout_from=16)))
     assert main(["paper-tables", "--archive", str(tmp_path / "archive")]) == 0
     out = capsys.readouterr().out
     for title in ("LLM-SoccerArena Table 2", "WorldCupArena Table 2", "Prophet Arena Table 2"):

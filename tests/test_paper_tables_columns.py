@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from builder.score.inference import Resampler
-from builder.score.market import market_return_hda
 from builder.score.paper_tables import _Columns, _returns, _sym
 from builder.score.resampling import BLOCK
+from builder.score.returns import return_hda_prophet_arena
 
 
 def _resampler(n: int = 60, replicates: int = 997) -> Resampler:
@@ -53,11 +53,11 @@ def test_a_cells_returns_in_one_call_are_each_rows_own():
             for i in range(40)]
     p = rng.dirichlet([1, 1, 1], len(rows))
     prices = {("c", f"m{i}"): rng.dirichlet([2, 2, 2]) for i in range(5)}  # m5 and m6 have no price
-    prices[("c", "m0")] = p[0].copy()  # a tie: abstain
+    prices[("c", "m0")] = p[0].copy()  # a tie: No on every market (App. B.6)
     expected: dict = {}
     for r, vec in zip(rows, p, strict=True):
         q = prices.get((r.competition_id, r.event_id))
         if q is not None:
             y = np.array([("home", "draw", "away").index(r.result)])
-            expected.setdefault((r.competition_id, r.event_id), []).append(float(market_return_hda(vec[None], q[None], y)[0]))
+            expected.setdefault((r.competition_id, r.event_id), []).append(float(return_hda_prophet_arena(vec[None], q[None], y)[0]))
     assert dict(_returns(rows, p, prices)) == expected

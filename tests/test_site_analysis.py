@@ -20,7 +20,7 @@ def test_analysis_page_shows_every_section(tmp_path):
     text = text_of(page)
     for heading in ("LLM-SoccerArena Table 2", "WorldCupArena Table 2", "Prophet Arena Table 2",
                     "Robustness (LLM-SoccerArena C.3), live records", "Ensemble and stage Holm families",
-                    "Difficulty-adjusted Brier", "5 equal-frequency bins", "Which paper each measure follows"):
+                    "Brier (difficulty-adjusted): two-way fixed effects", "5 equal-frequency bins", "Which paper each measure follows"):
         assert heading in text, heading
     assert "Lead time within 1350-1530 min" in text and "Access x strategy interaction" in text
     assert "ensemble/t_minus_24h" in text and "scoreline_wca" in text

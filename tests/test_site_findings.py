@@ -61,7 +61,8 @@ def test_findings_sort_by_adjusted_p_and_count_the_family():
 def _row(name, horizon, brier, n=20, ranked=True):
     return SimpleNamespace(forecaster=name, forecaster_type="baseline", access="closed_book",
                            strategy="probabilistic_forecast", horizon=horizon, clock="replay", n=n, coverage=1.0,
-                           ranked=ranked, measures={"brier": brier}, intervals={}, market=None, ece=None)
+                           ranked=ranked, measures={"brier": brier}, intervals={}, market=None, ece=None,
+                           view="matched")
 
 
 def test_ranks_restart_per_horizon_and_few_event_rows_are_marked_not_ranked():

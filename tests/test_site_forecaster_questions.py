@@ -11,7 +11,7 @@ from builder.site.paging import ROWS_PER_PAGE
 def _score(competition: int, question: int) -> SimpleNamespace:
     return SimpleNamespace(competition_id=f"c{competition:03d}", question_id=f"q_{question}", access="closed_book",
                            strategy="probabilistic_forecast", horizon="stage_opening", k=1, answer=("a",),
-                           final_picks=("a",), measures={"accuracy": 1.0, "brier": 0.1, "log_loss": 0.2})
+                           final_picks=("a",), tied=(), measures={"accuracy": 1.0, "brier": 0.1, "log_loss": 0.2})
 
 
 def test_a_few_questions_are_all_shown():

@@ -18,19 +18,19 @@ from collector.commandline import finish
 from collector.errors import Problem, UsageError
 
 CHOICES = {"lsa": LSA_DEFAULTS, "prematch_v1": PREMATCH_V1}
-TABLE_COLUMNS = (
+TABLE_COLUMNS = (  # headed by the ids of the --json keys and the registry (builder/score/definitions.py)
     ("forecaster", "forecaster", "{}"),
     ("access", "access", "{}"),
     ("strategy", "strategy", "{}"),
     ("horizon", "horizon", "{}"),
     ("clock", "clock", "{}"),
     ("N", "n", "{}"),
-    ("cov", "coverage", "{:.2f}"),
+    ("coverage", "coverage", "{:.2f}"),
     ("brier", "brier", "{:.4f}"),
     ("95% CI", "brier_ci", "{}"),
-    ("logloss", "log_loss", "{:.4f}"),
+    ("log_loss", "log_loss", "{:.4f}"),
     ("rps", "rps", "{:.4f}"),
-    ("acc", "accuracy", "{:.3f}"),
+    ("accuracy", "accuracy", "{:.3f}"),
     ("exact", "exact", "{:.3f}"),
     ("points", "points", "{:.2f}"),
     ("ranked", "ranked", "{}"),

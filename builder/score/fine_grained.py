@@ -19,6 +19,7 @@ from collector.records.match_report import MatchReport
 
 NAN = float("nan")
 SIDES = ("home", "away")
+STATISTICS = ("possession", "shots", "shots_on_target", "corners", "fouls", "offsides", "xg")
 
 
 def identity_matrix(predicted: list[tuple[str, str]], real: list[tuple[str, str]]) -> np.ndarray:
@@ -167,10 +168,13 @@ def statistic_scores(fc: FineGrainedForecast, report: MatchReport) -> dict[str, 
     """sMAPE score per statistic, the mean of the two sides; "cards" joins yellow and red cards."""
     real, predicted = report.statistics, fc.statistics
     out: dict[str, float] = {}
-    for name in ("possession", "shots", "shots_on_target", "corners", "fouls", "offsides", "xg"):
+    for name in STATISTICS:
         r, p = (None if real is None else getattr(real, name)), getattr(predicted, name)
-        out[name] = NAN if r is None or p is None else float(
-            np.mean(fm.smape_counts(np.array([p.home, p.away]), np.array([r.home, r.away]))))
+        if r is None:
+            out[name] = NAN
+        else:  # a statistic the forecast left out (only xg can be) where the truth has it scores 0: no free pass
+            out[name] = 0.0 if p is None else float(
+                np.mean(fm.smape_counts(np.array([p.home, p.away]), np.array([r.home, r.away]))))
     pairs = [(getattr(predicted, n), getattr(real, n)) for n in ("yellow_cards", "red_cards")
              if real is not None and getattr(real, n) is not None]
     out["cards"] = float(np.mean([fm.smape_counts(np.array([p.home, p.away]), np.array([r.home, r.away]))
@@ -191,3 +195,27 @@ def task_scores(fc: FineGrainedForecast, report: MatchReport, goal_total: int | 
     }
     scores.update({f"stat_{k}": v for k, v in statistic_scores(fc, report).items()})
     return scores
+
+
+def _timed(events) -> bool:
+    return events is not None and all(e.minute is not None for e in events)
+
+
+def truth_tasks(report: MatchReport, goal_total: int | None = None) -> frozenset[str]:
+    """The T2-T4 tasks whose truth the report has: exactly those :func:`task_scores` scores
+    (not NaN) for any forecast. A forecast with no fine-grained part scores 0 on these
+    (WorldCupArena eq. 2 skips only what has no truth; a layer not forecast is no free pass)."""
+    goals = checked_goals(report, goal_total) is not None
+    formation = report.home_formation is not None or report.away_formation is not None
+    stats = report.statistics
+    penalties = _timed(report.penalties) if report.penalties is not None else goals
+    found = {
+        "starting_xi": report.home_lineup is not None or report.away_lineup is not None, "formation": formation,
+        "goalscorers": goals, "assist_providers": report.assists is not None,
+        "player_of_the_match": report.player_of_the_match is not None, "goal_minute": goals,
+        "substitution_times": _timed(report.substitutions), "cards": _timed(report.cards),
+        "penalty_events": penalties, "own_goals": goals, "tactical_formation": formation,
+    }
+    found.update({f"stat_{k}": stats is not None and getattr(stats, k) is not None for k in STATISTICS})
+    found["stat_cards"] = stats is not None and (stats.yellow_cards is not None or stats.red_cards is not None)
+    return frozenset(task for task, known in found.items() if known)

@@ -8,7 +8,9 @@ where Prematch's sources differ: the paper's pass accuracy, saves and defensive 
 Aggregation (seeds/001 §4.2, §4.4): per match, a layer is the availability-aware mean
 (eq. 2) of its available tasks; across matches, each layer is the mean over the matches
 where it is available (its own N); the composite is eq. 2 over the available layer means
-with the layer weights; the display transform C (eq. 3) is applied once, to those means.
+with the layer weights; the display transform C (eq. 3) is applied once, to the composite.
+Layers are shown as raw means: the paper's "milder transformation" of layers gives no numbers,
+and a second transform under a layer's name would make one label mean two numbers.
 """
 
 from __future__ import annotations
@@ -31,9 +33,6 @@ TASK_WEIGHTS = {
 }
 COMPOSITE_DISPLAY = (50.0, 5.0)
 """Centre and temperature of C for the composite (eq. 3: "this stronger setting only for the overall score")."""
-LAYER_DISPLAY = (50.0, 10.0)
-"""Centre and temperature of C for a layer. The paper says only "a milder transformation";
-temperature 10 (half the composite's slope) is Prematch's choice."""
 
 
 def layer_score(tasks: dict[str, float], layer: str) -> float:
@@ -79,7 +78,3 @@ def composite_display(raw: float) -> float:
     """C_50,5 of the raw composite, applied once to the mean (eq. 3)."""
     return float(display_calibration(np.array(raw), *COMPOSITE_DISPLAY))
 
-
-def layer_display(raw: float) -> float:
-    """The milder display transform of a layer mean (see :data:`LAYER_DISPLAY`)."""
-    return float(display_calibration(np.array(raw), *LAYER_DISPLAY))

@@ -13,7 +13,10 @@ Choices:
   bookmaker's margin, or a prediction market's ask), never at the margin-free probability q
   (:mod:`builder.score.returns`); a market record without quoted odds gives no return (NaN,
   left out of the mean and the Sharpe ratio; ``n_return`` counts the events with one).
-  :func:`market_return_binary` (fair-price rule) is kept for the paper-reproduction tables.
+  This is Prematch's own rule, printed as "Return (Prematch edge rule)". Prophet Arena's own rule
+  (always bet, Yes or No) is :func:`builder.score.returns.return_prophet_arena`, which the
+  paper tables use; :func:`market_return_binary` (the same rule at margin-free prices,
+  abstaining on ties) is kept for earlier readers.
 - The market forecast used for a forecast is the ``market`` record of the same event and clock
   at the same horizon if there is one, else the one at ``closing``.
 - Return per event = mean over its three markets (each with a unit stake); Sharpe =

@@ -6,6 +6,11 @@ Source: seeds/000 Table 5 and App. C.6 ("Brier score, log loss, and final-select
 for one-team questions; exact four-team set recovery, mean team recovery, marginal
 probability error, and probability-sum audit for semifinalists").
 
+Picks: only the picks made count (``QuestionForecast.picks_made``): a final pick whose stated
+probability ties with a listed team the forecaster did not pick is no pick, so it is never
+right (a forecast giving every team the same probability picks nobody and gets no credit for
+the source's order of the teams). Probabilistic measures use the stated probabilities as they are.
+
 Choices: the one-team Brier is the unscaled multiclass Brier over all candidates; the fixed-k
 "marginal probability error" is the mean over candidates of (P_c - Y_c)^2 (P_c read as the
 probability that c is in the set); the probability-sum audit is sum_c P_c - k (0 when the
@@ -51,8 +56,10 @@ def probability_realised_question(P: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 def accuracy_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """One-team question: 1 if the final pick is the answer (one of the tied answer teams), else 0
-    (``picks`` is a 0/1 matrix)."""
-    return (np.sum(picks * Y, axis=1) == np.sum(picks, axis=1)).astype(float)
+    (``picks`` is a 0/1 matrix of the picks made: a forecast with no pick, its pick tied with a
+    team it did not pick, is not right)."""
+    made = np.sum(picks, axis=1)
+    return ((made > 0) & (np.sum(picks * Y, axis=1) == made)).astype(float)
 
 
 def exact_set_question(picks: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -121,7 +128,7 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
     for i, f in enumerate(group):
         for choice in f.payload.choices:
             P[i, col[choice.team]] = choice.probability
-        for team in f.payload.final_picks:
+        for team in f.payload.picks_made():  # a pick tied with a team not picked is no pick
             picks[i, col[team]] = 1.0
     Y = np.zeros(len(candidates))
     Y[[col[t] for t in resolution.answer]] = 1.0
@@ -141,6 +148,7 @@ def _score_group(question, resolution, group: list[Forecast]) -> list[QuestionSc
             prediction_type=question.prediction_type.value, forecaster=f.forecaster, access=f.access.value,
             strategy=f.strategy.value, horizon=f.horizon.value, clock=f.clock.value, k=k,
             answer=tuple(resolution.answer), final_picks=tuple(f.payload.final_picks),
+            tied=tuple(t for t in f.payload.final_picks if t in f.payload.tied_picks()),
             measures={name: float(v[i]) for name, v in cols.items()},
             key=f.key(), path=path_for(f),
         )

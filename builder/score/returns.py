@@ -19,6 +19,13 @@ with y = yes_price and n = no_price (n = 1, the kept stake, when there is no No 
 R = a o / y + (1 - a) (1 - o) / n. γ = 1 is proportional betting (a = p when y + n = 1).
 
 Sharpe ratio over per-event payoffs (App. C.2): (mean R - 1) / sd(R), sample sd, reference 1.
+
+Prophet Arena's own rule (§3.1.3, App. B.6), the paper tables' "Return (Prophet Arena rule)":
+always one unit per binary market, never abstaining: buy Yes at q when p > q, else buy No at
+1 - q, with q the quoted Yes price (1 / the quoted decimal odds, margin included). The paper
+prices No at 1 - q (its Yes and No prices are one price); the two sections disagree only at
+p == q, where App. B.6 buys No and so does this. A price q outside (0, 1) (only a stand-in
+forecaster's probability can be one) cannot be bought on either side: the stake is kept (1).
 """
 
 from __future__ import annotations
@@ -72,6 +79,25 @@ def return_hda(p, buy_odds, y, gamma: float = 0.0) -> np.ndarray:
     none = np.full_like(price, np.nan)
     payoff = return_risk_neutral(p, price, none, o) if gamma == 0.0 else return_crra(p, price, none, o, gamma)
     return payoff.mean(axis=1)
+
+
+def return_prophet_arena(p, yes_price, outcome) -> np.ndarray:
+    """Payoff of a unit stake on one binary market under Prophet Arena's rule: Yes at q if p > q, else No at 1 - q."""
+    p, q, o = (np.asarray(v, dtype=float) for v in (p, yes_price, outcome))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        yes = np.where(o == 1, 1.0 / q, 0.0)
+        no = np.where(o == 0, 1.0 / (1.0 - q), 0.0)
+    payoff = np.where(p > q, yes, no)
+    return np.where((q > 0.0) & (q < 1.0), payoff, 1.0)
+
+
+def return_hda_prophet_arena(p, yes_prices, y) -> np.ndarray:
+    """Mean of :func:`return_prophet_arena` over the home, draw and away markets of each forecast.
+
+    ``p``: (n, 3) probabilities; ``yes_prices``: (n, 3) quoted Yes prices (1 / decimal odds);
+    ``y``: (n,) result class 0 home, 1 draw, 2 away."""
+    o = (np.asarray(y)[:, None] == np.arange(3)[None, :]).astype(float)
+    return return_prophet_arena(p, yes_prices, o).mean(axis=1)
 
 
 def sharpe_ratio(returns, reference: float = 1.0) -> float:

@@ -57,6 +57,7 @@ from builder.score.metrics import (
 from builder.score.options import LSA_DEFAULTS, AnalysisOptions
 from builder.score.returns import quoted_odds
 from builder.score.row_analyses import RowsScored, row_analyses
+from builder.score.t5_layer import T5Layer, t5_layer
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES, ScoredForecast, Scores
 from collector.archive.layout import path_for
 from collector.archive.memory import paused_garbage_collector
@@ -117,7 +118,7 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
 
 def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[ScoredForecast], *,
                inference_tests: bool = True, options: AnalysisOptions = LSA_DEFAULTS,
-               table: RowTable | None = None, market_rows: dict | None = None) -> Scores:
+               table: RowTable | None = None, market_rows: dict | None = None, t5: T5Layer | None = None) -> Scores:
     """The leaderboard views (all, matched, ensemble), tests and notes of one part of ``archive``
     (a competition or stage), from its match forecasts and their already scored rows.
 
@@ -126,13 +127,14 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     without the analyses the leaderboard does not show (calibration, questions, operations).
     The leaderboard page shows the matched view, so the "all" view gets no bootstrap intervals
     here (whenever anything is scored, the most complete cell is ranked, so the matched view
-    has rows). ``table`` is ``RowTable.of(rows)`` and ``market_rows`` is ``market.market_events(rows)``
-    when the caller has them (``score_slices`` takes each part's from the whole archive's).
+    has rows). ``table`` is ``RowTable.of(rows)``, ``market_rows`` is ``market.market_events(rows)`` and
+    ``t5`` is ``t5_layer(archive)`` when the caller has them (``score_slices`` takes each part's from
+    the whole archive's).
     """
     with paused_garbage_collector(), one_blas_thread():
         scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
         resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
-                                         table=table, market_rows=market_rows)
+                                         table=table, market_rows=market_rows, t5=t5)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -141,7 +143,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
             options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None,
-            resampler=None):
+            resampler=None, t5: T5Layer | None = None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler (``resampler``,
     or the rows' own when not given) and the rows' ``market.market_events`` (the market tests
     reuse them rather than pairing the rows again).
@@ -158,8 +160,11 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
                                             table=table)
     composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
-    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites, table=table)
-    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites, table=table)
+    t5 = t5_layer(archive) if t5 is None else t5
+    scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites,
+                                                           table=table, t5=t5)
+    scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites, table=table,
+                                                       t5=t5)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler, market_rows
 
@@ -198,6 +203,7 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     numbers = _row_numbers(p, np.stack([ph, pa, h, a, y]), same)
     new_row, rows = _row_setter(), []
     path_of, reports = _reader_paths(archive), archive.match_reports
+    truths: dict[tuple[str, str], frozenset[str]] = {}  # per event, the T2-T4 tasks its report has truth for
     layers = np.empty((len(pairs), len(ROW_LAYERS)))  # each row's T1-T4, read through its ``Layers``
     for i, ((forecast, payload, event, _), (probs, p_h, p_a, s_h, s_a, cls), measures) in enumerate(
             zip(pairs, numbers, rows_of(matrix), strict=True)):
@@ -205,7 +211,10 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
         target = (forecast.competition_id, forecast.target_id)
         # no report or no fine-grained part: ``payload_tasks`` is {} without looking further
         tasks = fine_grained_board.payload_tasks(archive, payload, target) if target in reports else {}
-        layers[i] = list(map(fine_grained_board.row_layers(tasks, measures, adv).__getitem__, ROW_LAYERS))
+        truth = truths.get(target)
+        if truth is None:
+            truth = truths[target] = fine_grained_board.event_truth(archive, target) if target in reports else _NONE
+        layers[i] = list(map(fine_grained_board.row_layers(tasks, measures, adv, truth).__getitem__, ROW_LAYERS))
         kind = forecast.forecaster_type._value_  # StrEnum members: ``_value_`` is ``.value`` without the descriptor
         rows.append(new_row((
             target[0], target[1], forecast.forecaster, kind, forecast.model, forecast.access._value_,
@@ -218,6 +227,8 @@ def score_match_forecasts(archive: Archive, forecasts: list[Forecast]) -> list[S
     layers.flags.writeable = False
     return rows
 
+
+_NONE: frozenset[str] = frozenset()
 
 ROW_CHUNK = 4096
 """Rows whose numbers are Python objects at once while rows are made (the rest stay numpy)."""

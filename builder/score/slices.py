@@ -19,6 +19,7 @@ from builder.score import market
 from builder.score.blas import one_blas_thread
 from builder.score.columns import RowTable
 from builder.score.scoring import score_part
+from builder.score.t5_layer import T5Layer, t5_layer
 from builder.score.types import ALL, Scores, Slice
 from collector.archive.memory import paused_garbage_collector
 from collector.archive.reader import Archive
@@ -102,12 +103,13 @@ def _score_slices(archive: Archive, scores: Scores, wanted: list[Slice]) -> dict
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
     priced = market.table_market_events(table)  # once; each part keeps its events' entries
-    return {current: scores if current.whole else _score_slice(archive, current, match_forecasts, table, priced)
+    t5 = t5_layer(archive)  # once; each part's cells take their tournaments' T5
+    return {current: scores if current.whole else _score_slice(archive, current, match_forecasts, table, priced, t5)
             for current in wanted}
 
 
 def _score_slice(archive: Archive, current: Slice, match_forecasts: list[Forecast], table: RowTable,
-                 priced: dict) -> Scores:
+                 priced: dict, t5: T5Layer) -> Scores:
     """One slice's scores from the whole archive's match forecasts (sorted by key), rows as a
     table and market pairs (``market.table_market_events`` of the table)."""
     keep = slice_filter(archive, current.competition, current.stage)
@@ -117,4 +119,5 @@ def _score_slice(archive: Archive, current: Slice, match_forecasts: list[Forecas
     chosen = {target for target in set(targets) if keep(*target)}  # ``keep`` once per event, not per forecast
     events = {event for event, k in zip(table.events, kept.tolist(), strict=True) if k}
     return score_part(archive, [f for f, t in zip(match_forecasts, targets, strict=True) if t in chosen], part.rows,
-                      inference_tests=current.stage == ALL, table=part, market_rows=market.events_within(priced, events))
+                      inference_tests=current.stage == ALL, table=part, market_rows=market.events_within(priced, events),
+                      t5=t5)

@@ -43,6 +43,7 @@ from builder.score.memo import MemoDelta, active_memo
 from builder.score.paper_tables import PaperTable, paper_tables
 from builder.score.row_analyses import RowAnalyses
 from builder.score.slices import score_slices
+from builder.score.t5_layer import t5_layer
 from builder.score.types import ScoredForecast, Scores, Slice
 from collector.archive.reader import Archive
 
@@ -68,7 +69,7 @@ class SliceWork:
         whole = Scores(archive=str(self.archive.root), competition_id=None, forecasts=rows)
         self.background = Background([("analyses", partial(_noted, analyses)),
                                       ("slices", partial(_noted, _parts, self.archive, whole, self.wanted)),
-                                      ("paper", partial(_noted, _tables, rows))], parallel=True)
+                                      ("paper", partial(_noted, _tables, self.archive, rows))], parallel=True)
         self.progress(ANNOUNCE)
         return self._analyses
 
@@ -115,9 +116,9 @@ def _parts(archive: Archive, whole: Scores, wanted: list[Slice]) -> dict[Slice, 
             for current, found in score_slices(archive, whole, wanted).items() if not current.whole}
 
 
-def _tables(rows: list[ScoredForecast]) -> tuple[PaperTable, ...]:
+def _tables(archive: Archive, rows: list[ScoredForecast]) -> tuple[PaperTable, ...]:
     """The analysis page's paper tables (none without rows, as the page shows none)."""
-    return tuple(paper_tables(rows)) if rows else ()
+    return tuple(paper_tables(rows, t5=t5_layer(archive))) if rows else ()
 
 
 def _noted(task: Callable, *args) -> tuple[object, MemoDelta | None]:

@@ -1,8 +1,12 @@
-"""WorldCupArena's T1 layer (result and score) of one scored forecast: issue 14's "composite".
+"""WorldCupArena's T1 layer (result and score) of one scored forecast.
 
-The weights are the released project's ``configs/tasks.yaml`` (github wzk1015/WorldCupArena;
-the paper's Table 1 is not in its text). ``builder.score.paper_tables`` keeps exporting both
-names; ``builder.score.fine_grained_board`` builds the full composite on this layer.
+The paper's Table 1 weights are not in its text; these are Prematch's, and they differ from
+WorldCupArena's public ``configs/tasks.yaml`` (github wzk1015/WorldCupArena, commit 1a415bd:
+0.45 three-way Brier, 0.25 RPS of a score distribution, 0.15 MAE of an expected goal
+difference, 0.15 qualification). A Prematch forecast states one scoreline, not a score
+distribution, so its score task is eq. (1)'s partial credit: the registry's ``t1`` entry
+(:mod:`builder.score.definitions`) says so wherever T1 is printed.
+``builder.score.fine_grained_board`` builds the composite on this layer.
 """
 
 from __future__ import annotations

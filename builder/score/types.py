@@ -267,6 +267,8 @@ class QuestionScore:
     """The scored record's ``Forecast.key()``."""
     path: str | None = None
     """The scored record's archive-relative path (``collector.archive.layout.path_for``)."""
+    tied: tuple[str, ...] = ()
+    """The final picks that are no picks (tied with a team not picked: ``QuestionForecast.tied_picks``)."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from builder.score.definitions import MEASURE_DEFINITIONS
+from builder.score.definitions import REGISTRY_ENTRIES, label
 from builder.score.paper_tables import paper_tables
+from builder.score.t5_layer import t5_layer
 from builder.site.models import Meta
 from builder.site.models_board import Table
 from builder.site.render import declare
@@ -72,7 +73,7 @@ def robustness_tables(scores) -> tuple[Table, ...]:
                 rows.append((f"Share of T-24h cell-mean variation: {part}", f"{share:.1%}",
                              f"[{low:.1%}, {high:.1%}]", "-", str(len(rob.variance["models"]))))
         out.append(Table(f"Robustness (LLM-SoccerArena C.3), {rob.clock} records",
-                         ("analysis", "estimate (closed - open Brier)", "95% CI", "p", "n"), tuple(rows)))
+                         ("analysis", "estimate (Brier: closed − open book)", "95% CI", "p", "n"), tuple(rows)))
     return tuple(out)
 
 
@@ -91,9 +92,10 @@ def difficulty_table(scores) -> Table:
         rows.append((d.forecaster, f"{d.access}/{d.strategy}/{d.horizon}" + (" [replay]" if d.clock == "replay" else ""),
                      str(d.n), _f(d.mean), _f(d.adjusted), _ci(d.low, d.high),
                      str(m.n) if m else "-", _f(m.measures.get("brier")) if m else "-"))
-    return Table("Difficulty-adjusted Brier (two-way fixed effects) beside the matched view",
-                 ("forecaster", "condition", "n (own events)", "Brier (own events)", "adjusted Brier", "95% CI",
-                  "n (matched)", "Brier (matched)"), tuple(rows))
+    return Table(f"{label('brier_adjusted')}: two-way fixed effects, beside the matched view",
+                 ("forecaster", "condition", "n (own events)", f"{label('brier')} (own events)",
+                  label("brier_adjusted"), "95% CI", "n (matched)", f"{label('brier')} (matched)"), tuple(rows),
+                 ("", "", "", "brier", "brier_adjusted", "", "", "brier"))
 
 
 def calibration_tables(scores) -> tuple[Table, ...]:
@@ -114,10 +116,11 @@ def calibration_tables(scores) -> tuple[Table, ...]:
 
 def analysis_page(ctx: SiteContext) -> AnalysisPage:
     scores = ctx.scores
-    made = ctx.paper if ctx.paper is not None else paper_tables(scores.forecasts) if scores.forecasts else ()
-    paper = tuple((Table(t.title, t.columns, t.rows), t.caption) for t in made)
-    definitions = Table("Which paper each measure follows", ("measure", "paper", "where", "definition"),
-                        tuple((name, d.paper, d.where, d.text) for name, d in MEASURE_DEFINITIONS.items()))
+    made = ctx.paper if ctx.paper is not None else \
+        paper_tables(scores.forecasts, t5=t5_layer(ctx.archive)) if scores.forecasts else ()
+    paper = tuple((Table(t.title, t.columns, t.rows, t.measures, t.figures), t.caption) for t in made)
+    definitions = Table("Which paper each measure follows", ("measure", "label", "paper", "where", "definition"),
+                        tuple((m.id, m.label, m.paper, m.where, m.text) for m in REGISTRY_ENTRIES))
     return AnalysisPage(path=PATH, meta=ctx.meta("Analysis", PATH, "analysis"), paper=paper,
                         robustness=robustness_tables(scores), families=families_table(scores),
                         difficulty=difficulty_table(scores), calibration=calibration_tables(scores),

@@ -243,8 +243,10 @@ def progression(ctx: SiteContext, competition: Competition, names: dict[str, str
             if payload is None:
                 answers.append(("–", None))
                 continue
-            text = ", ".join(names.get(t, t) for t in payload.final_picks)
-            hit = None if resolution is None else set(payload.final_picks) <= set(resolution.answer)
+            made = payload.picks_made()  # a pick tied with a team not picked is shown as "tie" and never right
+            text = ", ".join([names.get(t, t) for t in made] + ["tie"] * (len(payload.final_picks) - len(made)))
+            hit = None if resolution is None else bool(made) and len(made) == len(payload.final_picks) \
+                and set(made) <= set(resolution.answer)
             answers.append((text, hit))
         rows.append(ProgressionRow(forecaster, cell, tuple(answers)))
     return columns, tuple(rows)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import orjson
 
+from builder.score.definitions import registry_json
 from builder.site.exportchunks import (
     INDEX,
     Chunk,
@@ -229,6 +230,7 @@ def export_files(tables: Iterable[Table], archive_root: Path, commit: str, hashe
     files[SQLITE] = workdir / SQLITE
     documents = {f"{DATA_DIR}/schema/{name}": data for name, data in schema_documents().items()}
     documents[f"{DATA_DIR}/manifest.json"] = manifest if manifest is not None else archive_manifest(archive_root, commit, hashed)
+    documents[f"{DATA_DIR}/measures.json"] = registry_json()  # what each score column means (its id's entry)
     for name, data in documents.items():
         (workdir / name).write_bytes(data)
         files[name] = workdir / name

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from builder.score.definitions import HIGHER, entry
 from builder.score.types import TestResult
 from builder.site.labels import (
     MEASURES,
@@ -27,7 +28,6 @@ from builder.site.labels import (
 )
 
 PAIR_FAMILIES = ("model_pairs", "llm_vs_baseline", "baseline_pairs", "market")
-HIGHER_IS_BETTER = {"accuracy", "exact", "points", "scoreline"}
 ALPHA = 0.05
 
 
@@ -82,7 +82,7 @@ def finding(test: TestResult, family_size: int) -> Finding:
     """The sentence of one test (``family_size``: how many tests share its Holm family)."""
     horizon, access, strategy, where = _scope(test)
     a, b = _names(test)
-    lower_better = test.measure not in HIGHER_IS_BETTER
+    lower_better = entry(test.measure).better != HIGHER
     a_better = (test.estimate <= 0) == lower_better
     first, second = (a, b) if a_better else (b, a)
     sign = 1 if a_better else -1

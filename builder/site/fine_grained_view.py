@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from builder.score.definitions import label
+from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.site.labels import condition_label, horizon_label
 from builder.site.links import match_path, root_for
 from builder.site.models_fine_grained import (
@@ -25,8 +27,8 @@ from collector.records import Event, Forecast, MatchForecast
 from collector.records.fine_grained import STATISTICS, FineGrainedForecast
 from collector.records.match_report import MatchReport
 
-LAYERS = (("T1", "T1 result and score"), ("T2", "T2 players and lineups"), ("T3", "T3 events and timeline"),
-          ("T4", "T4 tactics and statistics"), ("T5", "T5 competition outcome"))
+LAYERS = tuple((key.lower(), label(key.lower())) for key in LAYER_WEIGHTS)
+"""(registry id, label) of WorldCupArena's five layers, T1 to T5."""
 COLOURS = ("#1b6ca8", "#c0392b", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#2c3e50")
 RADAR_HORIZON = "t_minus_24h"
 
@@ -133,7 +135,7 @@ def forecast_fine_view(forecast: Forecast, fg: FineGrainedForecast, report: Matc
                            (f"{report.player_of_the_match.player} ({names[report.player_of_the_match.side]})",),
                            _score(tasks, "player_of_the_match"), _source(report, "player_of_the_match"))]
     fields += _event_fields(fg, report, names, tasks) + _stat_fields(fg, report, tasks)
-    shown = tuple((label, _score(layers, key)) for key, label in LAYERS[:4])
+    shown = tuple((name, _score(layers, key.upper())) for key, name in LAYERS[:4])
     return ForecastFineView(anchor, forecast.forecaster, condition_label(forecast.access.value, forecast.strategy.value),
                             horizon_label(forecast.horizon.value), tuple(fields), shown)
 

@@ -164,7 +164,7 @@ def question_forecast_view(
     answer = set(resolution.answer) if resolution else None
     picks: list[ChoiceView] = []
     if payload is not None:
-        chosen = set(payload.final_picks)
+        chosen, tied = set(payload.final_picks), payload.tied_picks()
         ranked = sorted(payload.choices, key=lambda c: (c.rank, -c.probability, c.team))
         shown = [c for i, c in enumerate(ranked) if i < TOP_CHOICES or c.team in chosen]
         for choice in shown:
@@ -173,7 +173,8 @@ def question_forecast_view(
                     team=names.get(choice.team, choice.team),
                     probability=f"{100 * choice.probability:.0f}%",
                     width=round(100 * choice.probability, 1),
-                    picked=choice.team in chosen,
+                    picked=choice.team in chosen and choice.team not in tied,
+                    tie=choice.team in tied,
                     correct=None if answer is None else choice.team in answer,
                 )
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from builder.score.definitions import figure_key, label
 from builder.site.charts import reliability
 from builder.site.fmt import number as _f
 from builder.site.fmt import percent as _p
@@ -60,8 +61,12 @@ def describe(name: str, kind: str, records, ctx: SiteContext) -> tuple[str, str]
     return method, code
 
 
+CELL_MEASURES = ("", "", "", "", "", "coverage", "", "brier", "", "log_loss", "rps", "accuracy", "ece")
+"""The registry id of each column of :func:`cells_table` ("" for the others)."""
+
+
 def cells_table(rows) -> Table:
-    body = []
+    body, figures = [], []
     for r in sorted(rows, key=lambda r: (r.view, r.clock, r.horizon, r.access, r.strategy)):
         ci = r.intervals.get("brier")
         body.append(("matched" if r.view != "all" else "all", condition_label(r.access, r.strategy),
@@ -69,8 +74,11 @@ def cells_table(rows) -> Table:
                      "yes" if r.ranked else "no", _f(r.measures.get("brier")),
                      f"{ci[0]:.3f} – {ci[1]:.3f}" if ci else "–", _f(r.measures.get("log_loss")),
                      _f(r.measures.get("rps")), _p(r.measures.get("accuracy")), _f(r.ece)))
-    return Table("Condition cells", ("matches", "condition", "horizon", "clock", "N", "coverage", "ranked",
-                                     "Brier", "95% interval", "log loss", "RPS", "accuracy", "ECE"), tuple(body))
+        figures.append(figure_key(r.forecaster, r.access, r.strategy, r.horizon, r.clock, r.view))
+    headers = tuple(label(m) if m else h for m, h in zip(CELL_MEASURES, (
+        "matches", "condition", "horizon", "clock", "N", "", "ranked", "", "95% interval", "", "", "", ""),
+        strict=True))
+    return Table("Condition cells", headers, tuple(body), CELL_MEASURES, tuple(figures))
 
 
 def calibration_table(cal_rows, groups) -> Table:
@@ -80,8 +88,8 @@ def calibration_table(cal_rows, groups) -> Table:
         mine = [g for g in groups if g.cell == c.cell]
         conf = "; ".join(f"{g.group} confidence ({g.mean_confidence:.2f}): Brier {g.brier:.3f}, N = {g.n}" for g in mine)
         body.append((cell, c.cell.clock, str(c.n), _f(c.ece), conf or "–"))
-    return Table("Calibration", ("condition", "clock", "N", "calibration error (ECE, 10 bins)",
-                                 "Brier by stated confidence"), tuple(body))
+    return Table("Calibration", ("condition", "clock", "N", f"{label('ece')} (10 bins)",
+                                 f"{label('brier')} (by stated confidence)"), tuple(body), ("", "", "", "ece", "brier"))
 
 
 def operations_table(ops) -> Table:
@@ -118,7 +126,8 @@ def questions_table(question_scores, team_names) -> Table:
         names = team_names(q.competition_id)
         measures = ", ".join(f"{m.label} {m.value}" for m in question_measures(q.measures, q.k))
         body.append((q.question_id.replace("_", " "), f"{condition_label(q.access, q.strategy)} · "
-                     f"{horizon_label(q.horizon)}", ", ".join(names.get(t, t) for t in q.final_picks),
+                     f"{horizon_label(q.horizon)}", ", ".join("tie" if t in q.tied else names.get(t, t)
+                                                              for t in q.final_picks),
                      ", ".join(names.get(t, t) for t in q.answer), measures))
     return Table(title, ("question", "condition", "picks", "answer", "scores"), tuple(body))
 

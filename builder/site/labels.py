@@ -6,6 +6,8 @@ as "probabilities first"; an unknown id is shown as it is, with underscores as s
 
 from __future__ import annotations
 
+from builder.score.definitions import label
+
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 DEFAULT_HORIZON = "t_minus_24h"  # the leaderboard's default view (LLM-SoccerArena's main horizon)
 
@@ -20,14 +22,8 @@ ACCESS = {"closed_book": "closed book", "open_book": "open book (web search)",
           "evidence_package": "evidence package (no tools)"}
 STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "scoreline first",
               "fine_grained": "fine-grained"}
-MEASURES = {
-    "brier": "Brier",
-    "log_loss": "log loss",
-    "rps": "RPS",
-    "accuracy": "accuracy",
-    "exact": "exact score",
-    "points": "points",
-}
+MEASURES = {id: label(id) for id in ("brier", "log_loss", "rps", "accuracy", "exact", "points")}
+"""How a test's measure is named in sentences: the registry's label (``builder.score.definitions``)."""
 FORECASTER_TYPES = {"llm": "LLM", "baseline": "baseline", "market": "market", "ensemble": "ensemble"}
 
 

@@ -13,6 +13,15 @@ horizon, each group ranked on its own.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from builder.score.definitions import (
+    COMPOSITE_RULE,
+    LEADERBOARD_SCORELINE,
+    figure_key,
+    help_text,
+    label,
+)
 from builder.score.types import ALL, Scores, Slice
 from builder.site.findings import findings
 from builder.site.labels import (
@@ -39,39 +48,32 @@ HOME = "index.html"
 MAX_TESTS = 240
 MIN_EVENTS = 10  # fewer scored events than this: shown, marked, not ranked
 
+def _measure(id: str, essential: bool = False) -> BoardColumn:
+    """A column of one registered measure: its label and glossary text are the registry's."""
+    return BoardColumn(id, label(id), help_text(id), True, essential, measure=id)
+
+
 COLUMNS = (
-    BoardColumn("brier", "Brier", "Mean multiclass Brier score of the 90-minute result: 0 is perfect, 2 is "
-                "certain and wrong, a uniform 1/3-1/3-1/3 forecast scores 0.667. Lower is better.", True, True),
+    _measure("brier", essential=True),
     BoardColumn("brier_ci", "95% interval", "Match-level bootstrap 95% interval of the mean Brier: the range the "
                 "mean would likely fall in with other matches of the same kind.", False, True),
     BoardColumn("n", "N", "Number of matches scored for this row (matched events: those every compared "
                 "forecaster of the same condition forecast).", True, True),
-    BoardColumn("coverage", "Coverage", "Share of the condition's eligible matches this forecaster forecast; "
-                "a row is ranked only with at least half the coverage of the most complete forecaster.", True, True),
-    BoardColumn("log_loss", "Log loss", "Mean negative log of the probability given to the result that "
-                "happened (nats). Lower is better; uniform scores 1.099.", True),
-    BoardColumn("rps", "RPS", "Ranked probability score: like Brier, but a home win forecast is closer to a "
-                "draw than to an away win. Lower is better.", True),
-    BoardColumn("accuracy", "Accuracy", "Share of matches whose most likely result happened (ties give 1/k "
-                "credit).", True),
-    BoardColumn("exact", "Exact", "Share of matches whose most likely scoreline was exactly right.", True),
-    BoardColumn("points", "Points", "Mean points per match for the most likely scoreline: 5 exact, 2 right "
-                "goal difference, 1 right result, 0 otherwise.", True),
-    BoardColumn("scoreline", "Scoreline", "WorldCupArena's scoreline partial credit (0-100).", True),
-    BoardColumn("composite", "Composite", "WorldCupArena's composite (0-100): the weighted mean of the layers that "
-                "have truth (T1 result and score 0.35, T2 players 0.25, T3 events 0.15, T4 statistics 0.15), "
-                "averaged over matches first and then displayed through the fixed S-curve C (centre 50, "
-                "temperature 5). N under it is the number of matches behind it; only fine-grained forecasts "
-                "have one.", True),
-    BoardColumn("ece", "ECE", "Expected calibration error over 10 equal-width bins: how far stated "
-                "probabilities are from observed frequencies. Lower is better.", True),
-    BoardColumn("market_return", "Return", "Mean return per unit staked by a risk-neutral bettor following "
-                "this forecaster, buying at the market's quoted odds (its margin included: the median bookmaker "
-                "price, or a prediction market's ask); 1 is break-even, a stake is kept where there is no edge.", True),
-    BoardColumn("market_sharpe", "Sharpe", "Sharpe ratio of the per-match returns against keeping the stake: "
-                "(mean return - 1) / standard deviation (Prophet Arena App. C.2).", True),
-    BoardColumn("market_n", "N market", "Number of matches with a quoted market price behind Return and Sharpe.",
-                True),
+    _measure("coverage", essential=True),
+    _measure("log_loss"),
+    _measure("rps"),
+    _measure("accuracy"),
+    _measure("exact"),
+    _measure("points"),
+    _measure(LEADERBOARD_SCORELINE),
+    BoardColumn("composite", label("composite"), f"{help_text('composite')} {COMPOSITE_RULE} Over every scored "
+                "match of the forecaster's condition (not only the matched ones); N under it is that number of "
+                "matches.", True, measure="composite"),
+    _measure("ece"),
+    _measure("market_return"),
+    _measure("market_sharpe"),
+    BoardColumn("market_n", "N market", f"Number of matches with a quoted market price behind "
+                f"{label('market_return')} and {label('market_sharpe')}.", True),
 )
 
 
@@ -99,10 +101,10 @@ def _pct(value: float | None) -> Cell:
 
 
 def _composite(values: dict | None) -> Cell:
-    """The displayed composite with its N ("no data" without one: a T1-only forecast has none)."""
+    """The displayed composite with its N ("–" when no layer of the cell has truth)."""
     value = (values or {}).get("composite")
     if value is None:
-        return Cell("–", "", title="no fine-grained forecast: no composite")
+        return Cell("–", "", title="no layer with truth: no composite")
     n = values.get("composite_n", 0)
     return Cell(f"{value:.2f}", f"{value:.6f}", title=f"raw {values.get('composite_raw'):.2f}, N = {n}",
                 detail=f"N = {n}")
@@ -122,11 +124,12 @@ def _warning(row) -> str:
     return ""
 
 
-def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
+def board_row(row, rank: str, root: str, linked: bool = True, part: str = ALL) -> BoardRow:
+    """One row of the board: its cells in :data:`COLUMNS` order, each measure's cell naming what
+    its figure is (``figure_key``: the row's view, the composite over every match of the cell)."""
     m = row.measures
     low_high = row.intervals.get("brier")
     market_row = row.market or {}
-    market = market_row.get("return")
     interval = f"{low_high[0]:.3f} – {low_high[1]:.3f}" if low_high else "–"
     brier = _num(m.get("brier"))
     cells = (
@@ -139,14 +142,18 @@ def board_row(row, rank: str, root: str, linked: bool = True) -> BoardRow:
         _pct(m.get("accuracy")),
         _pct(m.get("exact")),
         _num(m.get("points"), 2),
-        _num(m.get("scoreline"), 3),
+        _num(m.get(LEADERBOARD_SCORELINE), 3),
         _composite(getattr(row, "composite", None)),
         _num(row.ece),
-        _num(market),
+        _num(market_row.get("return")),
         _num(market_row.get("sharpe"), 2),
         Cell(str(market_row["n_return"]), f"{market_row['n_return']}") if market_row.get("n_return") is not None
         else Cell("–", ""),
     )
+    view = figure_key(row.forecaster, row.access, row.strategy, row.horizon, row.clock, row.view, part)
+    whole = figure_key(row.forecaster, row.access, row.strategy, row.horizon, row.clock, "all", part)
+    cells = tuple(replace(c, figure=(whole if col.measure == "composite" else view) if col.measure else "")
+                  for c, col in zip(cells, COLUMNS, strict=True))
     return BoardRow(
         forecaster=row.forecaster,
         href=root + forecaster_path(row.forecaster) if linked else "",
@@ -171,7 +178,7 @@ def _sort_key(row) -> tuple:
             row.forecaster, row.access, row.strategy, row.clock)
 
 
-def ranked_rows(board, root: str) -> tuple[BoardRow, ...]:
+def ranked_rows(board, root: str, part: str = ALL) -> tuple[BoardRow, ...]:
     """Rows grouped by horizon (earliest first), each group ranked 1, 2, ... by Brier among its rankable rows."""
     rows, place, horizon = [], 0, None
     for row in sorted(board, key=_sort_key):
@@ -179,7 +186,7 @@ def ranked_rows(board, root: str) -> tuple[BoardRow, ...]:
             horizon, place = row.horizon, 0
         if rankable(row):
             place += 1
-        rows.append(board_row(row, str(place) if rankable(row) else "–", root))
+        rows.append(board_row(row, str(place) if rankable(row) else "–", root, part=part))
     return tuple(rows)
 
 
@@ -203,7 +210,8 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slice
     path = slice_path(current)
     root = root_for(path)
     board = scores.matched or scores.leaderboard
-    rows = ranked_rows(board, root)
+    part = ALL if current.whole else f"{current.competition}/{current.stage}"
+    rows = ranked_rows(board, root, part)
     horizons = sorted({r.horizon for r in rows}, key=lambda h: (horizon_rank(h), h))
     facets = (
         Facet("competition", "Competition", _options(all_slices, root, stage=current.stage, by="competition"),
@@ -229,7 +237,7 @@ def leaderboard_page(ctx: SiteContext, current: Slice, scores: Scores, all_slice
         strategies=_choices((r.strategy for r in rows), STRATEGIES),
         columns=COLUMNS,
         rows=rows,
-        ensemble=tuple(board_row(r, "–", root, linked=False) for r in sorted(scores.ensemble, key=_sort_key)),
+        ensemble=tuple(board_row(r, "–", root, linked=False, part=part) for r in sorted(scores.ensemble, key=_sort_key)),
         min_events=MIN_EVENTS,
         few_warning=_few_warning(rows),
         mixed_clocks=len({r.clock for r in rows}) > 1,

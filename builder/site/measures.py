@@ -8,22 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from builder.score.definitions import label
 from builder.score.types import Scores
 from builder.site.forecast_view import MeasuresFor
 from builder.site.models import Measure
 from collector.records import Forecast
 
-MATCH_SHOWN = (
-    ("brier", "Brier", 3), ("log_loss", "log loss", 3), ("rps", "RPS", 3), ("points", "points", 0),
-    ("scoreline", "scoreline", 3), ("exact", "exact", 0),
-)
-ADVANCEMENT_SHOWN = (("advancement_brier", "adv. Brier", 3),)
-SHOWN_KEYS = tuple(key for key, _, _ in MATCH_SHOWN)
-ADVANCEMENT_KEYS = tuple(key for key, _, _ in ADVANCEMENT_SHOWN)
+MATCH_SHOWN = (("brier", 3), ("log_loss", 3), ("rps", 3), ("points", 0), ("scoreline_90", 3), ("exact", 0))
+"""The per-forecast match measures shown beside a forecast: (registry id, digits); labels from the registry."""
+ADVANCEMENT_SHOWN = (("advancement_brier", 3),)
+SHOWN_KEYS = tuple(key for key, _ in MATCH_SHOWN)
+ADVANCEMENT_KEYS = tuple(key for key, _ in ADVANCEMENT_SHOWN)
 
 
-def _fmt(label: str, value: float | None, digits: int) -> Measure:
-    return Measure(label, "–" if value is None else f"{value:.{digits}f}")
+def _fmt(id: str, value: float | None, digits: int) -> Measure:
+    return Measure(label(id), "–" if value is None else f"{value:.{digits}f}", id)
 
 
 def _yes_no(value: float | None) -> str:
@@ -37,22 +36,24 @@ def question_measures(m: dict[str, float | None], k: int) -> tuple[Measure, ...]
     more than 0.005; a clean forecast has nothing to report there.
     """
     shown: list[Measure] = []
+    realised = m.get("probability_realised")
     if k == 1:
-        shown.append(Measure("pick right", _yes_no(m.get("accuracy"))))
-        shown.append(_fmt("Brier", m.get("brier"), 3))
-        shown.append(_fmt("log loss", m.get("log_loss"), 3))
-        realised = m.get("probability_realised")
-        shown.append(Measure("probability given to the answer", "–" if realised is None else f"{100 * realised:.0f}%"))
+        shown.append(Measure(label("question_accuracy"), _yes_no(m.get("accuracy")), "question_accuracy"))
+        shown.append(_fmt("question_brier", m.get("brier"), 3))
+        shown.append(_fmt("question_log_loss", m.get("log_loss"), 3))
+        shown.append(Measure(label("question_probability_realised"),
+                             "–" if realised is None else f"{100 * realised:.0f}%", "question_probability_realised"))
     else:
         correct = m.get("correct")
-        shown.append(Measure("picks right", "–" if correct is None else f"{correct:.0f} of {k}"))
-        shown.append(Measure("whole set right", _yes_no(m.get("exact_set"))))
-        shown.append(_fmt("Brier per team", m.get("marginal_brier"), 3))
-        realised = m.get("probability_realised")
-        shown.append(Measure("probability on the answer's teams", "–" if realised is None else f"{realised:.2f} of {k}"))
+        shown.append(Measure(label("question_correct"), "–" if correct is None else f"{correct:.0f} of {k}",
+                             "question_correct"))
+        shown.append(Measure(label("question_exact_set"), _yes_no(m.get("exact_set")), "question_exact_set"))
+        shown.append(_fmt("question_marginal_brier", m.get("marginal_brier"), 3))
+        shown.append(Measure(label("question_probability_realised"),
+                             "–" if realised is None else f"{realised:.2f} of {k}", "question_probability_realised"))
     audit = m.get("probability_sum_audit")
     if audit is not None and abs(audit) > 0.005:
-        shown.append(Measure("stated probabilities sum off by", f"{audit:+.3f}"))
+        shown.append(Measure(label("question_probability_sum_audit"), f"{audit:+.3f}", "question_probability_sum_audit"))
     return tuple(shown)
 
 
@@ -89,9 +90,9 @@ def measures_lookup(scores: Scores) -> MeasuresFor:
             s = match.get(forecast.key())
             if s is None:
                 return ()
-            shown = [_fmt(label, s.measures.get(key), d) for key, label, d in MATCH_SHOWN]
+            shown = [_fmt(key, s.measures.get(key), d) for key, d in MATCH_SHOWN]
             if s.advancement:
-                shown += [_fmt(label, s.advancement.get(key), d) for key, label, d in ADVANCEMENT_SHOWN]
+                shown += [_fmt(key, s.advancement.get(key), d) for key, d in ADVANCEMENT_SHOWN]
             return tuple(shown)
         q = question.get(forecast.key())
         if q is None:

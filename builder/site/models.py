@@ -71,6 +71,7 @@ class Measure(NamedTuple):
 
     label: str
     value: str
+    measure: str = ""  # its registry id (builder.score.definitions), written as data-measure
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ class ChoiceView:
     width: float
     picked: bool
     correct: bool | None  # None while unresolved
+    tie: bool = False  # a final pick tied in probability with a team not picked: no pick, shown as "tie"
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,7 @@ class QuestionsPage:
     questions: tuple[QuestionSummary, ...]
     score_headers: tuple[str, ...]  # mean scores per forecaster x condition x question type
     score_rows: tuple[tuple[str, ...], ...]
+    score_measures: tuple[str, ...] = ()  # per score column, its registry id ("" for the others)
     binary_events: int = 0  # binary market events: a link to their page (builder/site/binary_events.py)
 
 

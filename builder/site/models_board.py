@@ -20,6 +20,7 @@ class Cell:
     sort: str
     title: str = ""
     detail: str = ""
+    figure: str = ""  # what the figure is a figure of (builder.score.definitions.figure_key), "" for no measure
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class BoardColumn:
     title: str  # the definition, shown in the glossary (reachable by tap) and on hover
     numeric: bool
     essential: bool = False  # in the compact default view; the others are one click away
+    measure: str = ""  # the registry id of the figure (builder.score.definitions), "" for counts and intervals
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,10 @@ class Table:
     title: str
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    measures: tuple[str, ...] = ()
+    """Per column, the registry id of the measure it prints ("" for others; ``builder.score.definitions``)."""
+    figures: tuple[str, ...] = ()
+    """Per row, what its measures' figures are figures of (``builder.score.definitions.figure_key``)."""
 
 
 @dataclass(frozen=True)

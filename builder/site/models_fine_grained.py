@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from builder.score.definitions import label
 from builder.site.models import Meta
 from builder.site.render import declare
 
@@ -78,8 +79,9 @@ class LayerRow:
     condition: str
     n: str
     composite: str
-    cells: tuple[str, ...]  # T1..T5 as "display (raw, N)" or "no data"
+    cells: tuple[str, ...]  # T1..T5 as "raw mean (N = n)" or "no data"
     colour: str
+    figure: str = ""  # what the row's figures are figures of (builder.score.definitions.figure_key)
 
 
 @declare
@@ -93,3 +95,5 @@ class LayersPage:
     layer_names: tuple[str, ...]
     radar: Radar | None
     note: str
+    layer_ids: tuple[str, ...] = ()  # the registry ids of ``layer_names`` (t1-t5)
+    composite_label: str = label("composite")

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from builder.score import definitions
 from builder.site.cachedb import CACHE_FILE, CacheDB, SiteReport
 from builder.site.exportchunks import PreviousFiles
 from builder.site.exportreuse import kept_exports, previous_files
@@ -40,6 +41,7 @@ from site_templates import TEMPLATES_DIR
 
 __all__ = ["CACHE_FILE", "Deferred", "PageCache", "Unfingerprintable", "model_fingerprint", "templates_fingerprint"]
 SITE_CODE = Path(__file__).resolve().parent  # builder/site
+REGISTRY_CODE = Path(definitions.__file__).resolve()  # every label a page prints
 _ATOMS = (type(None), bool, int, float, str, enum.Enum, dt.datetime, dt.date, dt.time, Decimal, np.generic)
 
 
@@ -49,9 +51,11 @@ class Unfingerprintable(TypeError):
 
 def templates_fingerprint(folders: tuple[Path, ...] = (TEMPLATES_DIR, SITE_CODE)) -> str:
     """SHA-256 over what turns a page model into HTML: every template, the site's Python code
-    (filters, properties of page models) and the versions of jinja2 and markupsafe. A change to
-    any of them re-renders every page."""
+    (filters, properties of page models), the measure registry (the labels templates and page
+    models print: ``builder/score/definitions.py``) and the versions of jinja2 and markupsafe.
+    A change to any of them re-renders every page."""
     digest = hashlib.sha256(f"jinja2 {version('jinja2')} markupsafe {version('markupsafe')}".encode())
+    digest.update(hashlib.sha256(REGISTRY_CODE.read_bytes()).digest())
     for folder in folders:
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".html", ".md", ".py")):
             digest.update(f"{folder.name}/{path.relative_to(folder).as_posix()}".encode() + b"\0")

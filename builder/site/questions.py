@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from operator import attrgetter
 
+from builder.score.definitions import label
 from builder.site.fmt import number
 from builder.site.forecast_view import MeasuresFor, question_forecast_view
 from builder.site.labels import condition_label, horizon_label, plain
@@ -73,22 +74,22 @@ def question_pages(ctx: SiteContext, measures: MeasuresFor) -> list[QuestionsPag
                 forecasts=len(forecasts),
             )
         )
-    headers, rows = score_summary(ctx.scores)
+    headers, rows, measures = score_summary(ctx.scores)
     pages.append(QuestionsPage(path=INDEX, meta=ctx.meta("Tournament questions", INDEX, "questions"),
-                               questions=tuple(summaries), score_headers=headers, score_rows=rows,
+                               questions=tuple(summaries), score_headers=headers, score_rows=rows, score_measures=measures,
                                binary_events=list(map(attrgetter("kind"), ctx.archive.records.values())).count("binary_event")))
     return pages
 
 
-QUESTION_MEASURES = {
-    "brier": "Brier", "log_loss": "log loss", "accuracy": "picks right (share)", "exact_set": "whole set right (share)",
-    "correct": "picks right (mean)", "marginal_brier": "Brier per team",
-    "probability_realised": "probability on the answer", "probability_sum_audit": "sum check",
-}
+QUESTION_MEASURES = {name: label(f"question_{name}") for name in (
+    "brier", "log_loss", "accuracy", "exact_set", "correct", "marginal_brier", "probability_realised",
+    "probability_sum_audit")}
+"""The question scores' column headers: the registry's labels (``builder.score.definitions``)."""
 
 
-def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """Mean question scores per forecaster, condition and question type (from builder.score.scoring)."""
+def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """Mean question scores per forecaster, condition and question type (from builder.score.scoring):
+    the headers, the rows and each column's registry id ("" for the others)."""
     summary = getattr(scores, "question_summary", [])
     names = sorted({m for row in summary for m in row.measures})
     headers = ("Forecaster", "Condition", "Questions", "N") + tuple(plain(n, QUESTION_MEASURES) for n in names)
@@ -99,4 +100,5 @@ def score_summary(scores) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
         kind = "one team" if row.prediction_type == "single_choice" else "several teams"
         rows.append((row.forecaster, condition + (" · replay" if row.clock == "replay" else ""), kind,
                      str(row.n)) + values)
-    return headers, tuple(rows)
+    return headers, tuple(rows), ("", "", "", "") + tuple(f"question_{n}" if n in QUESTION_MEASURES else ""
+                                                          for n in names)

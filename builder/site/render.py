@@ -17,6 +17,7 @@ import orjson
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from builder.score.definitions import label
 from site_templates import TEMPLATES_DIR
 
 
@@ -43,6 +44,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["json_script"] = json_for_script
+    env.globals["measure_label"] = label  # a template names a measure only by its registry label
     return env
 
 

@@ -239,10 +239,11 @@ def leaderboard_table(scores) -> Table:
 def question_score_table(scores) -> Table:
     names = sorted({m for q in scores.questions for m in q.measures})
     base = ("competition_id", "question_id", "prediction_type", "forecaster", "access", "strategy", "horizon", "clock", "k")
-    columns = tuple((k, "INTEGER" if k == "k" else "TEXT") for k in base) + (("answer", "TEXT"), ("final_picks", "TEXT"))
-    columns += tuple((m, "REAL") for m in names)
+    columns = tuple((k, "INTEGER" if k == "k" else "TEXT") for k in base) + (("answer", "TEXT"), ("final_picks", "TEXT"),
+                                                                         ("tied_picks", "TEXT"))
+    columns += tuple((f"question_{m}", "REAL") for m in names)  # the registry's ids (builder.score.definitions)
     rows = [
-        tuple(getattr(q, k) for k in base) + (" ".join(q.answer), " ".join(q.final_picks))
+        tuple(getattr(q, k) for k in base) + (" ".join(q.answer), " ".join(q.final_picks), " ".join(q.tied))
         + tuple(q.measures.get(m) for m in names)
         for q in scores.questions
     ]

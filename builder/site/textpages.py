@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import markdown
 from markupsafe import Markup
 
+from builder.score.definitions import PREMATCH, REGISTRY_ENTRIES
 from builder.site.models import TextPage
 from builder.site.models_board import DataPage, Download
 from builder.site.render import TEMPLATES_DIR
@@ -15,7 +16,9 @@ from builder.site.sitewriter import FileState
 
 DATA_INTRO = """Every forecast, outcome and score, as **CSV** and **JSON**, and one **SQLite** database
 holding the same tables (`forecasts`, `outcomes`, `scores`, `leaderboard`, `question_scores`).
-Scores are recomputed from the archive at every build. `manifest.json` lists the SHA-256 of
+Scores are recomputed from the archive at every build; `measures.json` says what every score
+column is (its label, unit, direction, the paper and equation it implements, its basis: the
+registry every page prints its labels from). `manifest.json` lists the SHA-256 of
 every archive file and the commit this site was built from (see the [audit page](../audit/index.html))."""
 
 
@@ -29,7 +32,22 @@ def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str
     body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
     if source == "audit.md":
         body = fill_urls(body, ctx.urls)
+    body = body.replace(MEASURES_MARK, measures_table())
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
+
+
+MEASURES_MARK = "<!-- measures: made from builder/score/definitions.py at every build -->"
+"""Where the methodology page lists every measure: the registry's table replaces the line."""
+
+
+def measures_table() -> str:
+    """The registry as the methodology page's markdown table: label, what it is, unit, direction, source."""
+    lines = ["| Measure | What it is | Unit | Better | Source |", "|---|---|---|---|---|"]
+    for m in REGISTRY_ENTRIES:
+        source = m.where if m.paper == PREMATCH else f"{m.paper} {m.where}"
+        what = (f"{m.plain} " if m.plain else "") + m.text[0].upper() + m.text[1:] + "."
+        lines.append(" | ".join(("", m.label, what.replace("|", "\\|"), m.unit, m.better, source, "")).strip())
+    return "\n".join(lines)
 
 
 def fill_urls(body: str, urls) -> str:

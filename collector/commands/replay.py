@@ -40,10 +40,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              f"also: {','.join(OPT_IN_BASELINES)})")
     parser.add_argument("--odds", type=Path, action="append", default=[],
                         help="odds file for the market forecaster (football-data.co.uk .csv: odds snapshots at "
-                             "each horizon and closing, every bookmaker; or The Odds API .json); repeatable")
+                             "each horizon and closing, every bookmaker, not the Avg/Max summaries; or The Odds API "
+                             ".json, every bookmaker); repeatable")
     parser.add_argument("--margin", choices=("proportional", "power", "shin"), default="proportional",
-                        help="margin-removal method for --odds, per bookmaker before the median across bookmakers "
-                             "(default: proportional, LLM-SoccerArena App. E)")
+                        help="margin-removal method of the market forecaster, .csv and .json --odds alike: each "
+                             "bookmaker's latest quote before the forecast time has its margin removed by this "
+                             "method, then the median across bookmakers is taken per outcome and renormalised "
+                             "(LLM-SoccerArena App. E; default: proportional, its eq. 2)")
     return parser
 
 

@@ -202,6 +202,21 @@ class QuestionForecast(Contract):
             raise ValueError("each candidate appears once in choices")
         return self
 
+    def tied_picks(self) -> frozenset[str]:
+        """The final picks that are no picks: tied in stated probability with a listed team not
+        picked (a forecast giving every team the same probability picks nobody; the order of
+        ties is the source's, not the forecaster's). A pick not listed in ``choices`` has
+        probability 0."""
+        stated = {c.team: c.probability for c in self.choices}
+        chosen = set(self.final_picks)
+        others = {round(p, 12) for team, p in stated.items() if team not in chosen}
+        return frozenset(t for t in self.final_picks if round(stated.get(t, 0.0), 12) in others)
+
+    def picks_made(self) -> tuple[str, ...]:
+        """The final picks that are picks (:meth:`tied_picks` left out), in the stated order."""
+        tied = self.tied_picks()
+        return tuple(t for t in self.final_picks if t not in tied)
+
 
 class Validation(Contract):
     errors: tuple[str, ...] = ()

@@ -20,7 +20,8 @@ the fine_grained strategy (players, events, statistics), a cell the default repl
 def build_baseline(name: str, data_dir: Path | str | None = None, **options: Any):
     """A configured baseline forecaster by name; options: ``id``, ``seed``, ``simulations``.
 
-    ``market`` takes ``quotes`` (from :func:`collector.forecasters.baselines.market.load_quotes`) and ``method``.
+    ``market`` takes ``quotes`` (from :func:`collector.forecasters.baselines.market.load_quotes`) and ``method``
+    (margin removal per bookmaker before the median across bookmakers; ``proportional`` by default).
     """
     if name.startswith("market_snapshot"):  # "market_snapshot" or "market_snapshot/<margin method>"
         from .market_snapshot import SnapshotMarketForecaster

@@ -77,7 +77,7 @@ def shin_margin(odds) -> np.ndarray:
     return p / p.sum()
 
 
-def remove_margin(odds, method: str = "shin") -> np.ndarray:
+def remove_margin(odds, method: str = "proportional") -> np.ndarray:
     """Probabilities from decimal odds by ``method`` (proportional, power or shin)."""
     solvers = {"proportional": proportional_margin, "power": power_margin, "shin": shin_margin}
     if method not in solvers:

@@ -1,33 +1,37 @@
-"""``market``: bookmaker odds turned into a forecast, stamped with the odds' own time.
+"""``market`` from odds files: the consensus of every bookmaker's latest quote, stamped with the quotes' time.
 
 Formats read:
 
-- football-data.co.uk CSV (``Date`` dd/mm/yy(yy), ``Time`` UK local, ``HomeTeam``,
-  ``AwayTeam``, 1X2 odds ``{B365,PS,Avg,Max}{H,D,A}`` and closing odds
-  ``{B365,PS,Avg,Max}C{H,D,A}``). The site collects pre-closing odds on Friday afternoons for
-  weekend matches and Tuesday afternoons for midweek matches; those quotes are stamped
-  at the collection day 12:00 UTC before kickoff; closing odds one minute before kickoff
-  (a forecast must be requested before kickoff) and answer only ``closing``-horizon tasks.
-- The Odds API v4 JSON (a list of events with ``commence_time``, ``home_team``,
+- football-data.co.uk season CSV, parsed by :func:`collector.sources.football_data_couk.parse_csv`
+  (the live and replayed snapshots read the same files the same way): one quote per real
+  bookmaker's ``<book>H/D/A`` columns (``B365`` bet365, ``PS`` pinnacle, ``WH`` williamhill, ...,
+  named as there), never the ``Avg``/``Max`` summaries (not bookmakers: a median would count
+  them twice). Pre-closing odds are stamped at the collection day 12:00 UTC (the Friday before a
+  weekend match, the Tuesday before a midweek one), closing odds ``<book>CH/CD/CA`` one minute
+  before kickoff; closing quotes answer only ``closing``-horizon tasks.
+- The Odds API v4 JSON, parsed by :func:`collector.sources.odds_api.parse_odds_api` (as the
+  live source's answers are): a list of events with ``commence_time``, ``home_team``,
   ``away_team`` and ``bookmakers[].markets[key=h2h].outcomes[{name, price}]``, each market
-  with its ``last_update``), stamped with that ``last_update``.
+  with its ``last_update`` (or the historical endpoint's ``{timestamp, data}``): one quote per
+  event and bookmaker, stamped with that ``last_update`` (else the snapshot's ``timestamp``).
 
-Margin removal: ``collector.forecasters.baselines.margin`` (proportional, power, Shin; Shin by default).
-Expected goals and scores come from the Poisson rates that best reproduce the market's
-home and away probabilities (``poisson_match``). Team names go through the competition's
-aliases; unknown names and bad prices are collected as problems with file, row and value.
+Consensus (LLM-SoccerArena App. E, :mod:`collector.forecasters.baselines.consensus`): for a
+task, each bookmaker's latest quote at or before the request time (and before kickoff) is
+taken; the margin is removed within each bookmaker (``proportional`` by default, ``power`` or
+``shin``: :mod:`collector.forecasters.baselines.margin`), the median taken per outcome and
+renormalised. A bookmaker with a bad price (not > 1, missing, an unknown outcome) is skipped and
+named as a problem with file, row and value; unknown team names are problems too. With no
+usable bookmaker the record is ``missed``. Expected goals and scores come from the Poisson rates
+that best reproduce the consensus home and away probabilities (``poisson_match``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
+from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, datetime
 
 import numpy as np
-import orjson
 
 from collector.errors import Problem
 from collector.forecasters.tasks import ForecastTask
@@ -39,21 +43,19 @@ from collector.records import (
     Horizon,
     Validation,
 )
-from collector.sources.football_data_couk import parse_date
-from collector.sources.odds_base import team_id, utc_time
+from collector.sources.football_data_couk import parse_csv
+from collector.sources.odds_api import parse_odds_api
+from collector.sources.odds_base import OddsBatch
 
 from .common import CONDITIONS, MatchView, forecast_record, match_payload
-from .margin import remove_margin
+from .consensus import consensus_inputs
+from .margin import METHODS
 from .scoregrid import outcome_probabilities, score_grid
-
-BOOKMAKERS = ("PS", "B365", "Avg", "Max")  # preference order for football-data.co.uk columns
-UK = ZoneInfo("Europe/London")
-CLOSING_LEAD = timedelta(minutes=1)
 
 
 @dataclass(frozen=True)
 class Quote:
-    """One 1X2 quote for one match at one time."""
+    """One bookmaker's 1X2 quote for one match at one time."""
 
     home: str  # team id
     away: str
@@ -65,78 +67,37 @@ class Quote:
     source: str  # file and row
 
 
-def _odds(row: dict[str, str], prefix: str) -> tuple[float, float, float] | None:
-    values = [row.get(f"{prefix}{side}", "").strip() for side in "HDA"]
-    if not all(values):
-        return None
-    odds = tuple(float(v) for v in values)
-    if any(o <= 1.0 for o in odds):
-        raise ValueError(f"odds {prefix}H/D/A must be > 1, got {odds}")
-    return odds
-
-
-def _collection_time(kickoff: datetime) -> datetime:
-    """football-data.co.uk pre-closing odds: the Friday (weekend) or Tuesday (midweek) before, 12:00 UTC."""
-    day = kickoff.date()
-    target = 4 if day.weekday() in (5, 6, 0) else 1  # Friday for Sat/Sun/Mon, else Tuesday
-    back = (day.weekday() - target) % 7 or 7
-    return datetime.combine(day - timedelta(days=back), time(12), tzinfo=UTC)
-
-
 def parse_football_data_csv(text: str, competition: Competition, source: str) -> tuple[list[Quote], list[Problem]]:
-    """Quotes (pre-closing and closing, best bookmaker available) and problems for each bad row."""
-    quotes: list[Quote] = []
-    problems: list[Problem] = []
-    for line, row in enumerate(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))), start=2):
-        where = f"{source} line {line}"
-        try:
-            home = team_id(competition, row.get("HomeTeam"), "HomeTeam")
-            away = team_id(competition, row.get("AwayTeam"), "AwayTeam")
-            day = parse_date(row.get("Date", ""))
-            clock = time.fromisoformat(row["Time"].strip()) if row.get("Time", "").strip() else time(15)
-            kickoff = datetime.combine(day, clock, tzinfo=UK).astimezone(UTC)
-            for closing in (False, True):
-                for book in BOOKMAKERS:
-                    odds = _odds(row, f"{book}C" if closing else book)
-                    if odds is not None:
-                        stamp = kickoff - CLOSING_LEAD if closing else _collection_time(kickoff)
-                        quotes.append(Quote(home, away, kickoff, stamp, odds, book, closing, where))
-                        break
-        except (ValueError, KeyError) as exc:
-            problems.append(Problem(where, str(exc)))
+    """One quote per row, real bookmaker and kind (pre-closing, closing); a bad row or book is a problem."""
+    matches, problems = parse_csv(text, competition, source)
+    quotes = [
+        Quote(m.home, m.away, m.kickoff, q.last_update, tuple(p.odds for p in q.prices), q.bookmaker, closing, m.where)
+        for m in matches for closing, found in ((False, m.opening), (True, m.closing)) for q in found
+    ]  # fmt: skip
     return quotes, problems
 
 
 def parse_odds_api_json(data: bytes | str, competition: Competition, source: str) -> tuple[list[Quote], list[Problem]]:
-    """One quote per event and bookmaker h2h market, stamped with the market's ``last_update``."""
-    quotes: list[Quote] = []
-    problems: list[Problem] = []
-    try:
-        events = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        return [], [Problem(source, f"not valid JSON: {exc}")]
-    if not isinstance(events, list):
-        return [], [Problem(source, "expected a list of events")]
-    for i, event in enumerate(events):
-        where = f"{source} [{i}]"
-        try:
-            home = team_id(competition, event.get("home_team"), "home_team")
-            away = team_id(competition, event.get("away_team"), "away_team")
-            names = {event["home_team"]: 0, "Draw": 1, event["away_team"]: 2}
-            kickoff = utc_time(event.get("commence_time"), "commence_time")
-            for book in event.get("bookmakers") or []:
-                for market in book.get("markets") or []:
-                    if market.get("key") != "h2h":
-                        continue
-                    prices = [0.0, 0.0, 0.0]
-                    for outcome in market.get("outcomes") or []:
-                        prices[names[outcome["name"]]] = float(outcome["price"])
-                    if min(prices) <= 1.0:
-                        raise ValueError(f"bookmaker {book.get('key')}: h2h prices must be > 1, got {prices}")
-                    stamp = utc_time(market.get("last_update") or book.get("last_update"), "last_update")
-                    quotes.append(Quote(home, away, kickoff, stamp, tuple(prices), str(book.get("key")), False, where))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            problems.append(Problem(where, f"{type(exc).__name__}: {exc}" if isinstance(exc, KeyError) else str(exc)))
+    """One quote per event and bookmaker h2h market, stamped with the market's ``last_update``.
+
+    Parsed by :func:`collector.sources.odds_api.parse_odds_api`, as the live source's answers are:
+    a live (list of events) or historical (``{timestamp, data}``) body; a bookmaker without a
+    usable price or time is a problem, the event's other bookmakers are kept."""
+    raw = data.encode() if isinstance(data, str) else data
+    batch = OddsBatch("the-odds-api", source, datetime.now(UTC))
+    parse_odds_api(raw, competition, batch, historical=raw.lstrip()[:1] == b"{")
+    quotes, problems = [], list(batch.problems)
+    for event in batch.events:
+        where = f"{source} {event.home_team} v {event.away_team}"
+        problems += [Problem(where, message) for message in event.problems]
+        for q in event.quotes:
+            stamp = q.last_update or batch.snapshot_at
+            if stamp is None:
+                problems.append(Problem(where, f"bookmaker {q.bookmaker!r} h2h: no last_update"))
+                continue
+            odds = tuple(p.odds for p in q.prices)
+            quotes.append(Quote(event.home_team, event.away_team, event.kickoff_utc, stamp, odds, q.bookmaker,
+                                False, where))
     return quotes, problems
 
 
@@ -159,52 +120,59 @@ def poisson_match(probs: tuple[float, float, float]) -> tuple[float, float]:
 
 
 class MarketForecaster:
-    """Forecaster ``market``: the latest quote before the request time, margin removed."""
+    """Forecaster ``market``: each bookmaker's latest quote before the request time, consensus of the books."""
 
     type = ForecasterType.MARKET
     conditions = CONDITIONS
-    version = "market-1"
+    version = "market-2"  # market-1 took the single latest quote of one bookmaker
     answers_questions = False  # odds files carry 1X2 markets only
 
-    def __init__(self, quotes: list[Quote], *, id: str = "market", method: str = "shin"):
+    def __init__(self, quotes: list[Quote], *, id: str = "market", method: str = "proportional"):
+        if method not in METHODS:
+            raise ValueError(f"unknown margin-removal method {method!r}: expected one of {', '.join(METHODS)}")
         self.id = id
         self.method = method
-        self.quotes = sorted(quotes, key=lambda q: q.quoted_at)
+        self.by_match: dict[tuple[str, str], list[Quote]] = defaultdict(list)
+        for quote in sorted(quotes, key=lambda q: q.quoted_at):
+            self.by_match[(quote.home, quote.away)].append(quote)
 
-    def quote_for(self, task: ForecastTask) -> Quote | None:
+    def quotes_for(self, task: ForecastTask) -> list[Quote]:
+        """Per bookmaker, its latest quote of the task's kind (closing at ``closing``, else pre-closing)
+        quoted at or before the request time (closing quotes: before kickoff), in bookmaker order."""
         event = task.event
         if event is None:
-            return None
+            return []
         closing = task.horizon is Horizon.CLOSING
-        usable = [
-            q for q in self.quotes
-            if q.home == event.home_team and q.away == event.away_team and q.closing == closing
-            and (closing or q.quoted_at <= task.now) and q.quoted_at < task.deadline
-            and (q.kickoff is None or q.kickoff.date() == event.kickoff_utc.date())
-        ]
-        return usable[-1] if usable else None
+        latest: dict[str, Quote] = {}
+        for q in self.by_match.get((event.home_team, event.away_team), ()):
+            if (q.closing == closing and (closing or q.quoted_at <= task.now) and q.quoted_at < task.deadline
+                    and (q.kickoff is None or q.kickoff.date() == event.kickoff_utc.date())):
+                latest[q.bookmaker] = q  # sorted by time: a later quote of the same book replaces it
+        return [latest[b] for b in sorted(latest)]
 
     async def forecast(self, task: ForecastTask) -> Forecast:
         return self.forecast_now(task)
 
     def forecast_now(self, task: ForecastTask) -> Forecast:
-        quote = self.quote_for(task)
-        if quote is None:
+        quotes = self.quotes_for(task)
+        if not quotes:
             return forecast_missed(task, self.id, self.version, "no odds quoted for this match before the request time")
-        probs = tuple(float(p) for p in remove_margin(quote.odds, self.method))
+        probs, consensus = consensus_inputs([q.odds for q in quotes], self.method)
         lam, mu = poisson_match(probs)
+        kind, books = "closing " if quotes[0].closing else "", ", ".join(q.bookmaker for q in quotes)
         view = MatchView(
             grid=score_grid(lam, mu), rate_home=lam, rate_away=mu, probs_90=probs,
-            reason=f"{quote.bookmaker} {'closing ' if quote.closing else ''}odds {quote.odds} at "
-                   f"{quote.quoted_at.isoformat()}, margin removed by the {self.method} method.",
+            reason=f"Consensus of {len(quotes)} bookmaker(s)' latest {kind}odds ({books}): {self.method} margin "
+                   "removal per bookmaker, median per outcome, renormalised.",
         )
-        inputs = {"odds": list(quote.odds), "bookmaker": quote.bookmaker, "quoted_at": quote.quoted_at.isoformat(),
-                  "closing": quote.closing, "margin_method": self.method,
-                  "booksum": round(sum(1 / o for o in quote.odds), 6),
-                  "source": quote.source}
+        inputs = {**consensus, "closing": quotes[0].closing,
+                  "odds_by_book": {q.bookmaker: list(q.odds) for q in quotes},
+                  "quoted_at_by_book": {q.bookmaker: q.quoted_at.isoformat() for q in quotes},
+                  "sources": sorted({q.source for q in quotes})}
         payload = match_payload(view, task.event.knockout)
         return forecast_record(task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,
-                               forecaster_type=ForecasterType.MARKET, requested_at=quote.quoted_at)
+                               forecaster_type=ForecasterType.MARKET,
+                               requested_at=max(q.quoted_at for q in quotes))
 
 
 def forecast_missed(task: ForecastTask, forecaster: str, version: str, why: str) -> Forecast:

@@ -7,8 +7,10 @@ bookmaker, and each prediction market as one more book), removes the margin with
 (``proportional`` by default, ``power`` or ``shin``), takes the median per outcome and
 renormalises (LLM-SoccerArena App. E; :mod:`collector.forecasters.baselines.consensus`).
 
-Recorded in ``inputs``: the method, the aggregation, the books used and their odds, the
-median quoted odds one could back at (``buy_odds``, for the return), the snapshots' paths.
+Recorded in ``inputs`` (:func:`~collector.forecasters.baselines.consensus.consensus_inputs`):
+the method, the aggregation, the number of books and their odds, the median quoted odds one
+could back at (``buy_odds``, for the return), the spread across books of each outcome's
+margin-free probability, and the snapshots' paths.
 ``requested_at`` is the latest retrieval time of the snapshots used; a snapshot retrieved at or
 after kickoff is never used (fail closed). With no usable quote the record is ``missed``, with
 the reason.
@@ -24,13 +26,12 @@ from collector.forecasters.tasks import ForecastTask
 from collector.records import BookQuote, Forecast, ForecasterType, OddsSnapshot
 
 from .common import CONDITIONS, MatchView, forecast_record, match_payload
-from .consensus import buy_odds, consensus_probabilities
+from .consensus import consensus_inputs
 from .margin import METHODS
 from .market import forecast_missed, poisson_match
 from .scoregrid import score_grid
 
 SIDES = ("home", "draw", "away")
-AGGREGATION = "median across books of per-book margin-free probabilities, renormalised (LLM-SoccerArena App. E)"
 
 
 def h2h_odds(quote: BookQuote) -> tuple[float, float, float] | None:
@@ -75,9 +76,7 @@ class SnapshotMarketForecaster:
         if not found:
             why = "no odds snapshot of this horizon with a complete 1X2 quote before kickoff"
             return forecast_missed(task, self.id, self.version, why)
-        odds = [o for _, _, o in found]
-        probs = tuple(float(p) for p in consensus_probabilities(odds, self.method))
-        back = [round(float(o), 6) for o in buy_odds(odds)]
+        probs, consensus = consensus_inputs([o for _, _, o in found], self.method)
         lam, mu = poisson_match(probs)
         snapshots = sorted({path_for(s) for s, _, _ in found})
         requested = max(s.retrieved_at for s, _, _ in found)
@@ -86,12 +85,8 @@ class SnapshotMarketForecaster:
             reason=f"Consensus of {len(found)} book(s) at {task.horizon.value}: {self.method} margin removal "
                    f"per book, median per outcome, renormalised.",
         )
-        inputs = {
-            "margin_method": self.method, "aggregation": AGGREGATION, "books": len(found),
-            "odds_by_book": {f"{s.source}:{q.bookmaker}": list(o) for s, q, o in found},
-            "buy_odds": back, "buy_price": "median quoted decimal odds across books (margin included)",
-            "snapshots": snapshots,
-        }  # fmt: skip
+        inputs = {**consensus, "odds_by_book": {f"{s.source}:{q.bookmaker}": list(o) for s, q, o in found},
+                  "snapshots": snapshots}
         payload = match_payload(view, task.event.knockout)
         return forecast_record(task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,
                                forecaster_type=ForecasterType.MARKET, requested_at=requested)

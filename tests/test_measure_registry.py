@@ -1,0 +1,54 @@
+"""The measure registry itself: one label per computation, every scored measure registered, and
+the README's measure list made from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from builder.score import definitions
+from builder.score.definitions import (
+    ALIASES,
+    REGISTRY,
+    REGISTRY_ENTRIES,
+    entry,
+    label,
+    markdown_list,
+)
+from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+START, END = "<!-- measures:start -->\n", "<!-- measures:end -->"
+
+
+def test_the_readme_measure_list_is_the_registry():
+    text = README.read_text(encoding="utf-8")
+    assert START in text and END in text, "the README has no measure list between the markers"
+    listed = text[text.index(START) + len(START): text.index(END)]
+    assert listed == markdown_list(), "README's measure list differs from builder/score/definitions.py: " \
+        "paste the output of markdown_list() between the markers"
+
+
+def test_every_scored_measure_is_registered_with_its_paper():
+    for name in MEASURES + ADVANCEMENT_MEASURES:
+        m = entry(name)
+        assert m.paper and m.where and m.text and m.unit and m.better, name
+
+
+def test_one_label_is_one_entry_and_a_second_label_for_a_computation_is_refused(monkeypatch):
+    labels = [m.label.casefold() for m in REGISTRY_ENTRIES]
+    assert len(labels) == len(set(labels)) and len(REGISTRY) == len(REGISTRY_ENTRIES)
+    assert set(ALIASES) == {"scoreline"} and label("scoreline") == label("scoreline_90")
+    doubled = REGISTRY_ENTRIES + (definitions._m("scoreline_wca_again", "Scoreline (WCA C₇₀)", "0-100",
+                                                 definitions.HIGHER, definitions.WCA, "§4.1", "a second meaning"),)
+    monkeypatch.setattr(definitions, "REGISTRY_ENTRIES", doubled)
+    with pytest.raises(ValueError, match="label used twice: scoreline \\(wca c₇₀\\)"):
+        definitions._check_unique()
+
+
+def test_the_papers_settings_and_scorelines_have_distinct_labels():
+    assert label("scoreline_90") != label("scoreline_wca") != label("scoreline_wca_c70")
+    assert label("market_return") != label("return_pa")
+    assert "Prophet Arena" in label("return_pa") and "Prematch" in label("market_return")
+    assert "configs/tasks.yaml" in entry("t1").text  # how T1 differs from the public grader
