@@ -41,12 +41,13 @@ MEASURES_MARK = "<!-- measures: made from builder/score/definitions.py at every 
 
 
 def measures_table() -> str:
-    """The registry as the methodology page's markdown table: label, what it is, unit, direction, source."""
-    lines = ["| Measure | What it is | Unit | Better | Source |", "|---|---|---|---|---|"]
+    """The registry as the methodology page's markdown list: each label with its id, unit,
+    direction and source, then what it is (a list reads at phone width, a 51-row table does not)."""
+    lines = []
     for m in REGISTRY_ENTRIES:
         source = m.where if m.paper == PREMATCH else f"{m.paper} {m.where}"
         what = (f"{m.plain} " if m.plain else "") + m.text[0].upper() + m.text[1:] + "."
-        lines.append(" | ".join(("", m.label, what.replace("|", "\\|"), m.unit, m.better, source, "")).strip())
+        lines.append(f"* **{m.label}** (`{m.id}`; {m.unit}, {m.better}; {source}): {what}")
     return "\n".join(lines)
 
 
