@@ -62,8 +62,27 @@ def test_workflows_match_githubs_schema():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_dependabot_proposes_updates_of_the_locks_and_the_action_pins():
+    config = REPO_ROOT / ".github" / "dependabot.yml"
+    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.dependabot", str(config)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    updates = re.findall(r"- package-ecosystem: (\S+)\n\s+directory: \"(\S+)\"", config.read_text())
+    assert sorted(updates) == [("github-actions", "/"), ("pip", "/")]  # pip: requirements/*.txt from the root
+
+
+def test_every_workflow_installs_from_the_hash_pinned_lock():
+    """A resolver run at every tick could pull a new major, or a compromised release, beside the key."""
+    for name in NAMES:
+        for line in (x.strip() for x in text(name).splitlines() if "pip install" in x):
+            from_lock = re.search(r"pip install (--quiet )?--require-hashes -r requirements/(runtime|dev)\.txt$", line)
+            assert from_lock or line.endswith("pip install --quiet --no-deps -e ."), f"{name}: {line}"
+    installed = [n for n in NAMES if "--require-hashes" in text(n)]
+    assert sorted(installed) == sorted(n for n in NAMES if "pip install" in text(n)) and "collect.yml" in installed
+
+
 def test_zizmor_finds_no_security_problem():
-    done = subprocess.run([tool("zizmor"), "--offline", "--persona", "auditor", str(WORKFLOWS)],
+    done = subprocess.run([tool("zizmor"), "--offline", "--persona", "auditor", str(WORKFLOWS.parent)],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings to report" in done.stdout + done.stderr  # ignored ones carry a reason in the file
