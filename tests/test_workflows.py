@@ -24,7 +24,7 @@ from tests.conftest import REPO_ROOT
 from tests.factories import make_event, write_records
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
-NAMES = ("collect.yml", "pages.yml", "ci.yml", "keepalive.yml")
+NAMES = ("collect.yml", "pages.yml", "ci.yml", "keepalive.yml", "guard.yml")
 
 # The current major version of every action used, looked up for issue 19 in the actions' own
 # repositories (tags and action.yml): each runs on Node 24 (or is composite), since Node 20 left
@@ -162,9 +162,9 @@ def commit_step() -> str:
     return step_script("Commit archive/, check it with the guard, push")
 
 
-def step_script(step_name: str) -> str:
-    """The shell script of the collect.yml step named ``step_name``."""
-    lines = text("collect.yml").splitlines()
+def step_script(step_name: str, workflow: str = "collect.yml") -> str:
+    """The shell script of the ``workflow`` step named ``step_name``."""
+    lines = text(workflow).splitlines()
     start = next(i for i, line in enumerate(lines) if f"name: {step_name}" in line)
     run_at = next(i for i in range(start, len(lines)) if lines[i].strip() == "run: |")
     indent = len(lines[run_at + 1]) - len(lines[run_at + 1].lstrip())
