@@ -119,8 +119,8 @@ def completion(
     return out
 
 
-TOP_LEVEL = {"model", "messages", "max_tokens", "temperature", "reasoning", "provider", "response_format", "tools",
-             "max_tool_calls"}  # fmt: skip
+TOP_LEVEL = {"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "reasoning", "provider",
+             "response_format", "tools", "max_tool_calls"}  # fmt: skip
 SEARCH_PARAMETERS = {"engine", "max_results", "max_total_results", "search_context_size", "max_characters",
                      "allowed_domains", "excluded_domains"}  # fmt: skip
 PROVIDER = {"order", "allow_fallbacks", "require_parameters", "data_collection", "zdr", "only", "ignore",
@@ -133,6 +133,8 @@ def body_problems(body: dict) -> list[str]:
     problems = [f"unknown field {k!r}" for k in sorted(set(body) - TOP_LEVEL)]
     if not isinstance(body.get("model"), str) or not isinstance(body.get("messages"), list):
         problems.append("model and messages are required")
+    if ("max_tokens" in body) == ("max_completion_tokens" in body):
+        problems.append("exactly one output limit: max_completion_tokens (current) or max_tokens (deprecated)")
     for tool in body.get("tools", []):
         params = tool.get("parameters", {})
         if tool.get("type") != "openrouter:web_search" or set(params) - SEARCH_PARAMETERS:
@@ -261,6 +263,27 @@ def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890
 def recorded(name: str) -> dict:
     data = json.loads((RECORDED / name).read_text())
     data.pop("_source", None)
+    return data
+
+
+ALL_PARAMETERS = ["include_reasoning", "max_completion_tokens", "max_tokens", "reasoning", "response_format", "seed",
+                  "structured_outputs", "temperature", "tool_choice", "tools"]  # fmt: skip
+# The model ids the tests and benchmarks configure (id -> canonical slug), listed beside the recorded roster.
+TEST_MODELS = {"test/model": "test/model@1", "a/m": "a/m-1", **{f"bench/m{i}": f"bench/m{i}@1" for i in range(64)}}
+
+
+def model_entry(model_id: str, slug: str, parameters: list[str] | None = None, expires: str | None = None) -> dict:
+    """One ``GET /api/v1/models`` entry in the recorded (documented) shape, for a test model."""
+    entry = json.loads(json.dumps(recorded("models.json")["data"][0]))  # the documented shape of an entry
+    entry.update(id=model_id, canonical_slug=slug, name=model_id, expiration_date=expires,
+                 supported_parameters=list(ALL_PARAMETERS if parameters is None else parameters))
+    return entry
+
+
+def models_list() -> dict:
+    """The models API's answer: the recorded roster and every test model."""
+    data = recorded("models.json")
+    data["data"] += [model_entry(m, slug) for m, slug in TEST_MODELS.items()]
     return data
 
 
@@ -399,7 +422,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.record:
             self.server.gets.append({"path": self.path, "auth": self.headers.get("authorization")})
         if url.path.endswith("/models"):
-            self._send(200, recorded("models.json"))
+            status, body = self.server.models if self.server.models is not None else (200, models_list())
+            self._send(status, body)
             return
         gen_id = (parse_qs(url.query).get("id") or [""])[0]
         if not url.path.endswith("/generation") or gen_id not in self.server.generations:
@@ -439,6 +463,7 @@ class FakeOpenRouter:
         self.httpd.fine_first_bad = False  # True: a fine-grained answer is broken until a repair prompt asks
         self.httpd.wrong_pairing = False  # full-tournament knockout answers with one wrong pairing (not repairs)
         self.httpd.latency = latency  # seconds each chat-completions answer is held (0: at once)
+        self.httpd.models = None  # (status, body) the models API answers instead of models_list()
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

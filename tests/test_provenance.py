@@ -123,7 +123,8 @@ def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_prot
         assert forecast.attempts[s.attempt_index].response_id == s.generation_id
         assert s.provider == "OpenAI" and s.total_cost_usd == forecast.attempts[s.attempt_index].usage.cost_usd
     asked = [g["path"] for g in server.gets]
-    assert len(asked) == len(stats) and all(p.startswith("/api/v1/generation?id=gen-") for p in asked)
+    assert asked[0] == "/api/v1/models"  # the tick checks the models first (collector/schedule/model_check.py)
+    assert len(asked[1:]) == len(stats) and all(p.startswith("/api/v1/generation?id=gen-") for p in asked[1:])
     import tomllib
 
     from collector.config import parse_config

@@ -145,6 +145,7 @@ def test_collect_runs_off_the_hour_one_at_a_time_and_only_a_job_without_secrets_
     assert "python3 -I .github/scripts/unpack_tick.py tick.tar" in commit
     assert "git config core.hooksPath /dev/null" in commit and "-c core.hooksPath=/dev/null commit" in commit
     assert "actions/attest@" in commit and ".attestation.jsonl" in commit
+    assert "models --check" not in tick  # the tick checks each model itself: one rejected model stops nothing else
     command = re.search(r"python -m collector tick[^\n;]*", tick).group(0)
     assert "--clock live" in command and '--schedule "${SCHEDULE}"' in command  # live records, delay recorded
     assert "SCHEDULE: ${{ github.event.schedule }}" in tick

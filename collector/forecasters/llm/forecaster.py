@@ -80,6 +80,7 @@ class LLMForecaster:
         self.conditions = arena.conditions_for(cfg)
         self.prompts = prompt_set(arena.prompt_set)  # prematch.toml [arena] prompt_set
         self.max_tokens = arena.protocol.max_tokens
+        self.limit_parameter = "max_tokens"  # max_completion_tokens where the models API lists it (tick's model check)
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
         self.data_dir = data_dir  # where the squads file of a fine_grained prompt is read
         self.answers_tournament = bool(cfg.options.get("full_tournament", False))  # opt-in (llm/full_tournament.py)
@@ -180,6 +181,7 @@ class LLMForecaster:
         body = build_body(
             self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
             schema_name=name or schema_name(task.target_kind, single), max_tokens=max_tokens,
+            limit_parameter=self.limit_parameter,
         )  # fmt: skip
         result = await self.client.chat(body, role=role, deadline=deadline)
         estimate = 0.0

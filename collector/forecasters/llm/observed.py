@@ -70,6 +70,7 @@ def estimated_cost(protocol: ProtocolSettings, prices: Prices | None, body: dict
         search = protocol.search
         cost += search.max_total_results * search.price_per_result_usd
         prompt_tokens += search.max_total_results * CONTEXT_CHARS[search.search_context_size] / CHARS_PER_TOKEN
-    output = body.get("max_tokens") if isinstance(body.get("max_tokens"), int) else protocol.max_tokens
+    limits = [body.get(k) for k in ("max_completion_tokens", "max_tokens") if isinstance(body.get(k), int)]
+    output = limits[0] if limits else protocol.max_tokens
     cost += prompt_tokens * prices.prompt_per_mtok / 1e6 + output * prices.completion_per_mtok / 1e6
     return round(cost, 6)
