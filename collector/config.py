@@ -86,7 +86,9 @@ class SearchSettings(_Model):
     max_total_results: Annotated[int, Field(ge=1, le=100)] = 6  # LLM-SoccerArena: 6 in total per request
     search_context_size: Literal["low", "medium", "high"] = "low"  # LLM-SoccerArena: low
     max_tool_calls: Annotated[int, Field(ge=1, le=30)] = 3  # server-tool steps per request (OpenRouter default 30)
-    price_per_result_usd: Annotated[float, Field(ge=0)] = 0.004  # OpenRouter's web search: USD 4 per 1,000 results
+    # OpenRouter's openrouter:web_search with engine exa: USD 0.007 per search request (openrouter.ai/tool/web-search,
+    # read 2026-12; Exa's own list price is USD 7 per 1,000 search requests). The search step counts requests.
+    price_per_search_usd: Annotated[float, Field(ge=0)] = 0.007
 
 
 class ReasoningSettings(_Model):

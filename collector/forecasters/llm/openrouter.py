@@ -119,7 +119,7 @@ def parse_usage(usage: Any) -> Usage:
         return Usage()
     details = usage.get("completion_tokens_details") or {}
     prompt_details = usage.get("prompt_tokens_details") or {}
-    cost_details, server = usage.get("cost_details"), usage.get("server_tool_use")
+    cost_details, server = usage.get("cost_details"), server_tool_use(usage)
     return Usage(
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
@@ -129,6 +129,19 @@ def parse_usage(usage: Any) -> Usage:
         upstream_cost_usd=_cost(cost_details.get("upstream_inference_cost")) if isinstance(cost_details, dict) else None,
         web_search_requests=_int(server.get("web_search_requests")) if isinstance(server, dict) else None,
     )
+
+
+def server_tool_use(usage: dict) -> dict | None:
+    """The server-tool counts of a completion: ``usage.server_tool_use_details`` (OpenRouter's ChatUsage
+    schema), else ``usage.server_tool_use`` (the older shape); None when it reports neither."""
+    for key in ("server_tool_use_details", "server_tool_use"):
+        if isinstance(usage.get(key), dict):
+            return usage[key]
+    return None
+
+
+def _server_source(usage: dict) -> str:
+    return "usage.server_tool_use_details" if isinstance(usage.get("server_tool_use_details"), dict) else "usage.server_tool_use"
 
 
 def _cost(value: Any) -> float | None:
@@ -161,9 +174,10 @@ def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
         name = str(function.get("name", "")) if isinstance(function, dict) else ""
         if isinstance(call, dict) and ("search" in name or "search" in str(call.get("type", ""))):
             calls.append(call)
-    server = (data.get("usage") or {}).get("server_tool_use") if isinstance(data.get("usage"), dict) else None
-    if isinstance(server, dict) and (_int(server.get("web_search_requests")) or 0) > 0:
-        calls.append({"source": "usage.server_tool_use", **server})
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    server = server_tool_use(usage)
+    if server is not None and (_int(server.get("web_search_requests")) or 0) > 0:
+        calls.append({"source": _server_source(usage), **server})
     results = [r for r in _list(data.get("search_results")) if isinstance(r, dict)]
     citations = []
     for note in _list(message.get("annotations")):
@@ -207,6 +221,7 @@ class OpenRouterClient:
             max_response_bytes=s.max_response_bytes,
         )  # fmt: skip
         self.stopped: str | None = None  # why no more calls are made this tick (401, 402)
+        self._sleep, self._clock = sleep, clock
 
     @classmethod
     def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
@@ -254,6 +269,23 @@ class OpenRouterClient:
         result.content = self.redact(_content(message))
         result.finish_reason = result.attempts[-1].finish_reason
         return result
+
+    async def generation_search_results(self, generation_id: str, *, deadline: datetime, tries: int = 3,
+                                        wait_s: float = 1.0) -> int | None:
+        """``num_search_results`` of a call's generation stats (queryable a few seconds after the call:
+        a 404 is asked again, ``tries`` times at most, never past ``deadline``); None when not known."""
+        for attempt in range(tries):
+            if attempt:
+                await self._sleep(wait_s * attempt)
+            if self._clock() >= deadline:
+                return None
+            status, payload = await self.get_json("/generation", deadline=deadline, params={"id": generation_id})
+            data = payload.get("data") if isinstance(payload, dict) else None
+            if status == 200 and isinstance(data, dict):
+                return _int(data.get("num_search_results"))
+            if status != 404:
+                return None
+        return None
 
     async def get_json(
         self, path: str, *, deadline: datetime, params: dict[str, str] | None = None

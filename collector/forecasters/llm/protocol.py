@@ -38,7 +38,7 @@ def resolve(arena: ArenaConfig, cfg: ForecasterConfig, access: Access) -> dict[s
     reasoning = (cfg.reasoning or p.reasoning) if cfg.reasoning_supported else None
     search = None
     if access is Access.OPEN_BOOK:
-        search = p.search.model_dump(mode="json", exclude={"price_per_result_usd"})
+        search = p.search.model_dump(mode="json", exclude={"price_per_search_usd"})
     return {
         "protocol_version": PROTOCOL_VERSION,
         "access": access.value,
