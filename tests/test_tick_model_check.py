@@ -99,3 +99,22 @@ def test_a_models_api_that_fails_leaves_the_llms_unasked_and_the_rest_running(tm
     archive = load_archive(tmp_path / "archive")
     assert {f.forecaster for f in archive.forecasts} == {"uniform"} and archive.manifests
     assert server.seen == []
+
+
+def test_the_models_list_is_read_whole_whatever_the_cap_on_answers(server):
+    """The models list is megabytes live; the cap that cuts an oversized completion must not cut it."""
+    import asyncio
+    from datetime import UTC, datetime, timedelta
+
+    from collector.config import OpenRouterSettings
+    from collector.forecasters.llm.openrouter import OpenRouterClient
+
+    async def ask():
+        client = OpenRouterClient("k", server.base_url, settings=OpenRouterSettings(max_response_bytes=1024))
+        try:
+            return await client.models(deadline=datetime.now(UTC) + timedelta(seconds=30))
+        finally:
+            await client.aclose()
+
+    status, payload = asyncio.run(ask())
+    assert status == 200 and len(payload["data"]) == len(recorded("models.json")["data"]) + 66

@@ -49,7 +49,7 @@ async def check_models(tick, forecasters, client) -> ModelCheck:
     if not llms or client is None:
         return result
     deadline = tick.timer() + timedelta(seconds=tick.config.openrouter.total_timeout_s)
-    status, payload = await client.get_json("/models", deadline=deadline)
+    status, payload = await client.models(deadline=deadline)
     models, problems = parse_models(payload if status == 200 else None, MODELS_SOURCE)
     if status != 200 or not models:
         result.unchecked = {f.id for f in llms}

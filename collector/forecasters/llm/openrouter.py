@@ -54,6 +54,7 @@ KEY_ENV, URL_ENV = "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"
 REDACTED = "[redacted]"
 # The documented opt-in for `openrouter_metadata` (both spellings appear in OpenRouter's docs).
 METADATA_HEADERS = {"X-OpenRouter-Metadata": "enabled", "X-OpenRouter-Experimental-Metadata": "enabled"}
+MODELS_MAX_BYTES = 64 * 1024 * 1024  # the whole models list is megabytes; a completion's cap would cut it
 
 
 @dataclass
@@ -211,10 +212,18 @@ class OpenRouterClient:
         self.settings = settings or OpenRouterSettings()
         self._key = api_key
         s = self.settings
+        headers = {"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
+                   **(METADATA_HEADERS if router_metadata else {})}
+        # the models list (hundreds of models, megabytes) through its own client, without the answers' cap
+        self._models = ServiceClient(
+            "openrouter", base_url.rstrip("/"), headers=headers, connect_timeout=s.connect_timeout_s,
+            total_timeout=s.total_timeout_s, retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s,
+            max_delay=s.max_delay_s), transport=transport, sleep=sleep, clock=clock, max_connections=2,
+            max_response_bytes=MODELS_MAX_BYTES,
+        )  # fmt: skip
         self._service = ServiceClient(
             "openrouter", base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
-                     **(METADATA_HEADERS if router_metadata else {})},
+            headers=headers,
             connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
             retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
             transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
@@ -231,6 +240,11 @@ class OpenRouterClient:
 
     async def aclose(self) -> None:
         await self._service.aclose()
+        await self._models.aclose()
+
+    async def models(self, *, deadline: datetime) -> tuple[int | None, Any]:
+        """``GET /models``: (HTTP status, parsed body or None), read whole up to :data:`MODELS_MAX_BYTES`."""
+        return await self.get_json("/models", deadline=deadline, service=self._models)
 
     def redact(self, text: str | None) -> str | None:
         """``text`` without the key in any encoding (:mod:`collector.redaction`)."""
@@ -288,11 +302,11 @@ class OpenRouterClient:
         return None
 
     async def get_json(
-        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None
+        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None, service: ServiceClient | None = None,
     ) -> tuple[int | None, Any]:
         """GET a JSON document (the generation or models endpoint): (HTTP status, parsed body or None)."""
         try:
-            response, _ = await self._service.request("GET", path, params=params, deadline=deadline)
+            response, _ = await (service or self._service).request("GET", path, params=params, deadline=deadline)
         except ServiceCallFailed as exc:
             return (exc.exchanges[-1].status if exc.exchanges else None), None
         try:
