@@ -48,7 +48,7 @@ def test_the_arena_configures_both_sources_off_unless_their_secret_is_present():
     assert "ODDS_API_KEY: ${{ secrets.ODDS_API_KEY }}" in tick_job
     assert "API_FOOTBALL_KEY: ${{ secrets.API_FOOTBALL_KEY }}" in tick_job
     reports = step_script("Match reports from API-Football")
-    assert re.search(r"python -m collector reports --source api-football --clock live", reports)
+    assert re.search(r"prematch reports --source api-football --clock live", reports)
 
 
 def test_without_the_odds_key_the_source_is_off_with_a_note_not_a_problem(tmp_path, data_dir, monkeypatch, capsys):

@@ -141,12 +141,12 @@ def test_collect_runs_off_the_hour_one_at_a_time_and_only_a_job_without_secrets_
     # the commit job can write but holds no secret; the only project code it runs is the guard
     # (installed from the lock) and the stdlib unpacker, never `tar -x` on the tick's tar
     assert "contents: write" in commit and "secrets." not in commit
-    assert re.findall(r"python -m collector (\w+)", commit) == ["guard"] and "tar -x" not in commit
+    assert re.findall(r"\bprematch (\w+)", commit) == ["guard"] and "tar -x" not in commit
     assert "python3 -I .github/scripts/unpack_tick.py tick.tar" in commit
     assert "git config core.hooksPath /dev/null" in commit and "-c core.hooksPath=/dev/null commit" in commit
     assert "actions/attest@" in commit and ".attestation.jsonl" in commit
     assert "models --check" not in tick  # the tick checks each model itself: one rejected model stops nothing else
-    command = re.search(r"python -m collector tick[^\n;]*", tick).group(0)
+    command = re.search(r"prematch tick[^\n;]*", tick).group(0)
     assert "--clock live" in command and '--schedule "${SCHEDULE}"' in command  # live records, delay recorded
     assert "SCHEDULE: ${{ github.event.schedule }}" in tick
 
@@ -399,6 +399,6 @@ def test_the_pages_build_renders_from_the_page_cache_the_actions_cache_keeps():
                      r"\s+restore-keys: (\S+)", build)
     assert kept, "the pages build keeps no cache"
     assert kept.group(2).startswith(kept.group(3))  # a new entry per run, restored from the newest earlier one
-    command = re.search(r"run: (python -m builder build .*)", build).group(1)
+    command = re.search(r"run: (prematch build .*)", build).group(1)
     assert f'--cache "$RUNNER_TEMP/{kept.group(1)}"' in command
-    assert build.index("actions/cache@") < build.index("python -m builder build")
+    assert build.index("actions/cache@") < build.index("prematch build")

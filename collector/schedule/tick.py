@@ -1,6 +1,6 @@
 """One scheduler pass: sync fixtures, register questions, produce due forecasts, write outcomes.
 
-:func:`run_tick` is the conductor used by ``python -m collector tick`` and by replays (which
+:func:`run_tick` is the conductor used by ``prematch tick`` and by replays (which
 pass a simulated ``now`` and ``Clock.REPLAY``, and commit ``TickReport.written``).
 :func:`next_due_after` tells a replay when anything becomes due next.
 """

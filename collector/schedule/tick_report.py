@@ -1,7 +1,7 @@
 """What one tick did: the files it wrote, its counts, its problems and the time of each phase.
 
 :class:`TickReport` is filled by :func:`collector.schedule.tick.run_tick_async` as the tick goes and
-printed by ``python -m collector tick`` (:meth:`TickReport.summary_lines`).
+printed by ``prematch tick`` (:meth:`TickReport.summary_lines`).
 """
 
 from __future__ import annotations
