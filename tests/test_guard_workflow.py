@@ -15,14 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.factories import make_event, make_forecast, write_records
-from tests.test_workflows import job, step_script, text
+from tests.test_workflows import git, github_remote, job, step_script, text
 
 PR = 7
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def test_the_guard_runs_the_base_code_on_pull_request_target_with_no_secret_and_no_write():
@@ -41,20 +36,14 @@ def test_the_guard_runs_the_base_code_on_pull_request_target_with_no_secret_and_
 @pytest.fixture
 def github(tmp_path):
     """A bare 'GitHub' remote whose main holds a forecast, and the runner's clone at the base commit."""
-    remote, author, runner = tmp_path / "remote.git", tmp_path / "author", tmp_path / "runner"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    subprocess.run(["git", "clone", "-q", str(remote), str(author)], check=True, capture_output=True)
-    git(author, "config", "user.email", "a@example.invalid")
-    git(author, "config", "user.name", "a")
-    event = make_event()
-    write_records(author / "archive", [event, make_forecast(event)])
-    (author / "collector").mkdir()
-    (author / "collector/guard_rule.txt").write_text("base rule\n")
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "base")
-    git(author, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", str(remote), str(runner)], check=True, capture_output=True)
-    return remote, author, runner
+
+    def seed(tree: Path) -> None:
+        event = make_event()
+        write_records(tree / "archive", [event, make_forecast(event)])
+        (tree / "collector").mkdir()
+        (tree / "collector/guard_rule.txt").write_text("base rule\n")
+
+    return github_remote(tmp_path, seed)
 
 
 def open_pull_request(remote: Path, author: Path, change) -> tuple[str, str]:

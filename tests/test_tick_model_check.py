@@ -13,23 +13,13 @@ from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
 from collector.schedule.model_check import MISSED_PREFIX
+from tests.collection_helpers import TEST_LLM
 from tests.fake_openrouter import model_entry, recorded
 
 NOW = "2026-06-10T12:00:00Z"  # the group stage's stage-opening window is open: 72 matches
-CONFIG = """
-[arena]
-competitions = ["worldcup-2026"]
-access = ["closed_book"]
-strategies = ["probabilistic_forecast"]
-questions = false
-concurrency = 8
-[openrouter]
-max_attempts = 1
-[[forecasters]]
-id = "test.model"
-type = "llm"
-model = "test/model"
-version = "test/model@1"
+ARENA = ('arena = { competitions = ["worldcup-2026"], access = ["closed_book"], '
+         'strategies = ["probabilistic_forecast"], questions = false, concurrency = 8 }\n')
+CONFIG = ARENA + TEST_LLM + """
 [[forecasters]]
 id = "gone.model"
 type = "llm"

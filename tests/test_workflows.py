@@ -182,22 +182,30 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def github_remote(tmp_path: Path, seed) -> tuple[Path, Path, Path]:
+    """A bare 'GitHub' remote, someone's clone that ``seed(tree)`` filled and pushed to main, and the runner's clone."""
+    remote, author, runner = tmp_path / "remote.git", tmp_path / "other", tmp_path / "runner"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    subprocess.run(["git", "clone", "-q", str(remote), str(author)], check=True, capture_output=True)
+    git(author, "config", "user.email", "o@example.invalid")
+    git(author, "config", "user.name", "o")
+    seed(author)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "start")
+    git(author, "push", "-q", "origin", "main")
+    subprocess.run(["git", "clone", "-q", str(remote), str(runner)], check=True, capture_output=True)
+    return remote, author, runner
+
+
 @pytest.fixture
 def clones(tmp_path):
     """A bare 'GitHub' remote and two clones: the runner's and someone else's."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    runner, other = tmp_path / "runner", tmp_path / "other"
-    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True, capture_output=True)
-    for clone in (other,):
-        git(clone, "config", "user.email", "o@example.invalid")
-        git(clone, "config", "user.name", "o")
-        (clone / "archive").mkdir()
-        (clone / "archive/a.json").write_text("{}\n")
-        git(clone, "add", "archive")
-        git(clone, "commit", "-q", "-m", "start")
-        git(clone, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", str(remote), str(runner)], check=True, capture_output=True)
+
+    def seed(tree: Path) -> None:
+        (tree / "archive").mkdir()
+        (tree / "archive/a.json").write_text("{}\n")
+
+    remote, other, runner = github_remote(tmp_path, seed)
     return remote, runner, other
 
 
