@@ -108,3 +108,23 @@ def test_the_models_list_is_read_whole_whatever_the_cap_on_answers(server):
 
     status, payload = asyncio.run(ask())
     assert status == 200 and len(payload["data"]) == len(recorded("models.json")["data"]) + 66
+
+
+def test_a_retry_of_a_rejected_model_is_left_for_a_later_tick_not_recorded_missed(tmp_path, data_dir, server,
+                                                                                  capsys):
+    """A transport failure's retry keeps the failed record while the model is rejected (a missed record would end it)."""
+    config = tmp_path / "arena.toml"
+    config.write_text(ARENA + TEST_LLM)
+    run = ["tick", "--config", str(config), "--archive", str(tmp_path / "archive"), "--data-dir", str(data_dir)]
+    server.mode = "status:500"
+    assert main([*run, "--now", NOW]) == 1  # every call fails: api_error records, retried from 10 minutes on
+    failed = {p for p in load_archive(tmp_path / "archive").records if "/forecasts/test.model/" in p}
+    server.mode = ""
+    server.httpd.models = models(model_entry("test/model", "test/model@1", expires="2026-05-31"))
+    capsys.readouterr()
+    assert main([*run, "--now", "2026-06-10T12:30:00Z"]) == 1
+    assert "forecasts due 0, produced 0, missed 0, deferred 0, already claimed 0" in capsys.readouterr().out
+    archive = load_archive(tmp_path / "archive")
+    after = {p for p in archive.records if "/forecasts/test.model/" in p}
+    assert after == failed and len(failed) == 72  # nothing new: neither asked nor recorded missed
+    assert {f.status for f in archive.forecasts} == {ForecastStatus.API_ERROR}

@@ -55,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
     check_archive_dir(args.archive)
     if args.competition is None:
         return _configured(args)
-    if args.source == "api-football" and args.league is None:
-        args.league = _settings(args).api_football_leagues.get(args.competition)
     return finish(_one(args, load_archive(args.archive), args.competition))
 
 
@@ -95,7 +93,8 @@ def _one(args: argparse.Namespace, archive, cid: str):
         from collector.sources.api_football import BASE_URL, APIFootballSource
 
         if args.league is None:
-            raise UsageError("--league is required with --source api-football (or [reports] api_football_leagues)")
+            raise UsageError("--league is required with --source api-football and --competition (without "
+                             "--competition the configuration's [reports] api_football_leagues are asked)")
         season = args.season or int((competition.edition if competition else "0")[:4] or 0)
         source = APIFootballSource(args.league, season, base_url=os.environ.get("API_FOOTBALL_BASE_URL", BASE_URL))
     else:

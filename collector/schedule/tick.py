@@ -221,13 +221,14 @@ def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | N
 
 async def _forecasts(tick: TickContext, forecasters: Sequence, client=None, rejected: dict[str, str] | None = None) -> None:
     """Plan, write the missed records, then produce every due forecast; a forecaster in ``rejected``
-    (id -> why, from the model check) is asked nothing: each of its due keys is recorded missed."""
+    (id -> why, from the model check) is asked nothing: each of its due keys is recorded missed, except
+    a retry of a transport failure, which keeps its failed record and is retried once the model passes."""
     if not forecasters:
         return
     report, rejected = tick.report, rejected or {}
     todo = plan(tick.archive, tick.config, forecasters, tick.now, _since(tick.config, forecasters))
     by_id = {f.id: f for f in forecasters}
-    skipped = [s for s in todo.due if s.forecaster in rejected]
+    skipped = [s for s in todo.due if s.forecaster in rejected and not s.revision]
     for slot, reason in [(s, None) for s in todo.missed] + [(s, MISSED_PREFIX + rejected[s.forecaster]) for s in skipped]:
         if _write(tick, missed_record(slot, by_id[slot.forecaster], tick.now, tick.clock, reason)):
             report.missed += 1
