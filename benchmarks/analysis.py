@@ -38,7 +38,7 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=7, help="number of LLM forecasters (default 7)")
     parser.add_argument("--disk", action="store_true", help="also write the archive and time load_archive")
     parser.add_argument("--write", metavar="DIR", default=None,
-                        help="only write the synthetic archive to DIR (to try `python -m builder score` on it)")
+                        help="only write the synthetic archive to DIR (to try `prematch score` on it)")
     args = parser.parse_args()
 
     records = synthetic_records(n_events=args.events, n_models=args.models, knockout_from=min(72, args.events))

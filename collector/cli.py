@@ -1,4 +1,4 @@
-"""``python -m collector COMMAND``: the collector's commands.
+"""``python -m collector COMMAND``: the collector's commands, also ``prematch COMMAND`` (:mod:`collector.console`).
 
 The commands are the modules listed in ``COMMANDS`` (see :mod:`collector.commandline`).
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sys
 
+from collector.commandline import PROG, run_program
 from collector.commandline import build_parser as _build_parser
-from collector.commandline import run_program
 
 COMMANDS = [
     "schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo", "models", "costs",
@@ -18,11 +18,11 @@ DESCRIPTION = "Prematch collector: register fixtures, collect forecasts before k
 
 
 def build_parser():
-    return _build_parser("python -m collector", DESCRIPTION, "collector", COMMANDS)
+    return _build_parser(PROG, DESCRIPTION, "collector", COMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_program("python -m collector", DESCRIPTION, "collector", COMMANDS, sys.argv[1:] if argv is None else argv)
+    return run_program(PROG, DESCRIPTION, "collector", COMMANDS, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

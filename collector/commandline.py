@@ -1,4 +1,8 @@
-"""The shared shape of ``python -m collector`` and ``python -m builder``.
+"""The shared shape of the ``prematch`` command and of ``python -m collector`` / ``python -m builder``.
+
+``prematch`` (the console command, :mod:`collector.console`) holds every command of both packages;
+``python -m collector`` and ``python -m builder`` each hold their own package's, under the same
+name ``prematch`` in their usage lines and messages.
 
 Each command lives in ``<package>/commands/<module>.py`` and exposes ``add_parser(subparsers)``
 (which registers the command, with help text on every option) and ``run(args) -> int``.
@@ -27,7 +31,7 @@ import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -51,29 +55,43 @@ EXIT_DONE, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DATA_DIR_ENV = "PREMATCH_DATA_DIR"
 
 
+PROG = "prematch"  # the console command's name: every usage line and message says it
+Groups = Sequence[tuple[str, Sequence[str]]]  # (package, its command modules), in the order listed
+
+
 def build_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
+    return build_parser_of(prog, description, [(package, modules)])
+
+
+def build_parser_of(prog: str, description: str, groups: Groups) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in modules:
-        module = importlib.import_module(f"{package}.commands.{name}")
-        command = module.add_parser(sub)
-        command.set_defaults(_run=module.run)
+    for package, modules in groups:
+        for name in modules:
+            module = importlib.import_module(f"{package}.commands.{name}")
+            command = module.add_parser(sub)
+            command.set_defaults(_run=module.run)
     return parser
 
 
 def summary_parser(prog: str, description: str, package: str, modules: list[str]) -> argparse.ArgumentParser:
+    return summary_parser_of(prog, description, [(package, modules)])
+
+
+def summary_parser_of(prog: str, description: str, groups: Groups) -> argparse.ArgumentParser:
     """The program's parser with each command's name and help only (for ``--help`` and errors).
 
     A command whose name or help cannot be read from its source is imported and registered whole.
     """
     parser = argparse.ArgumentParser(prog=prog, description=description)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module, summary in zip(modules, command_summaries(package, modules), strict=True):
-        if summary is None:
-            loaded = importlib.import_module(f"{package}.commands.{module}")
-            loaded.add_parser(sub).set_defaults(_run=loaded.run)
-        else:
-            sub.add_parser(summary[0], help=summary[1])
+    for package, modules in groups:
+        for module, summary in zip(modules, command_summaries(package, modules), strict=True):
+            if summary is None:
+                loaded = importlib.import_module(f"{package}.commands.{module}")
+                loaded.add_parser(sub).set_defaults(_run=loaded.run)
+            else:
+                sub.add_parser(summary[0], help=summary[1])
     return parser
 
 
@@ -99,16 +117,21 @@ def _add_parser_call(tree: ast.Module) -> tuple[str, str] | None:
 
 
 def run_program(prog: str, description: str, package: str, modules: list[str], argv: list[str]) -> int:
+    return run_program_of(prog, description, [(package, modules)], argv)
+
+
+def run_program_of(prog: str, description: str, groups: Groups, argv: list[str]) -> int:
     """Parse ``argv`` and run the chosen command; returns its exit code.
 
     A :class:`UsageError` exits 2 with one line naming the command; any other error Prematch
     raises on purpose stops the run with exit 1, its problems behind the one prefix.
     """
     chosen = argv[0].replace("-", "_") if argv else ""
-    if chosen in modules:
-        parser = build_parser(prog, description, package, [chosen])
+    owner = next((package for package, modules in groups if chosen in modules), None)
+    if owner is not None:
+        parser = build_parser_of(prog, description, [(owner, [chosen])])
     else:  # help, nothing or an unknown command: argparse lists them all, none imported
-        parser = summary_parser(prog, description, package, modules)
+        parser = summary_parser_of(prog, description, groups)
     args = parser.parse_args(argv)  # a bad option exits 2 here (argparse)
     try:
         return args._run(args)

@@ -86,7 +86,9 @@ class SearchSettings(_Model):
     max_total_results: Annotated[int, Field(ge=1, le=100)] = 6  # LLM-SoccerArena: 6 in total per request
     search_context_size: Literal["low", "medium", "high"] = "low"  # LLM-SoccerArena: low
     max_tool_calls: Annotated[int, Field(ge=1, le=30)] = 3  # server-tool steps per request (OpenRouter default 30)
-    price_per_result_usd: Annotated[float, Field(ge=0)] = 0.004  # OpenRouter's web search: USD 4 per 1,000 results
+    # OpenRouter's openrouter:web_search with engine exa: USD 0.007 per search request (openrouter.ai/tool/web-search,
+    # read 2026-12; Exa's own list price is USD 7 per 1,000 search requests). The search step counts requests.
+    price_per_search_usd: Annotated[float, Field(ge=0)] = 0.007
 
 
 class ReasoningSettings(_Model):
@@ -170,6 +172,22 @@ class OddsSettings(_Model):
     closing_minutes: Annotated[float, Field(gt=0, le=120)] = Field(
         default=20.0, description="closing odds are read in the last this many minutes before kickoff "
                                   "(more than the cron's step, 15 minutes, so one tick always falls in it)")
+    without_key: Literal["problem", "skip"] = Field(
+        default="problem", description="a source whose key is not in the environment (the-odds-api: ODDS_API_KEY): "
+        "a problem (the run fails), or skipped with a note (an arena that turns it on by adding the secret)")
+
+
+class ReportsSettings(_Model):
+    """``[reports]``: the match-report source ``prematch reports --config`` asks for each competition listed.
+
+    API-Football needs ``API_FOOTBALL_KEY`` in the environment; without it the command does nothing
+    and says so (exit 0), so an arena turns the source on by adding the secret.
+    """
+
+    api_football_leagues: dict[str, int] = Field(
+        default_factory=dict, description="API-Football league id per competition id, e.g. worldcup-2026 = 1")
+    api_football_season: dict[str, int] = Field(
+        default_factory=dict, description="API-Football season per competition id (default: the edition's first year)")
 
 
 class BinaryMarketConfig(_Model):
@@ -307,6 +325,7 @@ class ArenaConfig(_Model):
     timestamps: TimestampSettings = TimestampSettings()
     evidence: EvidenceSettings = EvidenceSettings()
     odds: OddsSettings = OddsSettings()
+    reports: ReportsSettings = ReportsSettings()
     markets: MarketsSettings = MarketsSettings()
     source_path: str = "prematch.toml"
     # issue 11: a fork's competition definitions, relative to the configuration file
@@ -348,7 +367,8 @@ def _where(loc: tuple) -> str:
 def parse_config(data: dict, source: str) -> ArenaConfig:
     """Validate a parsed TOML document; ConfigError names the file, the key and the value."""
     arena = dict(data.get("arena", {}))
-    known = {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence", "odds", "markets"}
+    known = {"arena", "windows", "openrouter", "protocol", "forecasters", "timestamps", "evidence", "odds", "markets",
+             "reports"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")

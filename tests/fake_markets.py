@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 ODDS_KEY = "odds-api-TEST-KEY-0123456789abcdef"
@@ -59,13 +60,25 @@ def gamma_event(slug: str, home: str, away: str, asks: tuple[float, float, float
 
 
 def kalshi_markets(event_ticker: str, home: str, away: str, asks_cents: tuple[int, int, int]) -> list[dict]:
-    """A Kalshi match event's three markets in the Trade API v2 shape (prices in cents)."""
+    """A Kalshi match event's three markets in the current Trade API v2 shape (tests/recorded/kalshi/
+    markets.json: prices as fixed-point dollar strings only), asks given in cents for brevity."""
+    template = json.loads((Path(__file__).parent / "recorded/kalshi/markets.json").read_text())["markets"][0]
     out = []
     for side, title, ask in zip(("H", "TIE", "A"), (home, "Tie", away), asks_cents, strict=True):
-        out.append({"ticker": f"{event_ticker}-{side}", "event_ticker": event_ticker, "yes_sub_title": title,
-                    "yes_ask": ask, "yes_bid": ask - 2, "no_ask": 102 - ask, "no_bid": 100 - ask,
-                    "last_price": ask - 1, "status": "active", "close_time": "2026-06-11T21:00:00Z"})
+        market = dict(template, ticker=f"{event_ticker}-{side}", event_ticker=event_ticker, yes_sub_title=title,
+                      no_sub_title=title, title=f"{home} vs {away}: {title}?")
+        market.update({f"{k}_dollars": f"{v / 100:.4f}" for k, v in
+                       (("yes_ask", ask), ("yes_bid", ask - 2), ("no_ask", 102 - ask), ("no_bid", 100 - ask),
+                        ("last_price", ask - 1))})  # fmt: skip
+        out.append(market)
     return out
+
+
+def kalshi_candle(end: int, ask_cents: int, bid_cents: int) -> dict:
+    """One hourly MarketCandlestick in the current shape (tests/recorded/kalshi/candlesticks.json)."""
+    template = json.loads((Path(__file__).parent / "recorded/kalshi/candlesticks.json").read_text())["candlesticks"][0]
+    side = lambda c: {f"{k}_dollars": f"{c / 100:.4f}" for k in ("open", "low", "high", "close")}  # noqa: E731
+    return dict(template, end_period_ts=end, yes_ask=side(ask_cents), yes_bid=side(bid_cents))
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -2,7 +2,7 @@
 
 It answers each prompt with a valid forecast in the documented response shape (``id``,
 ``model``, ``provider``, ``choices[0].message`` with ``annotations``, ``finish_reason``,
-``usage`` with ``cost``, token details and ``server_tool_use``). Match prompts get a match
+``usage`` with ``cost``, token details and ``server_tool_use_details``). Match prompts get a match
 answer (with advancement probabilities for knockouts); question prompts get probabilities
 over the candidates listed in the prompt. Every request body and Authorization header is
 kept in ``server.seen`` for assertions. Fine-grained prompts (``fine_grained`` strategy) get a
@@ -87,9 +87,11 @@ def binary_answer(prompt: str) -> dict:
 
 def completion(
     content: str, *, open_book: bool = False, finish_reason: str = "stop", model: str = "x/y",
-    metadata: bool = False, gen_id: str = "gen-1234567890",
+    metadata: bool = False, gen_id: str = "gen-1234567890", search_usage: bool = True,
 ) -> dict:  # fmt: skip
-    """A chat completion in OpenRouter's documented shape (``openrouter_metadata`` when asked for)."""
+    """A chat completion in OpenRouter's documented shape (``openrouter_metadata`` when asked for);
+    open book reports its searches in ``usage.server_tool_use_details`` (ChatUsage) unless
+    ``search_usage`` is False (a completion that reports no server-tool use at all)."""
     message: dict = {"role": "assistant", "content": content}
     usage: dict = {
         "prompt_tokens": 812, "completion_tokens": 164, "total_tokens": 976,
@@ -102,7 +104,9 @@ def completion(
             {"type": "url_citation", "url_citation": {"url": "https://example.org/team-news",
              "title": "Team news", "content": "Squad update", "start_index": 0, "end_index": 10}}
         ]  # fmt: skip
-        usage["server_tool_use"] = {"web_search_requests": 2}
+        if search_usage:
+            usage["server_tool_use_details"] = {"web_search_requests": 2, "tool_calls_requested": 2,
+                                                "tool_calls_executed": 2}
     out = {
         "id": gen_id, "model": model, "object": "chat.completion", "created": 1781000000,
         "choices": [{"index": 0, "finish_reason": finish_reason, "native_finish_reason": finish_reason,
@@ -119,8 +123,8 @@ def completion(
     return out
 
 
-TOP_LEVEL = {"model", "messages", "max_tokens", "temperature", "reasoning", "provider", "response_format", "tools",
-             "max_tool_calls"}  # fmt: skip
+TOP_LEVEL = {"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "reasoning", "provider",
+             "response_format", "tools", "max_tool_calls"}  # fmt: skip
 SEARCH_PARAMETERS = {"engine", "max_results", "max_total_results", "search_context_size", "max_characters",
                      "allowed_domains", "excluded_domains"}  # fmt: skip
 PROVIDER = {"order", "allow_fallbacks", "require_parameters", "data_collection", "zdr", "only", "ignore",
@@ -133,6 +137,8 @@ def body_problems(body: dict) -> list[str]:
     problems = [f"unknown field {k!r}" for k in sorted(set(body) - TOP_LEVEL)]
     if not isinstance(body.get("model"), str) or not isinstance(body.get("messages"), list):
         problems.append("model and messages are required")
+    if "max_tokens" in body and "max_completion_tokens" in body:
+        problems.append("one output limit at most: max_completion_tokens (current) or max_tokens (deprecated)")
     for tool in body.get("tools", []):
         params = tool.get("parameters", {})
         if tool.get("type") != "openrouter:web_search" or set(params) - SEARCH_PARAMETERS:
@@ -238,7 +244,7 @@ def tournament_answer(prompt: str, wrong_pairing: bool = False) -> dict | None:
 
 
 def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False,
-               wrong_pairing: bool = False) -> dict:
+               wrong_pairing: bool = False, search_usage: bool = True) -> dict:
     prompt = body["messages"][-1]["content"]
     if _NEWS.search(prompt):
         return completion(json.dumps(news_answer(prompt)), open_book="tools" in body, model=body["model"],
@@ -255,12 +261,33 @@ def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890
     else:
         answer = match_answer("Is knockout match: yes" in prompt)
     return completion(json.dumps(answer), open_book="tools" in body, model=body["model"], metadata=metadata,
-                      gen_id=gen_id)  # fmt: skip
+                      gen_id=gen_id, search_usage=search_usage)  # fmt: skip
 
 
 def recorded(name: str) -> dict:
     data = json.loads((RECORDED / name).read_text())
     data.pop("_source", None)
+    return data
+
+
+ALL_PARAMETERS = ["include_reasoning", "max_completion_tokens", "max_tokens", "reasoning", "response_format", "seed",
+                  "structured_outputs", "temperature", "tool_choice", "tools"]  # fmt: skip
+# The model ids the tests and benchmarks configure (id -> canonical slug), listed beside the recorded roster.
+TEST_MODELS = {"test/model": "test/model@1", "a/m": "a/m-1", **{f"bench/m{i}": f"bench/m{i}@1" for i in range(64)}}
+
+
+def model_entry(model_id: str, slug: str, parameters: list[str] | None = None, expires: str | None = None) -> dict:
+    """One ``GET /api/v1/models`` entry in the recorded (documented) shape, for a test model."""
+    entry = json.loads(json.dumps(recorded("models.json")["data"][0]))  # the documented shape of an entry
+    entry.update(id=model_id, canonical_slug=slug, name=model_id, expiration_date=expires,
+                 supported_parameters=list(ALL_PARAMETERS if parameters is None else parameters))
+    return entry
+
+
+def models_list() -> dict:
+    """The models API's answer: the recorded roster and every test model."""
+    data = recorded("models.json")
+    data["data"] += [model_entry(m, slug) for m, slug in TEST_MODELS.items()]
     return data
 
 
@@ -392,14 +419,15 @@ class _Handler(BaseHTTPRequestHandler):
         gen_id = f"gen-{next(_IDS)}-fake"
         self.server.generations[gen_id] = body
         self._send(200, answer_for(body, self._metadata(), gen_id, getattr(self.server, "fine_first_bad", False),
-                                   self.server.wrong_pairing))
+                                   self.server.wrong_pairing, self.server.search_usage))
 
     def do_GET(self) -> None:  # noqa: N802
         url = urlsplit(self.path)
         if self.server.record:
             self.server.gets.append({"path": self.path, "auth": self.headers.get("authorization")})
         if url.path.endswith("/models"):
-            self._send(200, recorded("models.json"))
+            status, body = self.server.models if self.server.models is not None else (200, models_list())
+            self._send(status, body)
             return
         gen_id = (parse_qs(url.query).get("id") or [""])[0]
         if not url.path.endswith("/generation") or gen_id not in self.server.generations:
@@ -408,7 +436,9 @@ class _Handler(BaseHTTPRequestHandler):
         stats = recorded("generation.json")
         body = self.server.generations[gen_id]
         cost = completion("{}")["usage"]["cost"]  # the stats bill what the completion reported
-        stats["data"].update(id=gen_id, model=body["model"], num_search_results=6 if "tools" in body else 0,
+        results = self.server.search_results if self.server.search_results is not None else 6
+        stats["data"].update(id=gen_id, model=body["model"], num_search_results=results if "tools" in body else 0,
+                             provider_name="OpenAI",  # the provider its completions' openrouter_metadata selects
                              total_cost=cost, usage=cost,
                              web_search_engine="exa" if "tools" in body else None)  # fmt: skip
         self._send(200, stats)
@@ -439,6 +469,9 @@ class FakeOpenRouter:
         self.httpd.fine_first_bad = False  # True: a fine-grained answer is broken until a repair prompt asks
         self.httpd.wrong_pairing = False  # full-tournament knockout answers with one wrong pairing (not repairs)
         self.httpd.latency = latency  # seconds each chat-completions answer is held (0: at once)
+        self.httpd.models = None  # (status, body) the models API answers instead of models_list()
+        self.httpd.search_usage = True  # False: open-book completions report no server-tool use (usage)
+        self.httpd.search_results = None  # num_search_results of an open-book call's generation stats (None: 6)
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

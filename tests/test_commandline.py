@@ -117,7 +117,7 @@ def test_finish_prints_the_summary_on_stdout_and_each_problem_on_stderr(capsys):
 
 
 @pytest.mark.parametrize(("error", "code", "err"), [
-    (UsageError("--x: not a folder"), 2, "collector schema: --x: not a folder\n"),
+    (UsageError("--x: not a folder"), 2, "prematch schema: --x: not a folder\n"),
     (ProblemsFound([Problem("odds.csv", "row 3: no price"), Problem("odds.csv", "row 9: no date")]), 1,
      "problem: odds.csv: row 3: no price\nproblem: odds.csv: row 9: no date\n"),
     (PrematchError("git is not installed"), 1, "problem: git is not installed\n"),
@@ -307,13 +307,13 @@ def test_tick_with_a_bad_configuration_is_a_usage_error(tmp_path, capsys):
     config.write_text("[arena]\nnot_a_key = 1\n")
     assert main(["tick", "--config", str(config), "--archive", str(tmp_path / "archive")]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith("collector tick: ") and str(config) in err
+    assert out == "" and err.startswith("prematch tick: ") and str(config) in err
 
 
 def test_replay_with_an_unknown_baseline_is_a_usage_error(tmp_path, capsys):
     assert main(["replay", "worldcup-2026", "--out", str(tmp_path / "r"), "--baselines", "elo,oracle"]) == 2
     assert capsys.readouterr().err == (
-        "collector replay: --baselines: unknown oracle (known: uniform, base_rate, elo, dixon_coles, ensemble, squad_form)\n"
+        "prematch replay: --baselines: unknown oracle (known: uniform, base_rate, elo, dixon_coles, ensemble, squad_form)\n"
     )
     assert not (tmp_path / "r").exists()
 
@@ -328,7 +328,7 @@ def test_verify_and_guard_want_the_top_folder_of_a_git_repository(command, tmp_p
     plain = tmp_path / "plain"
     plain.mkdir()
     assert main([command, "--repo", str(plain), *extra]) == 2
-    assert capsys.readouterr() == ("", f"collector {command}: {plain}: not a git repository\n")
+    assert capsys.readouterr() == ("", f"prematch {command}: {plain}: not a git repository\n")
     assert main([command, "--repo", str(repo.archive), *extra]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and f"did you mean --repo {repo.root}?" in err

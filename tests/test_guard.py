@@ -61,7 +61,7 @@ def test_rename_fails_and_main_moving_on_does_not_matter(repo, capsys):
 def test_unknown_base_is_a_clear_error(repo, capsys):
     assert main(["guard", "--repo", str(repo.root), "--base", "no-such-branch"]) == 2
     err = capsys.readouterr().err
-    assert err == f"collector guard: --base no-such-branch: no such branch or commit in {repo.root}\n"
+    assert err == f"prematch guard: --base no-such-branch: no such branch or commit in {repo.root}\n"
 
 
 def test_time_stamp_tokens_may_be_added_never_changed(repo, capsys):

@@ -145,5 +145,13 @@ def test_every_package_says_what_it_holds():
 
 def test_collector_keeps_only_shared_modules_flat():
     flat = sorted(p.stem for p in (REPO / "collector").glob("*.py"))
-    assert flat == ["__init__", "__main__", "cli", "commandline", "config", "datasource", "errors", "http",
+    assert flat == ["__init__", "__main__", "cli", "commandline", "config", "console", "datasource", "errors", "http",
                     "http_transport", "redaction"]
+
+
+def test_the_license_pyproject_declares_is_shipped():
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"]
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert declared == {"text": "MIT"} and text.startswith("MIT License\n") and "WITHOUT WARRANTY OF ANY KIND" in text

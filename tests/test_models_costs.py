@@ -87,12 +87,13 @@ def test_models_reads_the_live_endpoint_through_the_client(monkeypatch, capsys):
 
 
 def test_cost_per_forecast_by_hand():
-    """GPT-5.5 at USD 5/30 per M: closed (1500*5 + 700*30)/1e6; open adds 22,306 in, 885 out, 6 x 0.004."""
+    """GPT-5.5 at USD 5/30 per M: closed (1500*5 + 700*30)/1e6; open adds 22,306 in, 885 out and 2 searches
+    (6 results at 3 a search) at USD 0.007 a search request."""
     config = load_config(ROOT / "prematch.toml")
     costs = {m.forecaster: m for m in model_costs(config, parse_models(recorded("models.json"), "m")[0])}
     gpt = costs["openai.gpt-5.5"]
     assert gpt.closed == pytest.approx(0.0285)
-    assert gpt.open == pytest.approx(0.0285 + (22_306 * 5 + 885 * 30) / 1e6 + 6 * 0.004)
+    assert gpt.open == pytest.approx(0.0285 + (22_306 * 5 + 885 * 30) / 1e6 + 2 * 0.007)
     assert (IN, OUT, EXTRA_IN, EXTRA_OUT) == (1500, 700, 22_306, 885)
     n, usd = per_target(config, list(costs.values()))
     assert n == 7 * 12  # 2 access x 2 strategies x 3 horizons per model
@@ -104,7 +105,7 @@ def test_cost_per_forecast_by_hand():
 def test_costs_command_prints_the_readme_table(capsys):
     assert main(["costs", "--config", str(ROOT / "prematch.toml"), "--models-file", str(MODELS)]) == 0
     out = capsys.readouterr().out
-    assert "| openai.gpt-5.5 | USD 0.0285 | USD 0.1906 |" in out
+    assert "| openai.gpt-5.5 | USD 0.0285 | USD 0.1806 |" in out
     assert "| 2026 World Cup, 104 matches | 104 | 8,736 |" in out
     readme = (ROOT / "README.md").read_text()
     assert out.strip() in readme  # the README shows this command's real output

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -17,9 +19,12 @@ from tests.fake_markets import (
     ODDS_KEY,
     FakeMarkets,
     gamma_event,
+    kalshi_candle,
     kalshi_markets,
     odds_event,
 )
+
+RECORDED = Path(__file__).parent / "recorded" / "kalshi"
 
 BOOKS = {"pinnacle": (2.10, 3.40, 3.90), "bet365": (2.05, 3.30, 3.75), "williamhill": (2.00, 3.25, 4.00)}
 FAST = RetryPolicy(max_attempts=2, base_delay=0.0)
@@ -178,9 +183,7 @@ def test_kalshi_history_uses_the_last_candle_before_the_snapshot(markets):
     t = int(at.timestamp())
     for side, ask in (("H", 50), ("TIE", 30), ("A", 25)):
         markets.kalshi_candles[f"{ticker}-{side}"] = [
-            {"end_period_ts": t - 3600, "yes_ask": {"close": ask - 3}, "yes_bid": {"close": ask - 5}},
-            {"end_period_ts": t, "yes_ask": {"close": ask}, "yes_bid": {"close": ask - 2}},
-            {"end_period_ts": t + 3600, "yes_ask": {"close": 99}, "yes_bid": {"close": 97}}]
+            kalshi_candle(t - 3600, ask - 3, ask - 5), kalshi_candle(t, ask, ask - 2), kalshi_candle(t + 3600, 99, 97)]
     batch = fetch(kalshi(markets), at)
     assert batch.problems == []
     assert [p.ask for p in batch.events[0].quotes[0].prices] == [0.5, 0.3, 0.25]
@@ -193,6 +196,27 @@ def test_kalshi_missing_side_and_bad_price_are_named(markets):
     (odds,) = fetch(kalshi(markets)).events
     assert odds.quotes == [] and odds.problems == [f"event {ticker}: no market for ['away']"]
     markets.kalshi_markets[ticker] = kalshi_markets(ticker, "Mexico", "South Africa", (48, 28, 27))
-    markets.kalshi_markets[ticker][0]["yes_ask"] = "lots"
+    markets.kalshi_markets[ticker][0]["yes_ask_dollars"] = "lots"
     (odds,) = fetch(kalshi(markets)).events
-    assert odds.quotes == [] and "field yes_ask: expected a price in cents, got 'lots'" in odds.problems[0]
+    assert odds.quotes == [] and "field yes_ask_dollars: expected a fixed-point dollar string" in odds.problems[0]
+
+
+def test_kalshi_reads_the_recorded_current_shapes_and_never_the_removed_cents(markets):
+    """Markets and candles as Kalshi's reference publishes them since the cents fields went (12 March 2026)."""
+    recorded = json.loads((RECORDED / "markets.json").read_text())
+    candles = json.loads((RECORDED / "candlesticks.json").read_text())
+    ticker = "KXWCGAME-26JUN11MEXRSA"
+    markets.kalshi_markets[ticker] = recorded["markets"]
+    (quote,) = fetch(kalshi(markets)).events[0].quotes
+    assert [(p.outcome, p.ask, p.bid) for p in quote.prices] == [
+        ("home", 0.48, 0.46), ("draw", 0.28, 0.26), ("away", 0.27, 0.25)]
+    at = datetime.fromtimestamp(candles["candlesticks"][-1]["end_period_ts"], UTC)
+    for market in recorded["markets"]:  # the last candle: no trade in the hour, but an ask and a bid
+        markets.kalshi_candles[market["ticker"]] = candles["candlesticks"]
+    (history,) = fetch(kalshi(markets), at).events[0].quotes
+    assert [(p.ask, p.bid) for p in history.prices] == [(0.48, 0.46)] * 3
+    old = [{k: v for k, v in m.items() if not k.endswith("_dollars")} | {"yes_ask": 48, "yes_bid": 46}
+           for m in recorded["markets"]]  # the shape before 12 March 2026: cents only
+    markets.kalshi_markets[ticker] = old
+    (odds,) = fetch(kalshi(markets)).events
+    assert odds.quotes == [] and "field yes_ask_dollars: expected a price between 0 and 1, got None" in odds.problems[0]

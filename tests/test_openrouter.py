@@ -117,8 +117,8 @@ def test_open_book_uses_web_search_server_tool_and_keeps_the_trace():
 
 
 def test_citations_without_a_search_call_are_cited_only():
-    data = completion(good(), open_book=True)
-    del data["usage"]["server_tool_use"]
+    data = completion(good(), open_book=True, search_usage=False)
+    data["usage"]["server_tool_use_details"] = {"web_search_requests": 0}
     record, _, _ = forecast_with([httpx.Response(200, json=data)], task=make_task(access=Access.OPEN_BOOK))
     assert record.attempts[0].tool_trace.search_observed is SearchObserved.CITED_ONLY
 
@@ -279,7 +279,9 @@ def test_a_search_under_closed_book_is_flagged_for_audit():
     assert record.search.flag is SearchFlag.CLOSED_BOOK_SEARCH and record.search.requests == 2
     open_record, _, _ = forecast_with([ok(good(), open_book=True)], task=make_task(access=Access.OPEN_BOOK))
     assert open_record.search.flag is SearchFlag.OK and open_record.search.observed is SearchObserved.SEARCHED
-    quiet, _, _ = forecast_with([ok(good())], task=make_task(access=Access.OPEN_BOOK))  # offered, not used
+    unused = completion(good())
+    unused["usage"]["server_tool_use_details"] = {"web_search_requests": 0}  # offered, not used
+    quiet, _, _ = forecast_with([httpx.Response(200, json=unused)], task=make_task(access=Access.OPEN_BOOK))
     assert quiet.search.flag is SearchFlag.OPEN_BOOK_NO_SEARCH and quiet.search.requests == 0
 
 

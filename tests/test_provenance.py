@@ -53,7 +53,7 @@ def test_fields_of_the_wrong_type_in_metadata_are_dropped_not_guessed():
     data["choices"][0]["message"]["content"] = json.dumps(match_answer(False))
     data["openrouter_metadata"] = {"attempt": "2", "endpoints": {"available": [{"provider": 7, "selected": True}]}}
     data["usage"]["cost_details"] = {"upstream_inference_cost": "lots"}
-    data["usage"]["server_tool_use"] = {"web_search_requests": -1}
+    data["usage"]["server_tool_use_details"] = {"web_search_requests": -1}
     record, _, _ = forecast_with([httpx.Response(200, json=data)])
     (attempt,) = record.attempts
     assert (attempt.provider, attempt.fallback_attempts) == (None, None)
@@ -69,12 +69,17 @@ def test_every_field_read_from_the_recorded_generation_stats():
         recorded("generation.json"), forecast=record, forecast_path=path_for(record), attempt_index=0,
         generation_id="gen-1781000000-AbCdEf0123", recorded_at=datetime(2026, 6, 10, 12, 1, tzinfo=UTC), clock=Clock.LIVE,
     )  # fmt: skip
-    assert (stats.provider, stats.model, stats.web_search_engine) == ("OpenAI", "openai/gpt-5.5", "exa")
-    assert (stats.search_results, stats.native_reasoning_tokens) == (6, 652)
-    assert (stats.native_prompt_tokens, stats.native_completion_tokens) == (9790, 1170)
-    assert stats.total_cost_usd == pytest.approx(0.0936) and stats.fallback_attempts == 1
+    assert (stats.provider, stats.model, stats.web_search_engine) == ("Infermatic", "sao10k/l3-stheno-8b", "exa")
+    assert (stats.search_results, stats.native_reasoning_tokens) == (5, 5)
+    assert (stats.native_prompt_tokens, stats.native_completion_tokens) == (10, 25)
+    assert stats.total_cost_usd == pytest.approx(0.0015) and stats.fallback_attempts == 0
     assert stats.cancelled is False and stats.finish_reason == "stop"
-    assert extra_cost(stats, record) == pytest.approx(0.0936 - 0.0912)  # what the cap adds on arrival
+    assert extra_cost(stats, record) == 0.0  # the recorded usage.cost (0.0912) already counted more
+    billed = recorded("generation.json")
+    billed["data"]["total_cost"] = 0.0936
+    more = statistics_record(billed, forecast=record, forecast_path=path_for(record), attempt_index=0,
+                             generation_id="gen-1781000000-AbCdEf0123", recorded_at=stats.recorded_at, clock=Clock.LIVE)
+    assert extra_cost(more, record) == pytest.approx(0.0936 - 0.0912)  # what the cap adds on arrival
     path = path_for(stats)
     assert "/statistics/" in path and path.endswith(".a0.gen-1781000000-AbCdEf0123.json")
     assert path.replace("/statistics/", "/forecasts/").rsplit(".a0.", 1)[0] + ".json" == path_for(record)
@@ -104,8 +109,9 @@ def test_the_estimate_with_prices_by_hand():
     closed = estimated_cost(config.protocol, prices, {"max_tokens": 5000}, prompt)
     assert closed == pytest.approx((1000 * 5 + 5000 * 30) / 1e6)
     opened = estimated_cost(config.protocol, prices, {"max_tokens": 5000, "tools": [{}]}, prompt)
-    # + 6 results at USD 0.004 + their content (low context: 5,000 characters each) as input tokens
-    assert opened == pytest.approx(closed + 6 * 0.004 + 6 * 5000 / 4 * 5 / 1e6)
+    # + 3 search requests (max_tool_calls) at USD 0.007 + 6 results' content (low context: 5,000
+    # characters each) as input tokens
+    assert opened == pytest.approx(closed + 3 * 0.007 + 6 * 5000 / 4 * 5 / 1e6)
 
 
 def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_protocol_hash(
@@ -123,7 +129,8 @@ def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_prot
         assert forecast.attempts[s.attempt_index].response_id == s.generation_id
         assert s.provider == "OpenAI" and s.total_cost_usd == forecast.attempts[s.attempt_index].usage.cost_usd
     asked = [g["path"] for g in server.gets]
-    assert len(asked) == len(stats) and all(p.startswith("/api/v1/generation?id=gen-") for p in asked)
+    assert asked[0] == "/api/v1/models"  # the tick checks the models first (collector/schedule/model_check.py)
+    assert len(asked[1:]) == len(stats) and all(p.startswith("/api/v1/generation?id=gen-") for p in asked[1:])
     import tomllib
 
     from collector.config import parse_config
@@ -152,7 +159,9 @@ class _Stats:
 
     async def get_json(self, path, *, deadline, params=None):
         self.asked.append(params["id"])
-        return (200, recorded("generation.json")) if self.ready else (404, None)
+        billed = recorded("generation.json")
+        billed["data"]["total_cost"] = 0.0936  # more than the completion's usage.cost (0.0912)
+        return (200, billed) if self.ready else (404, None)
 
 
 def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
@@ -188,7 +197,7 @@ def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
     assert asyncio.run(fetch_statistics(third, client)) == 0  # written once
     assert client.asked == ["gen-1781000000-AbCdEf0123"] * 2
     (stats,) = load(root).attempt_statistics[path_for(forecast)]
-    assert stats.search_results == 6 and stats.web_search_engine == "exa"
+    assert stats.search_results == 5 and stats.web_search_engine == "exa"
 
 
 def test_a_timed_out_call_keeps_its_generation_id_and_its_real_cost_arrives_with_the_stats():
@@ -219,4 +228,9 @@ def test_a_timed_out_call_keeps_its_generation_id_and_its_real_cost_arrives_with
         recorded("generation.json"), forecast=record, forecast_path=path_for(record), attempt_index=0,
         generation_id="gen-timed-out-1", recorded_at=record.recorded_at, clock=Clock.LIVE,
     )  # fmt: skip
+    assert extra_cost(stats, record) == 0.0  # the published example bills USD 0.0015, below the estimate
+    billed = recorded("generation.json")
+    billed["data"]["total_cost"] = 0.0936
+    stats = statistics_record(billed, forecast=record, forecast_path=path_for(record), attempt_index=0,
+                              generation_id="gen-timed-out-1", recorded_at=record.recorded_at, clock=Clock.LIVE)
     assert extra_cost(stats, record) == pytest.approx(0.0936 - 0.05)  # the real cost beyond the estimate

@@ -249,7 +249,7 @@ def test_a_missing_archive_folder_is_an_error_not_an_empty_site(tmp_path):
                            "--out", str(tmp_path / "site")], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == f"builder build: {tmp_path / 'nope'}: no such archive folder\n"
+    assert done.stderr == f"prematch build: {tmp_path / 'nope'}: no such archive folder\n"
     assert not (tmp_path / "site").exists()
 
 

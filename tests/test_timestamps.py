@@ -54,10 +54,12 @@ def chains():
 
 @pytest.fixture
 def roots(tmp_path, chains) -> Path:
-    """A trust file with all three roots: stale's tokens fail on the expired certificate, not the root."""
-    path = tmp_path / "roots.pem"
-    path.write_bytes(chains["alpha"].root_pem() + chains["beta"].root_pem() + chains["stale"].root_pem())
-    return path
+    """A roots folder with one file per authority: stale's tokens fail on the expired certificate, not the root."""
+    folder = tmp_path / "roots"
+    folder.mkdir()
+    for name in ("alpha", "beta", "stale"):
+        (folder / f"{name}.pem").write_bytes(chains[name].root_pem())
+    return folder
 
 
 # -- the tick ----------------------------------------------------------------------------------
@@ -215,7 +217,8 @@ def test_an_expired_or_foreign_certificate_is_a_violation(tmp_path, chains, root
     report = verify(repo, roots)
     bad = {f.path: f.message for f in report.violations if f.code == "token_invalid"}
     assert set(bad) == {expired, foreign}
-    assert "certificate has expired" in bad[expired] and "unable to get local issuer certificate" in bad[foreign]
+    assert "certificate has expired" in bad[expired]
+    assert "no trusted roots for authority 'rogue' (roots are configured for alpha, beta, stale)" in bad[foreign]
     assert report.proofs.proofs[ELO].kind == "git_date"  # neither counts as a proof
 
 
@@ -407,10 +410,11 @@ def test_the_shipped_roots_are_the_authorities_published_ones():
 
     from collector.audit.timestamps import SHIPPED_ROOTS, load_roots
 
-    shipped = {cert.fingerprint(hashes.SHA256()).hex().upper() for cert in load_roots([SHIPPED_ROOTS])}
-    assert shipped == {
-        "552F7BDCF1A7AF9E6CE672017F4F12ABF77240C78E761AC203D1D9D20AC89988",  # DigiCert Trusted Root G4
-        "E793C9B02FD8AA13E21C31228ACCB08119643B749C898964B1746D46C3D4CBD2",  # USERTrust RSA Certification Authority
+    shipped = {authority: {c.fingerprint(hashes.SHA256()).hex().upper() for c in certs}
+               for authority, certs in load_roots([SHIPPED_ROOTS]).items()}  # fmt: skip
+    assert shipped == {  # one file per authority of prematch.toml, named by its id
+        "digicert": {"552F7BDCF1A7AF9E6CE672017F4F12ABF77240C78E761AC203D1D9D20AC89988"},  # DigiCert Trusted Root G4
+        "sectigo": {"E793C9B02FD8AA13E21C31228ACCB08119643B749C898964B1746D46C3D4CBD2"},  # USERTrust RSA CA
     }
 
 

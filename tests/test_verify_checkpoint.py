@@ -155,4 +155,4 @@ def test_a_bare_clone_is_verified_and_a_git_folder_refused(clean, tmp_path, caps
     assert main(["verify", "--repo", str(bare)]) == 0  # answered by its checkpoint
     capsys.readouterr()
     assert main(["verify", "--repo", str(clean.root / ".git")]) == 2
-    assert capsys.readouterr().err == f"collector verify: {clean.root / '.git'}: not the working tree of a git repository\n"
+    assert capsys.readouterr().err == f"prematch verify: {clean.root / '.git'}: not the working tree of a git repository\n"

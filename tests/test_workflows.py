@@ -7,20 +7,24 @@ what the workflow runs.
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.factories import make_event, write_records
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
-NAMES = ("collect.yml", "pages.yml", "ci.yml", "keepalive.yml")
+NAMES = ("collect.yml", "pages.yml", "ci.yml", "keepalive.yml", "guard.yml")
 
 # The current major version of every action used, looked up for issue 19 in the actions' own
 # repositories (tags and action.yml): each runs on Node 24 (or is composite), since Node 20 left
@@ -62,8 +66,27 @@ def test_workflows_match_githubs_schema():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_dependabot_proposes_updates_of_the_locks_and_the_action_pins():
+    config = REPO_ROOT / ".github" / "dependabot.yml"
+    done = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.dependabot", str(config)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    updates = re.findall(r"- package-ecosystem: (\S+)\n\s+directory: \"(\S+)\"", config.read_text())
+    assert sorted(updates) == [("github-actions", "/"), ("pip", "/")]  # pip: requirements/*.txt from the root
+
+
+def test_every_workflow_installs_from_the_hash_pinned_lock():
+    """A resolver run at every tick could pull a new major, or a compromised release, beside the key."""
+    for name in NAMES:
+        for line in (x.strip() for x in text(name).splitlines() if "pip install" in x):
+            from_lock = re.search(r"pip install (--quiet )?--require-hashes -r requirements/(runtime|dev)\.txt$", line)
+            assert from_lock or line.endswith("pip install --quiet --no-deps -e ."), f"{name}: {line}"
+    installed = [n for n in NAMES if "--require-hashes" in text(n)]
+    assert sorted(installed) == sorted(n for n in NAMES if "pip install" in text(n)) and "collect.yml" in installed
+
+
 def test_zizmor_finds_no_security_problem():
-    done = subprocess.run([tool("zizmor"), "--offline", "--persona", "auditor", str(WORKFLOWS)],
+    done = subprocess.run([tool("zizmor"), "--offline", "--persona", "auditor", str(WORKFLOWS.parent)],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings to report" in done.stdout + done.stderr  # ignored ones carry a reason in the file
@@ -115,11 +138,15 @@ def test_collect_runs_off_the_hour_one_at_a_time_and_only_a_job_without_secrets_
     assert "environment: collector" in tick and "secrets.OPENROUTER_API_KEY" in tick
     assert re.search(r"permissions:\n\s+contents: read\n\s+outputs:", tick)
     assert "persist-credentials: false" in tick and "contents: write" not in tick
-    # the commit job can write but holds no secret and runs no project code
+    # the commit job can write but holds no secret; the only project code it runs is the guard
+    # (installed from the lock) and the stdlib unpacker, never `tar -x` on the tick's tar
     assert "contents: write" in commit and "secrets." not in commit
-    assert "pip install" not in commit and "python -m collector" not in commit
+    assert re.findall(r"\bprematch (\w+)", commit) == ["guard"] and "tar -x" not in commit
+    assert "python3 -I .github/scripts/unpack_tick.py tick.tar" in commit
+    assert "git config core.hooksPath /dev/null" in commit and "-c core.hooksPath=/dev/null commit" in commit
     assert "actions/attest@" in commit and ".attestation.jsonl" in commit
-    command = re.search(r"python -m collector tick[^\n;]*", tick).group(0)
+    assert "models --check" not in tick  # the tick checks each model itself: one rejected model stops nothing else
+    command = re.search(r"prematch tick[^\n;]*", tick).group(0)
     assert "--clock live" in command and '--schedule "${SCHEDULE}"' in command  # live records, delay recorded
     assert "SCHEDULE: ${{ github.event.schedule }}" in tick
 
@@ -133,12 +160,12 @@ def test_keepalive_enables_the_scheduled_workflows_through_the_api():
 
 def commit_step() -> str:
     """The shell script of collect.yml's commit step, as the runner sees it."""
-    return step_script("Commit archive/ and push")
+    return step_script("Commit archive/, check it with the guard, push")
 
 
-def step_script(step_name: str) -> str:
-    """The shell script of the collect.yml step named ``step_name``."""
-    lines = text("collect.yml").splitlines()
+def step_script(step_name: str, workflow: str = "collect.yml") -> str:
+    """The shell script of the ``workflow`` step named ``step_name``."""
+    lines = text(workflow).splitlines()
     start = next(i for i, line in enumerate(lines) if f"name: {step_name}" in line)
     run_at = next(i for i in range(start, len(lines)) if lines[i].strip() == "run: |")
     indent = len(lines[run_at + 1]) - len(lines[run_at + 1].lstrip())
@@ -155,22 +182,30 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def github_remote(tmp_path: Path, seed) -> tuple[Path, Path, Path]:
+    """A bare 'GitHub' remote, someone's clone that ``seed(tree)`` filled and pushed to main, and the runner's clone."""
+    remote, author, runner = tmp_path / "remote.git", tmp_path / "other", tmp_path / "runner"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    subprocess.run(["git", "clone", "-q", str(remote), str(author)], check=True, capture_output=True)
+    git(author, "config", "user.email", "o@example.invalid")
+    git(author, "config", "user.name", "o")
+    seed(author)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", "start")
+    git(author, "push", "-q", "origin", "main")
+    subprocess.run(["git", "clone", "-q", str(remote), str(runner)], check=True, capture_output=True)
+    return remote, author, runner
+
+
 @pytest.fixture
 def clones(tmp_path):
     """A bare 'GitHub' remote and two clones: the runner's and someone else's."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
-    runner, other = tmp_path / "runner", tmp_path / "other"
-    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True, capture_output=True)
-    for clone in (other,):
-        git(clone, "config", "user.email", "o@example.invalid")
-        git(clone, "config", "user.name", "o")
-        (clone / "archive").mkdir()
-        (clone / "archive/a.json").write_text("{}\n")
-        git(clone, "add", "archive")
-        git(clone, "commit", "-q", "-m", "start")
-        git(clone, "push", "-q", "origin", "main")
-    subprocess.run(["git", "clone", "-q", str(remote), str(runner)], check=True, capture_output=True)
+
+    def seed(tree: Path) -> None:
+        (tree / "archive").mkdir()
+        (tree / "archive/a.json").write_text("{}\n")
+
+    remote, other, runner = github_remote(tmp_path, seed)
     return remote, runner, other
 
 
@@ -179,6 +214,7 @@ def run_step(runner: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess,
     output.write_text("")
     env = {**os.environ, "TICK_AT": "2026-06-11T18:45:00Z", "BRANCH": "main", "GITHUB_OUTPUT": str(output)}
     env["PUSH_BACKOFF_SECONDS"] = "0"
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # `python` has Prematch, as installed
     done = subprocess.run(["bash", "-e", "-c", commit_step()], cwd=runner, env=env, capture_output=True, text=True)
     return done, output.read_text()
 
@@ -194,7 +230,7 @@ def test_tick_with_nothing_due_makes_no_commit(clones, tmp_path):
 
 def test_tick_commits_only_archive_and_rebases_when_main_moved(clones, tmp_path):
     remote, runner, other = clones
-    (runner / "archive/b.json").write_text("{}\n")
+    [added] = write_records(runner / "archive", [make_event()])  # a valid record: the guard passes it
     (runner / "stray.txt").write_text("must not be committed\n")
     (runner / "archive/.b.json.123.abcd.tmp").write_text("{")  # left behind by a crashed write
     (other / "archive/c.json").write_text("{}\n")  # someone else pushes first
@@ -205,8 +241,124 @@ def test_tick_commits_only_archive_and_rebases_when_main_moved(clones, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pushed=true" in output and "push rejected (attempt 1)" in done.stdout
     assert git(remote, "log", "-1", "--format=%s %an", "main") == "archive: tick 2026-06-11T18:45:00Z prematch-bot"
-    assert git(remote, "show", "--name-only", "--format=", "main").splitlines() == ["archive/b.json"]
+    assert git(remote, "show", "--name-only", "--format=", "main").splitlines() == [f"archive/{added}"]
     assert git(remote, "log", "--format=%s", "main").splitlines()[1] == "other"
+    assert done.stdout.count("guard: OK, 1 archive file(s) added since origin/main") == 2  # before each push
+
+
+def test_the_commit_step_pushes_nothing_the_guard_refuses_and_runs_no_hook(clones, tmp_path):
+    remote, runner, _ = clones
+    before = git(remote, "rev-parse", "main")
+    [added] = write_records(runner / "archive", [make_event()])
+    (runner / "archive" / added).write_text('{"kind": "event"}\n')  # not a valid record
+    hook = runner / ".git/hooks/pre-commit"
+    hook.write_text("#!/bin/sh\ntouch hook-ran\n")
+    hook.chmod(0o755)
+    done, output = run_step(runner, tmp_path)
+    assert done.returncode == 1 and "pushed=" not in output
+    assert f"problem: archive/{added}: added file does not validate" in done.stderr
+    assert "the append-only guard refused the tick commit; nothing pushed" in done.stdout
+    assert git(remote, "rev-parse", "main") == before and not (runner / "hook-ran").exists()
+
+
+# -- the commit job's unpacking of the tick's tar ---------------------------------------------
+
+def unpacker():
+    """``.github/scripts/unpack_tick.py``, loaded as the workflow runs it (a standalone file)."""
+    spec = importlib.util.spec_from_file_location("unpack_tick", REPO_ROOT / ".github/scripts/unpack_tick.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tar_of(path: Path, *members: tuple[str, str, bytes | str]) -> Path:
+    """A tar with members (kind, name, content-or-link-target): kind is file, dir, symlink, hardlink or fifo."""
+    kinds = {"file": tarfile.REGTYPE, "dir": tarfile.DIRTYPE, "symlink": tarfile.SYMTYPE,
+             "hardlink": tarfile.LNKTYPE, "fifo": tarfile.FIFOTYPE}  # fmt: skip
+    with tarfile.open(path, "w") as out:
+        for kind, name, value in members:
+            info = tarfile.TarInfo(name)
+            info.type = kinds[kind]
+            data = value if isinstance(value, bytes) else b""
+            if kind in ("symlink", "hardlink"):
+                info.linkname = value
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data) if data else None)
+    return path
+
+
+def run_unpack(tar: Path, dest: Path) -> subprocess.CompletedProcess:
+    """The commit job's command line: ``python3 -I .github/scripts/unpack_tick.py tick.tar``."""
+    script = REPO_ROOT / ".github/scripts/unpack_tick.py"
+    return subprocess.run([sys.executable, "-I", str(script), str(tar)], cwd=dest, capture_output=True, text=True)
+
+
+def test_the_unpacker_writes_new_regular_files_under_archive(tmp_path):
+    dest = tmp_path / "checkout"
+    (dest / "archive/wc").mkdir(parents=True)
+    tar = tar_of(tmp_path / "tick.tar", ("file", "archive/wc/events/e/event.r000.json", b"{}\n"),
+                 ("file", "archive/manifests/2026/T.alpha.tsr", b"\x30\x03"))
+    done = run_unpack(tar, dest)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["archive/wc/events/e/event.r000.json", "archive/manifests/2026/T.alpha.tsr"]
+    assert (dest / "archive/manifests/2026/T.alpha.tsr").read_bytes() == b"\x30\x03"
+
+
+@pytest.mark.parametrize("kind,name,value,why", [
+    ("file", ".git/hooks/pre-commit", b"#!/bin/sh\ntouch pwned\n", "is outside archive/"),
+    ("file", "archive/.git/hooks/pre-commit", b"x", "has the path part '.git'"),
+    ("file", "archive/../.git/config", b"x", "has the path part '..'"),
+    ("file", "../x", b"x", "is outside archive/"),
+    ("file", "/etc/cron.d/x", b"x", "is not a relative POSIX path"),
+    ("file", "README.md", b"x", "is outside archive/"),
+    ("file", "archive/wc/.gitattributes", b"* filter=x", "has the path part '.gitattributes'"),
+    ("file", "archive//x.json", b"x", "has the path part ''"),
+    ("symlink", "archive/x.json", "/etc/passwd", "is a symbolic link"),
+    ("hardlink", "archive/y.json", "archive/x.json", "is a hard link"),
+    ("dir", "archive/wc", b"", "is a directory"),
+    ("fifo", "archive/f", b"", "is a device or FIFO"),
+    ("file", "archive/existing.json", b"{}", "names a file that already exists"),
+])  # fmt: skip
+def test_the_unpacker_refuses_a_hostile_tar_whole_naming_the_member(tmp_path, kind, name, value, why):
+    dest = tmp_path / "checkout"
+    (dest / "archive").mkdir(parents=True)
+    (dest / "archive/existing.json").write_text("kept\n")
+    tar = tar_of(tmp_path / "tick.tar", ("file", "archive/good.json", b"{}\n"), (kind, name, value))
+    done = run_unpack(tar, dest)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"problem: {tar}: member {name!r}: {why}" in done.stderr
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == ["archive", "archive/existing.json"]
+    assert (dest / "archive/existing.json").read_text() == "kept\n" and not (tmp_path / "pwned").exists()
+
+
+def test_the_unpacker_names_every_bad_member_and_a_member_twice(tmp_path):
+    tar = tar_of(tmp_path / "tick.tar", ("file", "archive/a.json", b"1"), ("file", "archive/a.json", b"2"),
+                 ("symlink", "archive/l", "../../x"), ("file", ".git/hooks/post-checkout", b"x"))
+    (tmp_path / "archive").mkdir()
+    written, problems = unpacker().unpack(tar, tmp_path)
+    assert written == [] and problems == [
+        "member 'archive/a.json': appears twice in the tar",
+        "member 'archive/l': is a symbolic link; only regular files are unpacked",
+        "member '.git/hooks/post-checkout': is outside archive/",
+    ]
+
+
+def test_the_unpacker_never_writes_through_a_linked_folder(tmp_path):
+    dest, outside = tmp_path / "checkout", tmp_path / "outside"
+    (dest / "archive").mkdir(parents=True)
+    outside.mkdir()
+    (dest / "archive/wc").symlink_to(outside)
+    tar = tar_of(tmp_path / "tick.tar", ("file", "archive/wc/x.json", b"{}"))
+    written, problems = unpacker().unpack(tar, dest)
+    assert written == [] and len(problems) == 1 and "is not a folder (a link or a file)" in problems[0]
+    assert list(outside.iterdir()) == []
+
+
+def test_the_commit_job_unpacks_with_the_script_before_anything_else_reads_the_tar():
+    commit = job("collect.yml", "commit")
+    unpack = step_script("Unpack the tick's files")
+    assert unpack.startswith("python3 -I .github/scripts/unpack_tick.py tick.tar && rm tick.tar\n")
+    assert commit.index("unpack_tick.py") < commit.index("actions/attest@") < commit.index("pip install")
 
 
 def test_the_tick_job_packs_exactly_the_new_archive_files(clones, tmp_path):
@@ -255,6 +407,6 @@ def test_the_pages_build_renders_from_the_page_cache_the_actions_cache_keeps():
                      r"\s+restore-keys: (\S+)", build)
     assert kept, "the pages build keeps no cache"
     assert kept.group(2).startswith(kept.group(3))  # a new entry per run, restored from the newest earlier one
-    command = re.search(r"run: (python -m builder build .*)", build).group(1)
+    command = re.search(r"run: (prematch build .*)", build).group(1)
     assert f'--cache "$RUNNER_TEMP/{kept.group(1)}"' in command
-    assert build.index("actions/cache@") < build.index("python -m builder build")
+    assert build.index("actions/cache@") < build.index("prematch build")

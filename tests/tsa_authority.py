@@ -133,39 +133,52 @@ def name(common: str) -> x509.Name:
 
 @dataclass
 class Chain:
-    """A root CA and a TSA certificate it issued (ECDSA P-256: quick to make)."""
+    """A root CA and a TSA certificate it issued, directly or through an intermediate CA (ECDSA P-256)."""
 
     root: x509.Certificate
     root_key: ec.EllipticCurvePrivateKey
     tsa: x509.Certificate
     tsa_key: ec.EllipticCurvePrivateKey
+    intermediate: x509.Certificate | None = None  # never embedded in the tokens (like a cross-certificate)
 
     def root_pem(self) -> bytes:
         return self.root.public_bytes(serialization.Encoding.PEM)
 
+    def intermediate_pem(self) -> bytes:
+        return self.intermediate.public_bytes(serialization.Encoding.PEM) if self.intermediate else b""
 
-def make_chain(label: str, valid_from: datetime, valid_until: datetime) -> Chain:
-    """A self-signed root valid 2020-2040 and a TSA certificate valid ``[valid_from, valid_until]``."""
-    root_key = ec.generate_private_key(ec.SECP256R1())
-    root = (
-        x509.CertificateBuilder().subject_name(name(f"{label} Root")).issuer_name(name(f"{label} Root"))
-        .public_key(root_key.public_key()).serial_number(x509.random_serial_number())
+
+def _ca(label: str, issuer: x509.Name, signer, key) -> x509.Certificate:
+    return (
+        x509.CertificateBuilder().subject_name(name(label)).issuer_name(issuer)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
         .not_valid_before(datetime(2020, 1, 1, tzinfo=UTC)).not_valid_after(datetime(2040, 1, 1, tzinfo=UTC))
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
-        .sign(root_key, hashes.SHA256())
+        .sign(signer, hashes.SHA256())
     )  # fmt: skip
+
+
+def make_chain(label: str, valid_from: datetime, valid_until: datetime, intermediate: bool = False) -> Chain:
+    """A self-signed root valid 2020-2040 and a TSA certificate valid ``[valid_from, valid_until]``,
+    issued by the root or (``intermediate``) by a CA the root issued."""
+    root_key = ec.generate_private_key(ec.SECP256R1())
+    root = _ca(f"{label} Root", name(f"{label} Root"), root_key, root_key)
+    ca, issuer_key = None, root_key
+    if intermediate:
+        issuer_key = ec.generate_private_key(ec.SECP256R1())
+        ca = _ca(f"{label} Time Stamping CA", root.subject, root_key, issuer_key)
     tsa_key = ec.generate_private_key(ec.SECP256R1())
     tsa = (
-        x509.CertificateBuilder().subject_name(name(f"{label} TSA")).issuer_name(root.subject)
+        x509.CertificateBuilder().subject_name(name(f"{label} TSA")).issuer_name((ca or root).subject)
         .public_key(tsa_key.public_key()).serial_number(x509.random_serial_number())
         .not_valid_before(valid_from).not_valid_after(valid_until)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.KeyUsage(True, False, False, False, False, False, False, False, False), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
-        .sign(root_key, hashes.SHA256())
+        .sign(issuer_key, hashes.SHA256())
     )  # fmt: skip
-    return Chain(root, root_key, tsa, tsa_key)
+    return Chain(root, root_key, tsa, tsa_key, ca)
 
 
 @dataclass
@@ -220,6 +233,13 @@ def token_response(chain: Chain, digest: bytes, at: datetime, serial: int = 1, n
 def rejection() -> bytes:
     """A TimeStampResp with status rejection (2) and no token."""
     return seq(seq(integer(2)))
+
+
+def with_status(response: bytes, status: int) -> bytes:
+    """``response`` (a granted TimeStampResp) with another PKIStatus, e.g. 1, grantedWithMods."""
+    _, body, _ = read_tlv(response)
+    _, status_info, after = read_tlv(body)
+    return seq(seq(integer(status)), body[after:])
 
 
 class _Handler(BaseHTTPRequestHandler):

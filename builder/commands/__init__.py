@@ -1,1 +1,1 @@
-"""One module per ``python -m builder`` command."""
+"""One module per ``prematch`` command."""

@@ -1,4 +1,4 @@
-"""``python -m builder build``: render the static site from an archive into a folder."""
+"""``prematch build``: render the static site from an archive into a folder."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``python -m builder paper-tables``: print each paper's main table computed from an archive.
+"""``prematch paper-tables``: print each paper's main table computed from an archive.
 
 LLM-SoccerArena Table 2, WorldCupArena Table 2 and Prophet Arena Table 2, in each paper's
 own scales and column order (see :mod:`builder.score.paper_tables` for every definition).

@@ -1,4 +1,4 @@
-"""``python -m builder score``: print the leaderboard computed from an archive (JSON or a table)."""
+"""``prematch score``: print the leaderboard computed from an archive (JSON or a table)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``python -m builder t5``: every full-tournament forecast scored as WorldCupArena's T5 (eq. 4).
+"""``prematch t5``: every full-tournament forecast scored as WorldCupArena's T5 (eq. 4).
 
 One row per saved forecast (forecaster, condition, horizon) at each dated truth stage the
 archive has reached (``--stages``) or only the latest; leagues get Kendall's τ, Spearman's ρ

@@ -29,6 +29,7 @@ import numpy as np
 
 from builder.score import inference, market
 from builder.score.columns import NAMES, RowTable, codes, group_means
+from builder.score.definitions import label
 from builder.score.measurerows import named_columns
 from builder.score.metrics import (
     accuracy_hda,
@@ -52,9 +53,9 @@ NOTES = [
     ">= half the best coverage in the condition (WorldCupArena rule).",
     "Matched view: events scored by every ranked forecaster of the condition.",
     "Log loss clips probabilities at 1e-6 (at most 13.8 nats per forecast).",
-    "Scoreline column: scoreline_90, WorldCupArena eq. (1) on the 90-minute score; scoreline_wca and "
-    "exact_wca use the score WorldCupArena publishes (extra-time goals included) and appear in "
-    "`python -m builder paper-tables` and `score --json` (builder/score/definitions.py).",
+    f"{label('scoreline_90')}: WorldCupArena eq. (1) on the 90-minute score, no display transform; "
+    f"{label('scoreline_wca_c70')} and {label('exact_wca')} use the score WorldCupArena publishes (extra-time "
+    "goals included) and appear in `prematch paper-tables` and `score --json` (builder/score/definitions.py).",
 ]
 
 Condition = tuple[str, str, str, str]  # access, strategy, horizon, clock

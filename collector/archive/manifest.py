@@ -1,7 +1,7 @@
 """The per-tick manifest: a record listing the SHA-256 of every file a tick added, chained by hash.
 
 Each manifest names the previous manifest's path and SHA-256, so the manifests form a hash
-chain that ``python -m collector verify`` checks against the files and the git history.
+chain that ``prematch verify`` checks against the files and the git history.
 """
 
 from __future__ import annotations

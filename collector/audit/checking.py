@@ -34,7 +34,7 @@ def run_checks(repo: Path, archive_path: str, use_cache: bool, tsa_roots: list[P
     return _verify(repo, archive_path, use_cache, roots, list(anchors), earlier)
 
 
-def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=(), earlier=None) -> Report:
+def _verify(repo: Path, archive_path: str, use_cache: bool, roots=None, anchors=(), earlier=None) -> Report:
     caches: list[FactsCache] = []
     cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
     if earlier is not None:
@@ -58,7 +58,7 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=(), anchors=()
     report.findings += evidence_checks.evidence(files)
     report.findings += checks.commit_dates(history.commits)
     token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
-    report.proofs = timestamps.check_tokens(repo, history, files, list(roots), token_cache, timeline)
+    report.proofs = timestamps.check_tokens(repo, history, files, dict(roots or {}), token_cache, timeline)
     report.findings += report.proofs.findings
     found, report.proofs.attestations = check_attestations(repo, history, files)
     report.findings += found

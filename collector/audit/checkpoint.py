@@ -78,8 +78,8 @@ def _roots_bytes(tsa_roots: list[Path] | None) -> bytes | None:
     try:
         for path in [SHIPPED_ROOTS] if tsa_roots is None else tsa_roots:
             for pem in sorted(path.glob("*.pem")) if path.is_dir() else [path]:
-                data = pem.read_bytes()
-                out += f"{len(data)}\0".encode() + data
+                data = pem.read_bytes()  # the file's name is the authority its roots are trusted for
+                out += f"{pem.stem}\0{len(data)}\0".encode() + data
     except OSError:
         return None
     return bytes(out)

@@ -49,13 +49,13 @@ def links(changes: list[Change]) -> list[Finding]:
     return findings
 
 
-def retry_problems(repo, retries: dict[str, str]) -> list[Problem]:
+def retry_problems(repo, retries: dict[str, str], head: str = "HEAD") -> list[Problem]:
     """The guard's form of :func:`forecast_retries`: each added retry (path -> the path it supersedes,
-    repository-relative) must supersede a transport failure as it stands at HEAD."""
+    repository-relative) must supersede a transport failure as it stands at ``head``."""
     problems = []
     for path, old in sorted(retries.items()):
         try:
-            status = orjson.loads(git(repo, "cat-file", "blob", f"HEAD:{old}")).get("status")
+            status = orjson.loads(git(repo, "cat-file", "blob", f"{head}:{old}")).get("status")
         except (ArchiveError, orjson.JSONDecodeError, AttributeError):
             status = None
         if status not in TRANSPORT_FAILURES:

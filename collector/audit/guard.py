@@ -1,7 +1,9 @@
 """The append-only guard for pull requests: a change may add archive files, never alter or remove one.
 
-``check_changes`` compares ``HEAD`` with the merge base of ``base`` (``git diff base...HEAD``),
-so only what the pull request itself changes is judged. Renames count as a deletion plus an
+``check_changes`` compares ``head`` (default ``HEAD``) with the merge base of ``base``
+(``git diff base...head``), so only what the pull request itself changes is judged. ``head`` need
+not be checked out: the ``pull_request_target`` workflow fetches a pull request's commits as data
+and judges them with the base branch's code. Renames count as a deletion plus an
 addition. Files under ``archive/schema/`` are regenerated from the models and may change.
 Added record files must validate against the contract. Time-stamp tokens and attestation
 bundles beside the manifests (``collector.archive.tokens``) are not records but append-only too.
@@ -37,17 +39,18 @@ class GuardReport:
         return [f"guard: OK, {self.added} archive file(s) added since {self.base}, none modified or deleted"]
 
 
-def check_changes(repo: Path, base: str, archive_path: str = "archive") -> GuardReport:
-    """The archive changes between ``base``'s merge base and HEAD: files added, and every problem.
+def check_changes(repo: Path, base: str, archive_path: str = "archive", head: str = "HEAD") -> GuardReport:
+    """The archive changes between ``base``'s merge base and ``head``: files added, and every problem.
 
-    A ``base`` that names no commit is a :class:`UsageError`.
+    A ``base`` or ``head`` that names no commit is a :class:`UsageError`.
     """
-    try:
-        git(repo, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
-    except ArchiveError:
-        raise UsageError(f"--base {base}: no such branch or commit in {repo}") from None
+    for option, name in (("--base", base), ("--head", head)):
+        try:
+            git(repo, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+        except ArchiveError:
+            raise UsageError(f"{option} {name}: no such branch or commit in {repo}") from None
     prefix = archive_path.strip("/") + "/"
-    raw = git(repo, "diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...HEAD", "--", prefix)
+    raw = git(repo, "diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...{head}", "--", prefix)
     tokens = raw.decode("utf-8", "surrogateescape").split("\0")
     problems: list[Problem] = []
     added: dict[str, str] = {}
@@ -79,5 +82,5 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive") -> Guard
             problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
         elif getattr(record, "supersedes", None) and record.kind == "forecast":
             retries[prefix + added[blob]] = prefix + record.supersedes
-    problems += retry_problems(repo, retries)
+    problems += retry_problems(repo, retries, head)
     return GuardReport(base, len(added) + proofs_added, problems)

@@ -4,8 +4,10 @@ Each live tick manifest has tokens beside it (``manifests/{YYYY}/{tick}.{authori
 see :mod:`collector.archive.tokens`). For every token committed, ``verify`` checks with
 ``rfc3161-client`` and no network:
 
-* the signature, and the TSA certificate's chain to a trusted root *at the stamped time*
-  (``genTime``), with the time-stamping extended key usage (RFC 3161 section 2.3);
+* the signature, and the TSA certificate's chain to a trusted root *of the authority the token is
+  filed under* (``….{authority}.tsr``) *at the stamped time* (``genTime``), with the time-stamping
+  extended key usage (RFC 3161 section 2.3). Roots are kept per authority (:func:`load_roots`): a
+  token another authority signed, filed under this one's name, does not chain and is a violation;
 * that the token's message imprint is the SHA-256 of the manifest's bytes *as committed*.
 
 A token that fails either check is a violation (``token_invalid``, ``token_mismatch``); so
@@ -18,7 +20,8 @@ be before the kickoff (``stamped_after_kickoff`` otherwise); a live forecast wit
 token gets a note (``no_token``) and its proof is the git commit date only.
 
 Without trusted roots (``--tsa-roots``) tokens cannot be checked: one note says so and every
-forecast's proof is the git date.
+forecast's proof is the git date. With roots, a token filed under an authority that has none is a
+violation (``token_invalid``): add that authority's file (collector/audit/tsa_roots/README.md).
 """
 
 from __future__ import annotations
@@ -45,10 +48,13 @@ from collector.audit.proofs import (
 from collector.audit.proofs import Proof, ProofCheck, linked, manifest_order
 from collector.errors import UsageError
 
+Roots = dict[str, list[x509.Certificate]]  # authority id -> its trusted certificates
 
-def load_roots(paths: list[Path]) -> list[x509.Certificate]:
-    """Every certificate in the PEM files named, or in the ``*.pem`` files of the folders named."""
-    found: list[x509.Certificate] = []
+
+def load_roots(paths: list[Path]) -> Roots:
+    """The certificates of each authority: a PEM file ``AUTHORITY.pem`` (named, or among the ``*.pem``
+    of a folder named) holds that authority's roots, and the intermediates its tokens do not embed."""
+    found: Roots = {}
     for path in paths:
         files = sorted(path.glob("*.pem")) if path.is_dir() else [path]
         for pem in files:
@@ -56,10 +62,13 @@ def load_roots(paths: list[Path]) -> list[x509.Certificate]:
                 certs = x509.load_pem_x509_certificates(pem.read_bytes())
             except (OSError, ValueError) as exc:
                 raise UsageError(f"{pem}: not a readable PEM file of certificates ({exc})") from None
-            for cert in certs:
-                if cert not in found:
-                    found.append(cert)
+            mine = found.setdefault(pem.stem, [])
+            mine += [cert for cert in certs if cert not in mine]
     return found
+
+
+def root_count(roots: Roots) -> int:
+    return sum(len(certs) for certs in roots.values())
 
 
 def proof_histories(history: History) -> dict[str, FileHistory]:
@@ -67,29 +76,34 @@ def proof_histories(history: History) -> dict[str, FileHistory]:
     return file_histories(history, keep=lambda path: token_target(path) is not None)
 
 
-def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], roots: list[x509.Certificate],
+def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], roots: Roots,
                  cache_path: Path | None = None, timeline: checks.Timeline | None = None) -> ProofCheck:  # fmt: skip
     """Check every committed token, then give each forecast its proof (see the module docstring).
 
     ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
     the record facts (:class:`TokenCache`). ``timeline``: the files' (``checks.build_timeline``), built once.
     """
-    result = ProofCheck(tokens=proof_histories(history), roots=len(roots))
+    result = ProofCheck(tokens=proof_histories(history), roots=root_count(roots))
     result.findings += checks.append_only(result.tokens)
-    added = {e.added.new_blob: e for e in result.tokens.values() if e.added and e.added.new_blob != NULL_BLOB}
-    verifier = _verifier(roots)
-    if result.tokens and verifier is None:
+    # by path, not by blob: the same bytes filed under two authorities' names are two different claims
+    added = {e.path: e for e in result.tokens.values() if e.added and e.added.new_blob != NULL_BLOB}
+    verifiers = {authority: _verifier(certs) for authority, certs in roots.items()}
+    if result.tokens and not root_count(roots):
         result.findings.append(Finding("token_unchecked", "manifests", f"{len(result.tokens)} token file(s) not "
                                        "checked: no trusted TSA roots (see --tsa-roots)", violation=False))
     cache = TokenCache(cache_path, roots)
-    keys = {blob: f"{blob}:{_manifest_sha(files, entry)}" for blob, entry in added.items()}
-    todo = [blob for blob in added if cache.get(keys[blob]) is None]
-    for blob, data in read_blobs(repo, todo):
-        entry = added[blob]
-        checked = _check_one(entry, data, files.get(token_target(entry.path)[0]), verifier)
-        cache.put(keys[blob], checked)
-    for blob, entry in added.items():
-        code, message, stamped = cache.get(keys[blob])
+    keys = {path: f"{e.added.new_blob}:{token_target(path)[1]}:{_manifest_sha(files, e)}" for path, e in added.items()}
+    todo: dict[str, list[FileHistory]] = {}
+    for path, entry in added.items():
+        if cache.get(keys[path]) is None:
+            todo.setdefault(entry.added.new_blob, []).append(entry)
+    for blob, data in read_blobs(repo, list(todo)):
+        for entry in todo[blob]:
+            manifest, authority = token_target(entry.path)
+            checked = _check_one(entry, data, files.get(manifest), _for_authority(verifiers, authority))
+            cache.put(keys[entry.path], checked)
+    for path, entry in added.items():
+        code, message, stamped = cache.get(keys[path])
         if code is not None:
             result.findings.append(Finding(code, entry.path, message, entry.added.commit.sha))
         elif stamped is not None:
@@ -110,10 +124,12 @@ class TokenCache:
     Stored in ``<git dir>/prematch/token-cache.json``; only a speed-up (``--no-cache`` skips it).
     """
 
-    def __init__(self, path: Path | None, roots: list[x509.Certificate]):
-        digest = hashlib.sha256(f"rfc3161-client {_library_version()} v1".encode())
-        for cert in roots:
-            digest.update(cert.fingerprint(hashes.SHA256()))
+    def __init__(self, path: Path | None, roots: Roots):
+        digest = hashlib.sha256(f"rfc3161-client {_library_version()} v2".encode())
+        for authority in sorted(roots):
+            digest.update(f"\0{authority}\0".encode())
+            for cert in roots[authority]:
+                digest.update(cert.fingerprint(hashes.SHA256()))
         self.fingerprint, self.path, self.dirty = digest.hexdigest(), path, False
         self.entries: dict[str, tuple[str | None, str | None, datetime | None]] = {}
         if path is not None and path.exists():
@@ -151,13 +167,38 @@ def _library_version() -> str:
         return "unknown"
 
 
-def _verifier(roots: list[x509.Certificate]):
+def _verifier(certs: list[x509.Certificate]):
+    """One authority's verifier: its self-signed certificates are the roots, the others intermediates (a
+    chain its tokens do not carry whole, such as a cross-certificate); None without a root."""
+    roots = [c for c in certs if c.issuer == c.subject]
     if not roots:
         return None
     builder = VerifierBuilder()
     for cert in roots:
         builder = builder.add_root_certificate(cert)
+    for cert in certs:
+        if cert.issuer != cert.subject:
+            builder = builder.add_intermediate_certificate(cert)
     return builder.build()
+
+
+class _NoRoots:
+    """The verifier of an authority without trusted roots: every token filed under its name fails."""
+
+    def __init__(self, authority: str, known: list[str]):
+        self.message = (f"no trusted roots for authority {authority!r} (roots are configured for "
+                        f"{', '.join(known) or 'none'}); add {authority}.pem (collector/audit/tsa_roots/README.md)")
+
+    def verify(self, response, digest) -> None:
+        raise VerificationError(self.message)
+
+
+def _for_authority(verifiers: dict, authority: str):
+    """The verifier of ``authority``'s roots; None when no roots at all are configured (tokens unchecked)."""
+    if not verifiers:
+        return None
+    found = verifiers.get(authority)
+    return found if found is not None else _NoRoots(authority, sorted(a for a, v in verifiers.items() if v))
 
 
 def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, verifier):
@@ -183,7 +224,8 @@ def _check_one(entry: FileHistory, data: bytes, manifest: FileHistory | None, ve
     try:
         verifier.verify(response, digest)
     except (VerificationError, ValueError) as exc:
-        return bad("token_invalid", f"does not verify against the trusted TSA roots at its stamped time: {exc}")
+        return bad("token_invalid", f"does not verify against the trusted roots of its authority at its stamped "
+                   f"time: {exc}")
     stamped = response.tst_info.gen_time
     return None, None, stamped if stamped.tzinfo else stamped.replace(tzinfo=UTC)
 

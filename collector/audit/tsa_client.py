@@ -7,7 +7,9 @@ content type ``application/timestamp-query``; the answer is a DER ``TimeStampRes
 TSA's certificate, which ``verify`` needs offline).
 
 Before a token is written the client checks what it can without trusting anyone: status
-granted, the imprint is the manifest's SHA-256, the nonce is the one sent. The signature
+granted (0 only: a ``grantedWithMods`` token is refused, since ``rfc3161-client`` rejects it and
+once written to the append-only archive it would stay a violation), the imprint is the manifest's
+SHA-256, the nonce is the one sent. The signature
 and the certificate chain are checked by ``verify`` (``collector.audit.timestamps``)
 against the shipped roots. A token is written once (``…/{tick}.{authority}.tsr``, atomic,
 never replaced); a failure is reported and the manifest is asked for again at the next tick.
@@ -71,7 +73,10 @@ def check_response(answer: bytes, manifest_bytes: bytes, nonce: int | None) -> N
         response = decode_timestamp_response(answer)
     except Exception as exc:  # noqa: BLE001 - the DER decoder raises several types
         raise TokenRefused(f"not a TimeStampResp ({type(exc).__name__}: {exc})") from None
-    if response.status not in (0, 1):
+    if response.status == 1:  # grantedWithMods: rfc3161-client refuses it, so written it would be invalid forever
+        raise TokenRefused("status 1 (granted with modifications) refused: only a plain granted token (status 0) "
+                           "is written, since verify cannot accept this one and the archive never drops a file")
+    if response.status != 0:
         raise TokenRefused(f"status {response.status} {' '.join(response.status_string)}".strip())
     imprint = response.tst_info.message_imprint.message
     if imprint != hashlib.sha256(manifest_bytes).digest():

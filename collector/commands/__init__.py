@@ -1,1 +1,1 @@
-"""One module per ``python -m collector`` command."""
+"""One module per ``prematch`` command."""

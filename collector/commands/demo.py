@@ -2,9 +2,9 @@
 
 The three steps a new user would otherwise run by hand::
 
-    python -m collector replay worldcup-2026 --out DIR   # baselines, simulated clock
-    python -m builder build --archive DIR/archive --out DIR/site
-    python -m collector verify --repo DIR
+    prematch replay worldcup-2026 --out DIR   # baselines, simulated clock
+    prematch build --archive DIR/archive --out DIR/site
+    prematch verify --repo DIR
 
 Every record is marked ``clock = replay``: the demo shows the pipeline, never a prospective
 result. No API key is needed (the forecasters are the built-in baselines).
@@ -74,7 +74,7 @@ class DemoReport:
             "Open the site:",
             f"  python -m http.server --directory {site} 8000",
             "  then browse to http://localhost:8000/",
-            f"Check the history again any time: python -m collector verify --repo {self.out}",
+            f"Check the history again any time: prematch verify --repo {self.out}",
         ]
 
 

@@ -19,6 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "problem is one 'problem:' line on stderr."
                             ))
     parser.add_argument("--base", required=True, help="the branch or commit the change is compared to, e.g. origin/main")
+    parser.add_argument("--head", default="HEAD",
+                        help="the commit judged (default: HEAD); it need not be checked out, so a pull "
+                        "request's commits fetched as data are judged by the base branch's code")
     parser.add_argument("--repo", type=Path, default=Path("."),
                         help="the top folder of the git repository (default: .)")
     parser.add_argument(
@@ -29,4 +32,4 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_repository(args.repo, args.archive_path)
-    return finish(check_changes(args.repo, args.base, args.archive_path))
+    return finish(check_changes(args.repo, args.base, args.archive_path, args.head))

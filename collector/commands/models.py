@@ -68,7 +68,7 @@ def _load(args: argparse.Namespace, config) -> tuple[object, str]:
         client = OpenRouterClient.from_env(config.openrouter, router_metadata=False)
         try:
             deadline = datetime.now(UTC) + timedelta(seconds=config.openrouter.total_timeout_s)
-            return await client.get_json("/models", deadline=deadline)
+            return await client.models(deadline=deadline)
         finally:
             await client.aclose()
 

@@ -45,8 +45,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--tsa-roots", action="append", type=Path, default=None, metavar="PATH",
-        help="a PEM file or a folder of *.pem files with the trusted time-stamping roots the RFC 3161 "
-        "tokens are checked against; repeatable (default: the roots shipped in collector/audit/tsa_roots)",
+        help="a PEM file AUTHORITY.pem, or a folder of them, with the roots (and intermediates) each "
+        "time-stamping authority's tokens must chain to: a token filed as TICK.AUTHORITY.tsr is checked "
+        "against AUTHORITY's certificates only; repeatable (default: collector/audit/tsa_roots)",
     )  # fmt: skip
     return parser
 

@@ -1,6 +1,6 @@
 """Derive a competition definition (the project's own TOML config) from openfootball files.
 
-``python -m collector define-competition`` uses this to write the shipped definitions, and a
+``prematch define-competition`` uses this to write the shipped definitions, and a
 fork uses it for another league. The definition holds ids, names, codes, aliases, groups,
 stages, knockout slot rules, tie-breakers and where the fixtures come from; it is reviewed
 and committed by hand, and never contains match data.

@@ -1,6 +1,6 @@
 """The archive contract: every record model, and one adapter that validates any of them.
 
-Collector and builder both import from here; ``python -m collector schema`` exports the
+Collector and builder both import from here; ``prematch schema`` exports the
 JSON Schemas into ``archive/schema/`` (a test fails when they drift).
 """
 

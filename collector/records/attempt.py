@@ -32,7 +32,8 @@ class Usage(Contract):
         default=None, description="usage.cost_details.upstream_inference_cost"
     )
     web_search_requests: Annotated[int, Field(ge=0)] | None = Field(
-        default=None, description="usage.server_tool_use.web_search_requests"
+        default=None,
+        description="usage.server_tool_use_details.web_search_requests (usage.server_tool_use in the older shape)"
     )
 
 

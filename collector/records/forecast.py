@@ -109,7 +109,8 @@ class SearchFlag(StrEnum):
 
 
 class SearchReport(Contract):
-    """Whether a search really happened (usage.server_tool_use, the tool trace), how often, what was cited."""
+    """Whether a search really happened (usage.server_tool_use_details, the tool trace, the generation
+    stats' num_search_results), how often, what was cited."""
 
     observed: SearchObserved
     requests: Annotated[int, Field(ge=0)] = 0

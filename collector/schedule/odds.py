@@ -16,6 +16,7 @@ that horizon is then ``missed``, with the reason).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -76,8 +77,23 @@ def snapshots_for(archive: Archive, cid: str, event_id: str, horizon: Horizon) -
     return tuple(r for r in found if isinstance(r, OddsSnapshot))
 
 
+def keyless(config: ArenaConfig) -> set[str]:
+    """The configured sources that need a key the environment does not hold (``[odds] without_key``)."""
+    from collector.sources.odds_api import KEY_ENV
+
+    missing = {"the-odds-api"} if not os.environ.get(KEY_ENV, "").strip() else set()
+    return missing & set(config.odds.sources)
+
+
+def active_sources(config: ArenaConfig) -> list[str]:
+    """The configured sources a tick asks: all of them, less those ``[odds] without_key = "skip"`` leaves out."""
+    skipped = keyless(config) if config.odds.without_key == "skip" else set()
+    return [name for name in config.odds.sources if name not in skipped]
+
+
 def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource], list[Problem]]:
-    """The configured odds sources for one competition (a missing key or sport key is a problem)."""
+    """The configured odds sources for one competition (a missing key or sport key is a problem; with
+    ``[odds] without_key = "skip"`` a source without its key is left out)."""
     from collector.sources.football_data_couk import FootballDataCsvSource
     from collector.sources.kalshi import KalshiSource
     from collector.sources.odds_api import OddsApiSource
@@ -85,7 +101,7 @@ def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource
 
     sources, problems = [], []
     settings = config.odds
-    for name in settings.sources:
+    for name in active_sources(config):
         try:
             if name == "the-odds-api":
                 sport = settings.sport_keys.get(cid)
@@ -105,7 +121,7 @@ def build_sources(config: ArenaConfig, cid: str, clock) -> tuple[list[OddsSource
 
 def next_closing_tick(config: ArenaConfig, archive: Archive, after: datetime) -> datetime | None:
     """A replay's next tick inside a closing window: one minute before the next kickoff after ``after``."""
-    if not config.odds.sources:
+    if not active_sources(config):
         return None
     times = [e.kickoff_utc - CLOSING_TICK_LEAD for cid in config.competitions for e in archive.events_of(cid)
              if e.status is EventStatus.SCHEDULED and e.kickoff_utc is not None
@@ -130,6 +146,11 @@ async def collect_odds(tick, forecasters) -> int:
     """Write the due odds snapshots of every followed competition, then the market's closing records."""
     written = 0
     if not tick.config.odds.sources:
+        return 0
+    if tick.config.odds.without_key == "skip":
+        tick.report.notes += [f"odds source {name} off: its key is not in the environment" for name in
+                              sorted(keyless(tick.config))]  # fmt: skip
+    if not active_sources(tick.config):
         return 0
     for cid in tick.config.competitions:
         if cid not in tick.archive.competitions:

@@ -47,6 +47,7 @@ from collector.records import (
     Horizon,
     Question,
     Strategy,
+    Validation,
 )
 
 from .tournament_slots import answers_tournament, tournament_windows
@@ -303,14 +304,16 @@ def next_due_after(archive: Archive, arena: ArenaConfig, forecasters: Sequence, 
     return min(times) if times else None
 
 
-def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock) -> Forecast:
-    """The honest record of a window that closed without a forecast."""
+def missed_record(slot: Slot, forecaster, now: datetime, clock: Clock, reason: str | None = None) -> Forecast:
+    """The honest record of a window that closed without a forecast, or of a key not asked for
+    (``reason``: why, kept as the record's ``validation.errors``)."""
     return Forecast(
         recorded_at=now, clock=clock, competition_id=slot.competition_id, target_kind=slot.target_kind,
         target_id=slot.target_id, forecaster=slot.forecaster, forecaster_type=forecaster.type,
         model=getattr(forecaster, "model", None), model_version=forecaster.version, access=slot.access,
         strategy=slot.strategy, horizon=slot.horizon, sample=slot.sample, kickoff_utc=slot.deadline,
         kickoff_time_known=slot.kickoff_time_known, scheduled_at=slot.opens, status=ForecastStatus.MISSED,
+        validation=Validation(errors=(reason,)) if reason else Validation(),
     )  # fmt: skip
 
 

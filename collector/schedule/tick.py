@@ -1,6 +1,6 @@
 """One scheduler pass: sync fixtures, register questions, produce due forecasts, write outcomes.
 
-:func:`run_tick` is the conductor used by ``python -m collector tick`` and by replays (which
+:func:`run_tick` is the conductor used by ``prematch tick`` and by replays (which
 pass a simulated ``now`` and ``Clock.REPLAY``, and commit ``TickReport.written``).
 :func:`next_due_after` tells a replay when anything becomes due next.
 """
@@ -38,6 +38,7 @@ from collector.schedule.binary_events import collect_binary, resolve_binary
 from collector.schedule.claims import Claim, claim_key
 from collector.schedule.cron import last_fire
 from collector.schedule.evidence_step import prepare_evidence
+from collector.schedule.model_check import MISSED_PREFIX, check_models
 from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
@@ -123,12 +124,16 @@ async def run_tick_async(
     else:
         roster = Roster(forecasters=list(forecasters))
     try:
+        with report.phase("models"):  # a model the models API rejects sits out; the others go on
+            check = await check_models(tick, roster.forecasters, roster.client)
+        active = [f for f in roster.forecasters if f.id not in check.skipped()]
         with report.phase("odds"):  # before the forecasts: the market of a horizon reads its snapshot
-            report.odds = await collect_odds(tick, roster.forecasters)
+            report.odds = await collect_odds(tick, active)
         with report.phase("forecasts"), older_objects_frozen():  # full GC passes skip the archive and clients
-            await _forecasts(tick, roster.forecasters, roster.client)
+            planned = [f for f in roster.forecasters if f.id not in check.unchecked]
+            await _forecasts(tick, planned, roster.client, check.rejected)
         with report.phase("binary_markets"):
-            report.binary = await collect_binary(tick, roster.forecasters)
+            report.binary = await collect_binary(tick, active)
         if roster.client is not None:
             with report.phase("statistics"):
                 report.statistics = await fetch_statistics(tick, roster.client)
@@ -214,15 +219,20 @@ def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | N
     return {f.id: config.owes_since(by_id[f.id].since if f.id in by_id else None) for f in forecasters}
 
 
-async def _forecasts(tick: TickContext, forecasters: Sequence, client=None) -> None:
+async def _forecasts(tick: TickContext, forecasters: Sequence, client=None, rejected: dict[str, str] | None = None) -> None:
+    """Plan, write the missed records, then produce every due forecast; a forecaster in ``rejected``
+    (id -> why, from the model check) is asked nothing: each of its due keys is recorded missed, except
+    a retry of a transport failure, which keeps its failed record and is retried once the model passes."""
     if not forecasters:
         return
-    report = tick.report
+    report, rejected = tick.report, rejected or {}
     todo = plan(tick.archive, tick.config, forecasters, tick.now, _since(tick.config, forecasters))
     by_id = {f.id: f for f in forecasters}
-    for slot in todo.missed:
-        if _write(tick, missed_record(slot, by_id[slot.forecaster], tick.now, tick.clock)):
+    skipped = [s for s in todo.due if s.forecaster in rejected and not s.revision]
+    for slot, reason in [(s, None) for s in todo.missed] + [(s, MISSED_PREFIX + rejected[s.forecaster]) for s in skipped]:
+        if _write(tick, missed_record(slot, by_id[slot.forecaster], tick.now, tick.clock, reason)):
             report.missed += 1
+    todo.due = [s for s in todo.due if s.forecaster not in rejected]
     report.due = len(todo.due)
     history = _history(tick.archive, tick.now)  # after the fixtures sync: what is known at `now`
     # the windows that close first are served first (gather starts coroutines in this order)

@@ -1,7 +1,7 @@
 """What one tick did: the files it wrote, its counts, its problems and the time of each phase.
 
 :class:`TickReport` is filled by :func:`collector.schedule.tick.run_tick_async` as the tick goes and
-printed by ``python -m collector tick`` (:meth:`TickReport.summary_lines`).
+printed by ``prematch tick`` (:meth:`TickReport.summary_lines`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ class TickReport:
     odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
     binary: int = 0  # binary market events, their forecasts and resolutions (collector/schedule/binary_events.py)
 
+    notes: list[str] = field(default_factory=list)  # what was left out on purpose (a source without its key)
     seconds: dict[str, float] = field(default_factory=dict)  # wall-clock time per phase
 
     @property
@@ -70,4 +71,4 @@ class TickReport:
         lines += [text.format(value) for value, text in counted if value]  # only what this tick did
         if self.stamps is not None and self.stamps.summary_line():
             lines.append(self.stamps.summary_line())
-        return lines
+        return lines + [f"  note: {note}" for note in self.notes]

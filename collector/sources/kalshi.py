@@ -4,12 +4,17 @@ Endpoints (public market data, no key; all through :mod:`collector.http`), under
 ``/trade-api/v2``:
 
 - ``GET /markets?event_ticker=<ticker>`` answers ``{markets: [{ticker, event_ticker,
-  yes_sub_title, yes_bid, yes_ask, no_bid, no_ask, last_price, status, close_time}], cursor}``;
-  prices are in cents (1-99), newer answers add ``yes_ask_dollars`` (``"0.5600"``), used first.
-  ``yes_sub_title`` names the team, or ``Tie``/``Draw``.
+  yes_sub_title, yes_bid_dollars, yes_ask_dollars, no_bid_dollars, no_ask_dollars,
+  last_price_dollars, status, close_time, ...}], cursor}``. ``yes_sub_title`` names the team, or
+  ``Tie``/``Draw``.
 - ``GET /series/{series}/markets/{ticker}/candlesticks?start_ts=&end_ts=&period_interval=60``
-  answers ``{candlesticks: [{end_period_ts, yes_ask: {close, ...}, yes_bid: {close, ...},
-  price: {close, ...}}]}`` (cents); a past snapshot takes the last candle ending at or before it.
+  answers ``{ticker, candlesticks: [{end_period_ts, yes_ask: {close_dollars, ...}, yes_bid:
+  {close_dollars, ...}, price: {...}, volume_fp, open_interest_fp}]}``; a past snapshot takes the
+  last candle ending at or before it.
+
+Prices are fixed-point dollar strings (``"0.5600"``) only: Kalshi removed the integer-cent fields
+(``yes_ask``, ``close`` as cents) on 12 March 2026, so a price without its ``_dollars`` field is
+missing, never read from cents (tests/recorded/kalshi/ holds the documented shapes).
 
 Price used: a Yes share bought at the ask *plus* Kalshi's taker fee, 0.07 x P x (1 - P) per
 contract at price P (its fee schedule; the per-order rounding up to the cent is not applied),
@@ -22,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
@@ -47,16 +53,20 @@ def with_fee(price: float, rate: float = FEE_RATE) -> float:
     return price + rate * price * (1.0 - price)
 
 
-def _cents(market: dict, field: str) -> float | None:
-    dollars = market.get(f"{field}_dollars")
-    if dollars not in (None, ""):
-        return float(dollars)
-    raw = market.get(field)
-    if raw in (None, "", 0):
+def dollars(obj: dict, field: str) -> float | None:
+    """``obj[field + "_dollars"]``, a fixed-point dollar string, as a number; None when absent or zero
+    (no bid); ValueError naming the field and the value when it is anything else."""
+    name = f"{field}_dollars"
+    raw = obj.get(name)
+    if raw in (None, ""):
         return None
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise ValueError(f"field {field}: expected a price in cents, got {raw!r}")
-    return float(raw) / 100.0
+    try:
+        value = Decimal(raw) if isinstance(raw, str) else None
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite() or value < 0:
+        raise ValueError(f"field {name}: expected a fixed-point dollar string such as \"0.5600\", got {raw!r}")
+    return float(value) or None
 
 
 KALSHI_DRAW = ("tie", "draw")  # the titles of a Kalshi match's draw contract
@@ -110,8 +120,8 @@ class KalshiSource:
         for side in ("home", "draw", "away"):
             market = sides[side]
             try:
-                ask, bid = await self._history(market, at) if at else (_cents(market, "yes_ask"), _cents(market, "yes_bid"))
-                ask = share_price(ask, "yes_ask")
+                ask, bid = await self._history(market, at) if at else (dollars(market, "yes_ask"), dollars(market, "yes_bid"))
+                ask = share_price(ask, "yes_ask_dollars")
             except ValueError as exc:
                 odds.problems.append(f"market {market.get('ticker')!r}: {exc}")
                 return odds
@@ -132,7 +142,6 @@ class KalshiSource:
         if not candles:
             raise ValueError(f"candlesticks: no candle ending at or before {at.isoformat()}")
         last = max(candles, key=lambda c: c["end_period_ts"])
-        ask = (last.get("yes_ask") or {}).get("close")
-        bid = (last.get("yes_bid") or {}).get("close")
-        return (ask / 100.0 if isinstance(ask, int | float) else None), (bid / 100.0 if isinstance(bid, int | float) else None)
+        sides = [last.get(side) if isinstance(last.get(side), dict) else {} for side in ("yes_ask", "yes_bid")]
+        return dollars(sides[0], "close"), dollars(sides[1], "close")
 

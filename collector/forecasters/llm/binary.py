@@ -93,7 +93,8 @@ async def ask_binary(forecaster: Any, event: BinaryEvent, condition: str, horizo
     shown = quote if condition == "with_price" else None
     text = binary_prompt(event, shown, rule)
     body = build_body(forecaster.model, [{"role": "user", "content": text}], forecaster.settings[Access.CLOSED_BOOK],
-                      schema=SCHEMA, schema_name="binary_forecast", max_tokens=forecaster.max_tokens)
+                      schema=SCHEMA, schema_name="binary_forecast", max_tokens=forecaster.max_tokens,
+                      limit_parameter=forecaster.limit_parameter)
     result = await forecaster.client.chat(body, role=AttemptRole.FIRST, deadline=event.closes_at)
     forecaster.budget.add(result.cost)
     probability, reason, errors = None, None, []

@@ -4,12 +4,13 @@ Per forecast of one model with prompt price ``p`` and completion price ``c`` (US
 tokens, from the models API):
 
     closed book = (IN * p + OUT * c) / 1e6
-    open book   = closed book + (EXTRA_IN * p + EXTRA_OUT * c) / 1e6 + max_total_results * price_per_result
+    open book   = closed book + (EXTRA_IN * p + EXTRA_OUT * c) / 1e6 + searches * price_per_search
 
 ``IN = 1,500`` and ``OUT = 700`` tokens are the size of Prematch's match prompt and answer;
 ``EXTRA_IN = 22,306`` and ``EXTRA_OUT = 885`` are LLM-SoccerArena's measured open-book
-averages (Section 4, with the same 3-per-search / 6-in-total limits), and the search is
-billed at the protocol's ``max_total_results`` (an upper bound). A match asks every LLM for
+averages (Section 4, with the same 3-per-search / 6-in-total limits), and the search is billed
+per search request (OpenRouter's current web-search price) for the searches it takes to fetch
+``max_total_results`` at ``max_results`` each (2 under the defaults). A match asks every LLM for
 every (access, strategy, horizon) cell; a question for every (access, strategy) at stage
 opening. Reasoning tokens, retries and repair calls come on top.
 """
@@ -41,6 +42,11 @@ class ModelCost:
     open: float | None
 
 
+def searches(search) -> int:
+    """The search requests it takes to fetch ``max_total_results`` at ``max_results`` a search, within ``max_tool_calls``."""
+    return min(search.max_tool_calls, -(-search.max_total_results // search.max_results))
+
+
 def model_costs(config: ArenaConfig, models: dict[str, ModelInfo]) -> list[ModelCost]:
     search = config.protocol.search
     out = []
@@ -56,7 +62,7 @@ def model_costs(config: ArenaConfig, models: dict[str, ModelInfo]) -> list[Model
             out.append(ModelCost(cfg.id, None, None))
             continue
         closed = (IN * p + OUT * c) / 1e6
-        opened = closed + (EXTRA_IN * p + EXTRA_OUT * c) / 1e6 + search.max_total_results * search.price_per_result_usd
+        opened = closed + (EXTRA_IN * p + EXTRA_OUT * c) / 1e6 + searches(search) * search.price_per_search_usd
         out.append(ModelCost(cfg.id, closed, opened))
     return out
 

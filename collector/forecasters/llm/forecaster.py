@@ -23,7 +23,12 @@ from collector.forecasters.llm.fine_grained import (
     validate_fine_grained,
 )
 from collector.forecasters.llm.limits import same_model
-from collector.forecasters.llm.observed import estimated_cost, search_report
+from collector.forecasters.llm.observed import (
+    estimated_cost,
+    needs_generation_search,
+    search_report,
+    with_generation_search,
+)
 from collector.forecasters.llm.openrouter import ChatResult, OpenRouterClient
 from collector.forecasters.llm.prompting import (
     match_prompt,
@@ -80,6 +85,7 @@ class LLMForecaster:
         self.conditions = arena.conditions_for(cfg)
         self.prompts = prompt_set(arena.prompt_set)  # prematch.toml [arena] prompt_set
         self.max_tokens = arena.protocol.max_tokens
+        self.limit_parameter = "max_tokens"  # max_completion_tokens where the models API lists it (tick's model check)
         self.settings = {a: resolve(arena, cfg, a) for a in Access}
         self.data_dir = data_dir  # where the squads file of a fine_grained prompt is read
         self.answers_tournament = bool(cfg.options.get("full_tournament", False))  # opt-in (llm/full_tournament.py)
@@ -180,8 +186,10 @@ class LLMForecaster:
         body = build_body(
             self.model, [{"role": "user", "content": text}], self.settings[task.access], schema=schema,
             schema_name=name or schema_name(task.target_kind, single), max_tokens=max_tokens,
+            limit_parameter=self.limit_parameter,
         )  # fmt: skip
         result = await self.client.chat(body, role=role, deadline=deadline)
+        await self._search_from_generation(result, body, deadline)
         estimate = 0.0
         for i, attempt in enumerate(result.attempts):  # billed although unanswered: counted at once
             if attempt.timed_out:
@@ -191,6 +199,15 @@ class LLMForecaster:
         attempts.extend(result.attempts)
         self.budget.add(result.cost + estimate)
         return result
+
+    async def _search_from_generation(self, result: ChatResult, body: dict, deadline) -> None:
+        """An open-book answer that reports no server-tool use: its generation stats' ``num_search_results``
+        tell whether it searched (a second source; :func:`collector.forecasters.llm.observed.with_generation_search`)."""
+        for i, attempt in enumerate(result.attempts):
+            if needs_generation_search(body, attempt) and attempt.response_id:
+                found = await self.client.generation_search_results(attempt.response_id, deadline=deadline)
+                if found is not None:
+                    result.attempts[i] = with_generation_search(attempt, found)
 
     def _record(self, task, prompt, attempts, status, validation, checked: Checked | None = None) -> Forecast:
         requested = attempts[0].started_at if attempts else None

@@ -93,7 +93,10 @@ def check_roster(config: ArenaConfig, models: dict[str, ModelInfo], today: date)
             rows.append(row)
             continue
         needed = set().union(*(required_parameters(resolve(config, cfg, a)) for a in (cfg.access or config.access)))
-        row.missing = sorted(needed - info.supported_parameters)
+        taken = set(info.supported_parameters)
+        if "max_completion_tokens" in taken:  # the output limit is then sent under that name
+            taken.add("max_tokens")
+        row.missing = sorted(needed - taken)
         if row.missing:
             row.problems.append(f"lacks parameter(s) the protocol sends: {', '.join(row.missing)}")
         if info.expiration_date is not None and info.expiration_date <= today:

@@ -54,6 +54,7 @@ KEY_ENV, URL_ENV = "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"
 REDACTED = "[redacted]"
 # The documented opt-in for `openrouter_metadata` (both spellings appear in OpenRouter's docs).
 METADATA_HEADERS = {"X-OpenRouter-Metadata": "enabled", "X-OpenRouter-Experimental-Metadata": "enabled"}
+MODELS_MAX_BYTES = 64 * 1024 * 1024  # the whole models list is megabytes; a completion's cap would cut it
 
 
 @dataclass
@@ -119,7 +120,7 @@ def parse_usage(usage: Any) -> Usage:
         return Usage()
     details = usage.get("completion_tokens_details") or {}
     prompt_details = usage.get("prompt_tokens_details") or {}
-    cost_details, server = usage.get("cost_details"), usage.get("server_tool_use")
+    cost_details, server = usage.get("cost_details"), server_tool_use(usage)
     return Usage(
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
@@ -129,6 +130,19 @@ def parse_usage(usage: Any) -> Usage:
         upstream_cost_usd=_cost(cost_details.get("upstream_inference_cost")) if isinstance(cost_details, dict) else None,
         web_search_requests=_int(server.get("web_search_requests")) if isinstance(server, dict) else None,
     )
+
+
+def server_tool_use(usage: dict) -> dict | None:
+    """The server-tool counts of a completion: ``usage.server_tool_use_details`` (OpenRouter's ChatUsage
+    schema), else ``usage.server_tool_use`` (the older shape); None when it reports neither."""
+    for key in ("server_tool_use_details", "server_tool_use"):
+        if isinstance(usage.get(key), dict):
+            return usage[key]
+    return None
+
+
+def _server_source(usage: dict) -> str:
+    return "usage.server_tool_use_details" if isinstance(usage.get("server_tool_use_details"), dict) else "usage.server_tool_use"
 
 
 def _cost(value: Any) -> float | None:
@@ -161,9 +175,10 @@ def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
         name = str(function.get("name", "")) if isinstance(function, dict) else ""
         if isinstance(call, dict) and ("search" in name or "search" in str(call.get("type", ""))):
             calls.append(call)
-    server = (data.get("usage") or {}).get("server_tool_use") if isinstance(data.get("usage"), dict) else None
-    if isinstance(server, dict) and (_int(server.get("web_search_requests")) or 0) > 0:
-        calls.append({"source": "usage.server_tool_use", **server})
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    server = server_tool_use(usage)
+    if server is not None and (_int(server.get("web_search_requests")) or 0) > 0:
+        calls.append({"source": _server_source(usage), **server})
     results = [r for r in _list(data.get("search_results")) if isinstance(r, dict)]
     citations = []
     for note in _list(message.get("annotations")):
@@ -197,16 +212,25 @@ class OpenRouterClient:
         self.settings = settings or OpenRouterSettings()
         self._key = api_key
         s = self.settings
+        headers = {"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
+                   **(METADATA_HEADERS if router_metadata else {})}
+        # the models list (hundreds of models, megabytes) through its own client, without the answers' cap
+        self._models = ServiceClient(
+            "openrouter", base_url.rstrip("/"), headers=headers, connect_timeout=s.connect_timeout_s,
+            total_timeout=s.total_timeout_s, retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s,
+            max_delay=s.max_delay_s), transport=transport, sleep=sleep, clock=clock, max_connections=2,
+            max_response_bytes=MODELS_MAX_BYTES,
+        )  # fmt: skip
         self._service = ServiceClient(
             "openrouter", base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_key}", "X-Title": "Prematch",
-                     **(METADATA_HEADERS if router_metadata else {})},
+            headers=headers,
             connect_timeout=s.connect_timeout_s, total_timeout=s.total_timeout_s,
             retry=RetryPolicy(max_attempts=s.max_attempts, base_delay=s.base_delay_s, max_delay=s.max_delay_s),
             transport=transport, sleep=sleep, clock=clock, max_connections=max_connections,
             max_response_bytes=s.max_response_bytes,
         )  # fmt: skip
         self.stopped: str | None = None  # why no more calls are made this tick (401, 402)
+        self._sleep, self._clock = sleep, clock
 
     @classmethod
     def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
@@ -216,6 +240,11 @@ class OpenRouterClient:
 
     async def aclose(self) -> None:
         await self._service.aclose()
+        await self._models.aclose()
+
+    async def models(self, *, deadline: datetime) -> tuple[int | None, Any]:
+        """``GET /models``: (HTTP status, parsed body or None), read whole up to :data:`MODELS_MAX_BYTES`."""
+        return await self.get_json("/models", deadline=deadline, service=self._models)
 
     def redact(self, text: str | None) -> str | None:
         """``text`` without the key in any encoding (:mod:`collector.redaction`)."""
@@ -255,12 +284,29 @@ class OpenRouterClient:
         result.finish_reason = result.attempts[-1].finish_reason
         return result
 
+    async def generation_search_results(self, generation_id: str, *, deadline: datetime, tries: int = 3,
+                                        wait_s: float = 1.0) -> int | None:
+        """``num_search_results`` of a call's generation stats (queryable a few seconds after the call:
+        a 404 is asked again, ``tries`` times at most, never past ``deadline``); None when not known."""
+        for attempt in range(tries):
+            if attempt:
+                await self._sleep(wait_s * attempt)
+            if self._clock() >= deadline:
+                return None
+            status, payload = await self.get_json("/generation", deadline=deadline, params={"id": generation_id})
+            data = payload.get("data") if isinstance(payload, dict) else None
+            if status == 200 and isinstance(data, dict):
+                return _int(data.get("num_search_results"))
+            if status != 404:
+                return None
+        return None
+
     async def get_json(
-        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None
+        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None, service: ServiceClient | None = None,
     ) -> tuple[int | None, Any]:
         """GET a JSON document (the generation or models endpoint): (HTTP status, parsed body or None)."""
         try:
-            response, _ = await self._service.request("GET", path, params=params, deadline=deadline)
+            response, _ = await (service or self._service).request("GET", path, params=params, deadline=deadline)
         except ServiceCallFailed as exc:
             return (exc.exchanges[-1].status if exc.exchanges else None), None
         try:

@@ -12,7 +12,9 @@ server tool with explicit ``engine``, ``max_results``, ``max_total_results`` and
 ``search_context_size`` (open book only) and the top-level ``max_tool_calls``; ``provider``
 (``order``, ``allow_fallbacks``, ``require_parameters``, ``quantizations``); ``reasoning``
 (``effort`` or ``max_tokens``, ``exclude``); ``response_format`` (``json_schema`` with
-``strict: true``, or ``json_object``); ``max_tokens``; ``temperature`` where honoured.
+``strict: true``, or ``json_object``); the output limit as ``max_completion_tokens`` for a model
+whose ``supported_parameters`` list it (OpenRouter's current name; ``max_tokens`` is deprecated)
+and as ``max_tokens`` otherwise; ``temperature`` where honoured.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collector.config import ArenaConfig, ForecasterConfig
 from collector.records import Access
 
 PROTOCOL_VERSION = 1
+LIMIT_PARAMETERS = ("max_tokens", "max_completion_tokens")
 
 
 def resolve(arena: ArenaConfig, cfg: ForecasterConfig, access: Access) -> dict[str, Any]:
@@ -35,7 +38,7 @@ def resolve(arena: ArenaConfig, cfg: ForecasterConfig, access: Access) -> dict[s
     reasoning = (cfg.reasoning or p.reasoning) if cfg.reasoning_supported else None
     search = None
     if access is Access.OPEN_BOOK:
-        search = p.search.model_dump(mode="json", exclude={"price_per_result_usd"})
+        search = p.search.model_dump(mode="json", exclude={"price_per_search_usd"})
     return {
         "protocol_version": PROTOCOL_VERSION,
         "access": access.value,
@@ -75,14 +78,18 @@ def arena_protocol_sha256(arena: ArenaConfig) -> str | None:
 def build_body(
     model: str, messages: list[dict[str, str]], settings: dict[str, Any], *, schema: dict[str, Any] | None = None,
     schema_name: str = "forecast", mode: str | None = None, max_tokens: int | None = None,
+    limit_parameter: str = "max_tokens",
 ) -> dict[str, Any]:  # fmt: skip
     """The chat-completions request body for ``settings`` (never any credential).
 
     ``mode`` overrides the structured-output mode (the JSON-mode fallback steps down from
     ``json_schema`` to ``json_object`` to ``none``); ``max_tokens`` the output limit (the
-    truncation retry doubles it).
+    truncation retry doubles it), sent as ``limit_parameter`` (``max_tokens`` or
+    ``max_completion_tokens``, as the model takes it: :mod:`collector.schedule.model_check`).
     """
-    body: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens or settings["max_tokens"]}
+    if limit_parameter not in LIMIT_PARAMETERS:
+        raise ValueError(f"limit_parameter is one of {LIMIT_PARAMETERS}, not {limit_parameter!r}")
+    body: dict[str, Any] = {"model": model, "messages": messages, limit_parameter: max_tokens or settings["max_tokens"]}
     if settings["temperature"] is not None:
         body["temperature"] = settings["temperature"]
     if settings["reasoning"] is not None:
