@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from collector.archive.layout import path_for
-from collector.archive.manifest import write_tick_manifest
+from collector.archive.manifest import unlisted, write_tick_manifest
 from collector.archive.memory import older_objects_frozen
 from collector.archive.reader import Archive, load_archive
 from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
@@ -140,14 +140,28 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
         report.binary += resolve_binary(tick)
-    try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
-                                              arena_protocol_sha256(config), lock_path=tick.locks.folder / "manifest.lock")
-    except RecordExistsError as exc:
-        report.problems.append(Problem("manifests", str(exc)))
+    _manifest(tick, schedule)
     report.written = list(tick.writer.written)
     await _timestamps(tick)
     return report
+
+
+def _manifest(tick: TickContext, schedule: str | None) -> None:
+    """The tick's manifest: its own files and the files of earlier ticks no manifest lists (adopted).
+
+    Stamped when the tick ends, so two ticks at one ``now`` never collide. A manifest that cannot
+    be written (a full disk) is one problem; the files stay for the next tick to adopt.
+    """
+    orphans = unlisted(tick.archive, tick.writer.written)
+    try:
+        tick.report.manifest = write_tick_manifest(
+            tick.writer, tick.timer(), tick.clock, schedule_fields(schedule, tick.now),
+            arena_protocol_sha256(tick.config), lock_path=tick.locks.folder / "manifest.lock", orphans=orphans)
+    except ArchiveError as exc:
+        tick.report.problems.append(Problem("manifests", str(exc)))
+        return
+    if tick.report.manifest is not None:
+        tick.report.adopted = len(tick.archive.records[tick.report.manifest].adopted)
 
 
 def schedule_fields(schedule: str | None, now: datetime) -> dict[str, Any] | None:
