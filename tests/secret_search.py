@@ -22,7 +22,7 @@ import orjson
 
 _DROPPED = {"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"}
 _ESCAPES = re.compile(r"\\u([0-9a-fA-F]{4})|\\[nrt/]")
-_SEPARATOR = "\uffff"  # not a character any form holds, and not dropped: forms joined never touch
+_SEPARATOR = "\x00\uffff\x00"  # forms joined never touch (for a non-ASCII key; an ASCII key's search drops it)
 _OTHER = re.compile(r"[^\x21-\x7e]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
@@ -32,10 +32,13 @@ def _kept(match: re.Match) -> str:
     return "".join(c for c in match[0] if unicodedata.category(c) not in _DROPPED)
 
 
-def plain(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
+def plain(text: str, ascii_key: bool = True) -> str:
+    """``text`` compared as a key: NFKC, the dropped categories removed, case folded. For a key of ASCII
+    characters everything outside ASCII is dropped after NFKC (none of it can be the key's)."""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
     if not text.isascii():
-        text = _NON_ASCII.sub(_kept, text)
+        text = text.encode("ascii", "ignore").decode("ascii") if ascii_key else _NON_ASCII.sub(_kept, text)
     return _CONTROL.sub("", "".join(text.split())).casefold()
 
 
@@ -85,9 +88,9 @@ def occurrences(text: str, key: str) -> int:
     What base64 or hex decodes to is compared on its printable ASCII characters alone (random
     bytes decode to many other characters, and a key of printable ASCII loses none).
     """
-    target = plain(key)
+    target = plain(key, key.isascii())
     layers = _layers(text)
-    found = plain(_SEPARATOR.join(layers))
+    found = plain(_SEPARATOR.join(layers), key.isascii())
     decoded = _OTHER.sub("", _SEPARATOR.join(form for layer in layers for form in _binary(layer, len(target))))
     return sum(t.count(target) + t.count(target[::-1]) for t in (found, decoded.casefold()))
 
@@ -117,12 +120,16 @@ def file_occurrences(path: Path, key: str) -> int:
     return count
 
 
-def folder_occurrences(folder: Path, key: str) -> dict[str, int]:
-    """Every file under ``folder`` that holds ``key``, with its count."""
+def folder_occurrences(folder: Path, key: str, shipped: dict[str, bytes] | None = None) -> dict[str, int]:
+    """Every file under ``folder`` that holds ``key``, with its count; a file byte-identical to the one of
+    ``shipped`` at its path (a script library the site copies from the package) is left out."""
     found = {}
     for path in sorted(folder.rglob("*")):
         if path.is_file() and not path.is_symlink():
+            name = str(path.relative_to(folder))
+            if shipped is not None and shipped.get(name) == path.read_bytes():
+                continue
             n = file_occurrences(path, key)
             if n:
-                found[str(path.relative_to(folder))] = n
+                found[name] = n
     return found

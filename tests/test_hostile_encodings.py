@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 from builder.cli import main as builder_main
+from builder.site.build import static_files
 from collector.archive.reader import load_archive
 from collector.records import ForecastStatus, Horizon
 from collector.redaction import REJECTED, SHAPES, contains_secret, redact, sanitised_value
@@ -80,5 +81,27 @@ def test_every_hidden_form_leaves_no_key_in_archive_site_or_logs_and_no_forecast
     assert builder_main(["build", "--archive", str(tmp_path / "archive"), "--out", str(tmp_path / "site")]) == 0
     logs = capsys.readouterr()
     assert folder_occurrences(tmp_path / "archive", FAKE_KEY) == {}
-    assert folder_occurrences(tmp_path / "site", FAKE_KEY) == {}
+    assert folder_occurrences(tmp_path / "site", FAKE_KEY, static_files()) == {}
     assert occurrences(logs.out + logs.err, FAKE_KEY) == 0
+
+
+def test_the_builds_last_step_removes_every_file_that_holds_the_key(tmp_path, monkeypatch, capsys):
+    from collector.archive.layout import path_for
+    from collector.archive.writer import record_bytes
+    from collector.records import Event
+    from tests.site_archive import site_records
+
+    hexed = FAKE_KEY.encode().hex()  # a hand-edited archive file: written past the writer, as an editor does
+    for record in site_records():
+        if isinstance(record, Event) and record.id == "mex-v-rsa":
+            record = record.model_copy(update={"venue": f"Stadium {hexed}"})
+        path = tmp_path / "archive" / path_for(record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(record_bytes(record))
+    monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
+    assert builder_main(["build", "--archive", str(tmp_path / "archive"), "--out", str(tmp_path / "site")]) == 1
+    removed = [line for line in capsys.readouterr().err.splitlines() if "holds a secret" in line]
+    assert any("/matches/" in line for line in removed) and any("/records/" in line for line in removed)
+    assert all(line.endswith("holds a secret (an API key) in some form; removed from the site") for line in removed)
+    assert folder_occurrences(tmp_path / "site", FAKE_KEY, static_files()) == {}
+    assert (tmp_path / "site" / "index.html").exists()  # the rest of the site is there

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,17 +90,24 @@ def identifier(value: Any, shape: str) -> str | None:
     return values.identifier(_known(), value, shape)
 
 
-def files_holding_secret(folder: Path) -> list[Path]:
+def files_holding_secret(folder: Path, shipped: Mapping[str, bytes] | None = None) -> list[Path]:
     """Every regular file under ``folder`` whose text holds a known secret in any form (none without secrets).
 
     Each file is read as UTF-8 (undecodable bytes kept as surrogates), so a text page, a data
-    export or a JSON file is searched whatever its type.
+    export or a JSON file is searched whatever its type. ``shipped``: files (by path relative to
+    ``folder``) that are copies of the package's own bytes (a script library): one that still has
+    exactly those bytes holds nothing of the arena's and is not searched.
     """
     known = _known()
     if known is None:
         return []
     found = []
     for path in sorted(Path(folder).rglob("*")):
-        if path.is_file() and not path.is_symlink() and core.holds_with(known, path.read_bytes()):
+        if not path.is_file() or path.is_symlink():
+            continue
+        data = path.read_bytes()
+        if shipped is not None and shipped.get(path.relative_to(folder).as_posix()) == data:
+            continue
+        if core.holds_with(known, data):
             found.append(path)
     return found

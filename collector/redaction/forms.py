@@ -37,17 +37,20 @@ _IGNORED = (
 )
 _SQUEEZE = re.compile(f"[{_IGNORED}]+")
 _ASCII_DROPPED = dict.fromkeys([*range(0x21), 0x7F])  # for ASCII text: controls and space
-_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(/)|\\[nrtbf]")
+_URL_SAFE = str.maketrans("-_", "+/")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
+_SIMPLE_ESCAPES = (("\\n", ""), ("\\r", ""), ("\\t", ""), ("\\b", ""), ("\\f", ""), ("\\/", "/"))
 
 
 @dataclass(frozen=True)
 class Needles:
     """What the normalised copy of a text is searched for, for one set of secrets."""
 
-    exact: tuple[str, ...]  # base64 forms (case matters)
+    exact: tuple[str, ...]  # base64 forms in the standard alphabet (case matters)
     folded: tuple[str, ...]  # case-folded: each key, reversed, and its hex forms
     fragments: tuple[str, ...]  # case-folded pieces of FRAGMENT characters of each key (and reversed)
     window: int  # characters each side of a join of two fields that can hold a split key in any form
+    ascii: bool  # every key is ASCII (HTTP headers are): a character outside ASCII after NFKC is never one of theirs
 
 
 def needles_for(secrets: Iterable[str]) -> Needles | None:
@@ -58,49 +61,68 @@ def needles_for(secrets: Iterable[str]) -> Needles | None:
     folded: set[str] = set()
     fragments: set[str] = set()
     for key in keys:
-        for raw in (key.encode(), f"Bearer {key}".encode(), key.encode("utf-16-le"), key.encode("utf-16-be"),
-                    f"Bearer {key}".encode("utf-16-le")):  # fmt: skip
-            exact.update(base64_cores(raw))
+        for raw in (key.encode(), f"Bearer {key}".encode(), key.encode("utf-16-le")):
+            exact.update(core for core in base64_cores(raw) if "-" not in core and "_" not in core)  # standard alphabet
         plain = squeeze(key).casefold()
         folded.update({plain, plain[::-1], key.encode().hex(), key.encode("utf-16-le").hex()})
         size = min(FRAGMENT, len(plain))
         for text in (plain, plain[::-1]):
             fragments.update(text[i : i + size] for i in range(len(text) - size + 1))
     window = 12 * max(len(k) for k in keys) + 16  # the longest form: a key percent-encoded twice, in entities
-    return Needles(tuple(sorted(exact)), tuple(sorted(folded)), tuple(sorted(fragments)), window)
+    ascii_keys = all(k.isascii() for k in keys)
+    return Needles(tuple(sorted(exact)), tuple(sorted(folded)), tuple(sorted(fragments)), window, ascii_keys)
 
 
-def squeeze(text: str) -> str:
-    """``text`` in NFKC with every ignored character removed (the copy that is searched)."""
-    if text.isascii():  # most text: NFKC changes nothing, and a table drops characters faster than the expression
-        return text.translate(_ASCII_DROPPED)
-    return _SQUEEZE.sub("", unicodedata.normalize("NFKC", text))
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _nfkc(run: re.Match) -> str:
+    return unicodedata.normalize("NFKC", run[0])
+
+
+def squeeze(text: str, ascii_keys: bool = False) -> str:
+    """``text`` in NFKC with every ignored character removed (the copy that is searched). With
+    ``ascii_keys`` every character outside ASCII is dropped after NFKC as well: none is a key's, and
+    dropping them all runs in C, where the expression of the ignored ones runs per character."""
+    if not text.isascii():
+        if ascii_keys:  # each run of other characters in NFKC alone (a key's letters never combine with it)
+            text = _NON_ASCII.sub(_nfkc, text).encode("ascii", "ignore").decode("ascii")
+        else:
+            return _SQUEEZE.sub("", unicodedata.normalize("NFKC", text))
+    return text.translate(_ASCII_DROPPED)  # ASCII: a table drops characters faster than the expression
 
 
 def _unescape(text: str) -> str:
+    """Backslash escapes undone: ``\\n`` and its kind removed (in C), ``\\uXXXX`` and ``\\xXX`` decoded."""
     if "\\" not in text:
         return text
-
-    def one(match: re.Match) -> str:
-        code = match[1] or match[2]
-        if code:
-            return chr(int(code, 16))
-        return match[3] or ""
-
-    return _ESCAPE.sub(one, text)
+    for escape, char in _SIMPLE_ESCAPES:
+        text = text.replace(escape, char)
+    if "\\u" not in text and "\\x" not in text:
+        return text
+    return _ESCAPE.sub(lambda match: chr(int(match[1] or match[2], 16)), text)
 
 
 def _unquote(text: str) -> str:
     return unquote(text, errors="replace") if "%" in text else text
 
 
+_COMMON_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
+
+
 def _unentity(text: str) -> str:
+    """HTML entities decoded; the five every escaped page is full of first, in C (decoding ``&amp;`` last
+    may decode a second layer early: that only finds more)."""
+    if "&" not in text:
+        return text
+    for entity, char in _COMMON_ENTITIES:
+        text = text.replace(entity, char)
     return html.unescape(text) if "&" in text else text
 
 
-def decodings(text: str) -> list[str]:
+def decodings(text: str, ascii_keys: bool = False) -> list[str]:
     """The normalised copy of ``text`` and of each form it decodes to (entities, percent, escapes)."""
-    first = squeeze(text)
+    first = squeeze(text, ascii_keys)
     seen, frontier = {first: None}, [first]
     for _ in range(DEPTH):
         found = []
@@ -108,7 +130,7 @@ def decodings(text: str) -> list[str]:
             for decode in (_unentity, _unquote, _unescape):
                 decoded = decode(variant)
                 if decoded is not variant and decoded != variant:
-                    decoded = squeeze(decoded)
+                    decoded = squeeze(decoded, ascii_keys)
                     if decoded not in seen and len(seen) < _MAX_VARIANTS:
                         seen[decoded] = None
                         found.append(decoded)
@@ -120,8 +142,9 @@ def decodings(text: str) -> list[str]:
 
 def holds(text: str, needles: Needles) -> bool:
     """Whether any decoded, normalised form of ``text`` holds a key in any of its forms."""
-    for variant in decodings(text):
-        if any(n in variant for n in needles.exact):
+    for variant in decodings(text, needles.ascii):
+        standard = variant.replace("-", "+").replace("_", "/")  # in C, faster than a table
+        if any(n in standard for n in needles.exact):  # base64 in either alphabet, searched in the standard one
             return True
         folded = variant.casefold()
         if any(n in folded for n in needles.folded):
@@ -131,7 +154,7 @@ def holds(text: str, needles: Needles) -> bool:
 
 def holds_fragment(text: str, needles: Needles) -> bool:
     """Whether any decoded, normalised form of ``text`` holds :data:`FRAGMENT` characters of a key."""
-    return any(f in variant.casefold() for variant in decodings(text) for f in needles.fragments)
+    return any(f in variant.casefold() for variant in decodings(text, needles.ascii) for f in needles.fragments)
 
 
 def spans(text: str, needles: Needles) -> list[tuple[int, int]]:
@@ -144,10 +167,10 @@ def spans(text: str, needles: Needles) -> list[tuple[int, int]]:
     chars: list[str] = []
     origin: list[int] = []
     for i, c in enumerate(text):
-        for piece in squeeze(c):
+        for piece in squeeze(c, needles.ascii):
             chars.append(piece)
             origin.append(i)
-    found = _occurrences("".join(chars), needles.exact, origin)
+    found = _occurrences("".join(chars).translate(_URL_SAFE), needles.exact, origin)
     folded, folded_origin = [], []
     for piece, i in zip(chars, origin, strict=True):
         for f in piece.casefold():
