@@ -275,7 +275,18 @@ class OpenRouterClient:
             return response.status_code, None
 
     def _attempts(self, exchanges: list[Exchange], body: dict, role: AttemptRole) -> list[Attempt]:
-        return [self._attempt(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
+        return [self._kept(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
+
+    def _kept(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
+        """The attempt of ``ex``; when what the provider sent cannot be made into one (a field the
+        contract refuses), the call is kept all the same: its times, status and an error naming why."""
+        try:
+            return self._attempt(ex, body, role)
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+            reason = f"the answer cannot be recorded as sent ({type(exc).__name__}); its body is withheld"
+            return Attempt(role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
+                           http_status=ex.status, error=reason, error_kind="body", usage=_usage_of(ex.text))
+
 
     def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
         fields: dict[str, Any] = {}
@@ -303,6 +314,15 @@ class OpenRouterClient:
             error_kind=found.kind if (found := classify(ex)) else None, response_truncated=ex.body_bytes is not None,
             response_bytes=ex.body_bytes, response_sha256=ex.body_sha256, **fields,
         )  # fmt: skip
+
+
+def _usage_of(text: str | None) -> Usage:
+    """The usage (and so the cost) of a body otherwise unusable: the money it cost is counted all the same."""
+    try:
+        data = orjson.loads(text) if text else None
+        return parse_usage(data.get("usage")) if isinstance(data, dict) else Usage()
+    except (orjson.JSONDecodeError, ValueError, TypeError):
+        return Usage()
 
 
 def _str(value: Any) -> str | None:
