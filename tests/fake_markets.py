@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -199,3 +201,14 @@ class FakeMarkets(ThreadingHTTPServer):
     def __exit__(self, *exc):
         self.shutdown()
         self.server_close()
+
+
+@contextmanager
+def serving_odds_api(monkeypatch, events: list[dict], credits: int = 100) -> Iterator[FakeMarkets]:
+    """A running :class:`FakeMarkets` serving ``events`` as The Odds API, the client's environment
+    (``ODDS_API_KEY``, ``ODDS_API_BASE_URL``) pointed at it."""
+    with FakeMarkets(credits=credits) as fake:
+        fake.odds_events = events
+        monkeypatch.setenv("ODDS_API_KEY", ODDS_KEY)
+        monkeypatch.setenv("ODDS_API_BASE_URL", fake.base_url)
+        yield fake

@@ -15,7 +15,7 @@ from collector.cli import main
 from collector.records import OddsSnapshot
 from collector.sources.odds_base import ODDS_RESPONSE_BYTES
 from tests.collection_helpers import edited_data, without_results
-from tests.fake_markets import ODDS_KEY, FakeMarkets, odds_event
+from tests.fake_markets import odds_event, serving_odds_api
 
 NOW = "2026-06-10T19:05:00Z"  # the opener's T-24h window; its kickoff 2026-06-11 19:00Z
 CONFIG = """
@@ -37,10 +37,7 @@ SNAPSHOT = "worldcup-2026/events/mex-v-rsa/odds/the-odds-api/t_minus_24h.json"
 
 @pytest.fixture
 def odds(monkeypatch):
-    with FakeMarkets(credits=100) as fake:
-        fake.odds_events = [odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", BOOKS)]
-        monkeypatch.setenv("ODDS_API_KEY", ODDS_KEY)
-        monkeypatch.setenv("ODDS_API_BASE_URL", fake.base_url)
+    with serving_odds_api(monkeypatch, [odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", BOOKS)]) as fake:
         yield fake
 
 
