@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
+from pathlib import Path
 
 from collector.competitions import load_competition
 from collector.config import parse_config
@@ -96,12 +97,11 @@ def arena(**arena_keys):
 WORLD_CUP_FILE = "openfootball/worldcup-2026/worldcup.json"
 
 
-def edited_data(tmp_path, data_dir, edit) -> "Path":
+def edited_data(tmp_path, data_dir, edit) -> Path:
     """A data folder like ``data_dir`` whose World Cup 2026 file is ``edit(document)`` (made at run time: every
     other file is a link to the real one). ``without_results`` is the edit of a folder as it stood before
     the tournament: no scores, no goals."""
     import json
-    from pathlib import Path
 
     folder = Path(tmp_path) / "data"
     (folder / WORLD_CUP_FILE).parent.mkdir(parents=True)

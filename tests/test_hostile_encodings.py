@@ -20,9 +20,20 @@ from builder.cli import main as builder_main
 from builder.site.build import static_files
 from collector.archive.reader import load_archive
 from collector.records import ForecastStatus, Horizon
-from collector.redaction import REJECTED, SHAPES, contains_secret, redact, sanitised_value
+from collector.redaction import (
+    REJECTED,
+    SHAPES,
+    contains_secret,
+    redact,
+    sanitised_value,
+)
 from tests.collection_helpers import FAKE_KEY
-from tests.fake_openrouter import ALL_LEAKS, HIDDEN_ENCODINGS, LEAK_ENCODINGS, encoded_key
+from tests.fake_openrouter import (
+    ALL_LEAKS,
+    HIDDEN_ENCODINGS,
+    LEAK_ENCODINGS,
+    encoded_key,
+)
 from tests.secret_search import file_occurrences, folder_occurrences, occurrences
 from tests.test_hostile_provider import tick
 

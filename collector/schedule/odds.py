@@ -34,8 +34,8 @@ from collector.records import (
     Horizon,
     OddsSnapshot,
 )
-from collector.schedule.scheduler import event_windows
 from collector.redaction import sanitised_value
+from collector.schedule.scheduler import event_windows
 from collector.sources.odds_base import OddsBatch, OddsSource, keep_plausible
 
 CLOSING_TICK_LEAD = timedelta(minutes=1)

@@ -27,13 +27,13 @@ from collector.competitions import (
     slugify,
 )
 from collector.competitions.define import NATIONAL_ALIASES
-from collector.competitions.kickoffs import edition_span
 from collector.competitions.formats import (
     Format,
     guess_format,
     list_formats,
     load_format,
 )
+from collector.competitions.kickoffs import edition_span
 from collector.datasource import PUBLIC_FILES, RAW_GITHUB, DataSource
 from collector.errors import ConfigError, Problem, ProblemsFound
 from collector.records import Clock

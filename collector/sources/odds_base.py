@@ -22,7 +22,6 @@ from collector.competitions import find_team
 from collector.errors import Problem
 from collector.records import BookQuote, Competition, Credits, Event
 
-
 ODDS_RESPONSE_BYTES = 4 * 1024 * 1024  # an odds source's body is cut here (a season's 1X2 quotes take far less)
 MIN_ODDS = 1.01  # decimal odds nearer 1 promise no return a bookmaker would offer: not a price
 OVERROUND = (0.95, 1.35)  # the sum of 1/odds over home, draw and away a real book or market gives

@@ -287,7 +287,6 @@ class OpenRouterClient:
             return Attempt(role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
                            http_status=ex.status, error=reason, error_kind="body", usage=_usage_of(ex.text))
 
-
     def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
         fields: dict[str, Any] = {}
         text, data = kept_body(ex.text)  # parsed, then sanitised: every field below comes from the sanitised value

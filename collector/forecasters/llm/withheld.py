@@ -13,7 +13,15 @@ from __future__ import annotations
 
 import hashlib
 
-from collector.records import Attempt, Forecast, ForecastStatus, MatchForecast, QuestionForecast, ToolTrace, Validation
+from collector.records import (
+    Attempt,
+    Forecast,
+    ForecastStatus,
+    MatchForecast,
+    QuestionForecast,
+    ToolTrace,
+    Validation,
+)
 from collector.redaction import contains_secret
 
 
