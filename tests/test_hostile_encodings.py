@@ -47,9 +47,15 @@ def _decoded(encoding: str) -> str:
     return json.loads(f'"{encoded_key(FAKE_KEY, encoding)}"')
 
 
+@pytest.fixture
+def only_the_key(monkeypatch):
+    """The fake key as the process's one secret (other tests register theirs: ``test-key`` would match
+    ``TEST-KEY``, case folded)."""
+    monkeypatch.setattr("collector.redaction.known_secrets", lambda: frozenset({FAKE_KEY}))
+
+
 @pytest.mark.parametrize("encoding", [*LEAK_ENCODINGS, *HIDDEN_ENCODINGS])
-def test_the_sanitiser_removes_every_form_and_keeps_the_text_around_it(encoding, monkeypatch):
-    monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
+def test_the_sanitiser_removes_every_form_and_keeps_the_text_around_it(encoding, only_the_key):
     text = f"Home side stronger. {_decoded(encoding)} End."
     assert occurrences(text, FAKE_KEY) and contains_secret(text)
     cleaned = redact(text)
@@ -57,8 +63,7 @@ def test_the_sanitiser_removes_every_form_and_keeps_the_text_around_it(encoding,
     assert "[redacted]" in cleaned
 
 
-def test_a_key_split_over_two_neighbouring_fields_is_redacted_in_both(monkeypatch, tmp_path):
-    monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)
+def test_a_key_split_over_two_neighbouring_fields_is_redacted_in_both(only_the_key, tmp_path):
     half = len(FAKE_KEY) // 2
     value = {"id": f"gen-{FAKE_KEY[:half]}", "model": f"{FAKE_KEY[half:]}/x", "note": "kept"}
     assert not contains_secret(value["id"]) and not contains_secret(value["model"])
