@@ -39,7 +39,7 @@ _SQUEEZE = re.compile(f"[{_IGNORED}]+")
 _ASCII_DROPPED = dict.fromkeys([*range(0x21), 0x7F])  # for ASCII text: controls and space
 _URL_SAFE = str.maketrans("-_", "+/")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})")
-_SIMPLE_ESCAPES = (("\\n", ""), ("\\r", ""), ("\\t", ""), ("\\b", ""), ("\\f", ""), ("\\/", "/"))
+_SIMPLE_ESCAPE = re.compile(r"\\[nrtbf]")
 
 
 @dataclass(frozen=True)
@@ -86,18 +86,20 @@ def squeeze(text: str, ascii_keys: bool = False) -> str:
     dropping them all runs in C, where the expression of the ignored ones runs per character."""
     if not text.isascii():
         if ascii_keys:  # each run of other characters in NFKC alone (a key's letters never combine with it)
-            text = _NON_ASCII.sub(_nfkc, text).encode("ascii", "ignore").decode("ascii")
+            if not unicodedata.is_normalized("NFKC", text):  # the quick check: most text needs no run normalised
+                text = _NON_ASCII.sub(_nfkc, text)
+            text = text.encode("ascii", "ignore").decode("ascii")
         else:
             return _SQUEEZE.sub("", unicodedata.normalize("NFKC", text))
     return text.translate(_ASCII_DROPPED)  # ASCII: a table drops characters faster than the expression
 
 
 def _unescape(text: str) -> str:
-    """Backslash escapes undone: ``\\n`` and its kind removed (in C), ``\\uXXXX`` and ``\\xXX`` decoded."""
+    """Backslash escapes undone: ``\\n`` and its kind removed, ``\\/`` made ``/`` (one pass each, in C),
+    ``\\uXXXX`` and ``\\xXX`` decoded."""
     if "\\" not in text:
         return text
-    for escape, char in _SIMPLE_ESCAPES:
-        text = text.replace(escape, char)
+    text = _SIMPLE_ESCAPE.sub("", text).replace("\\/", "/")
     if "\\u" not in text and "\\x" not in text:
         return text
     return _ESCAPE.sub(lambda match: chr(int(match[1] or match[2], 16)), text)
