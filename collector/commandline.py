@@ -29,6 +29,7 @@ import ast
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -136,20 +137,40 @@ def run_program_of(prog: str, description: str, groups: Groups, argv: list[str])
     try:
         return args._run(args)
     except UsageError as exc:
-        print(redact(f"{prog.split()[-1]} {args.command}: {exc}"), file=sys.stderr)
+        print(shown(f"{prog.split()[-1]} {args.command}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except ProblemsFound as exc:
         print_problems(exc.problems)
         return EXIT_PROBLEMS
     except PrematchError as exc:
-        print(redact(f"{PROBLEM_PREFIX}{exc}"), file=sys.stderr)
+        print(shown(f"{PROBLEM_PREFIX}{exc}"), file=sys.stderr)
         return EXIT_PROBLEMS
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control, line-breaking and bidi character escaped (``\\n``, ``\\x1b``,
+    ``\\u202e``): a file named with a newline cannot split a problem line, nor an escape sequence
+    or a bidi override change what the terminal shows."""
+    def escaped(match: re.Match) -> str:
+        code = ord(match[0])
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(match[0]) or (
+            f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+    return _UNPRINTABLE.sub(escaped, text)
+
+
+def shown(line: str) -> str:
+    """A line as a command prints it: secrets redacted, then :func:`one_line`."""
+    return one_line(redact(line))
+
+
 def print_problems(problems: list[Problem]) -> None:
-    """Every problem on stderr, one line each, behind the one prefix (secrets redacted)."""
+    """Every problem on stderr, one line each, behind the one prefix (secrets redacted, controls escaped)."""
     for problem in problems:
-        print(redact(f"{PROBLEM_PREFIX}{problem}"), file=sys.stderr)
+        print(shown(f"{PROBLEM_PREFIX}{problem}"), file=sys.stderr)
 
 
 def finish(report: RunReport, *, quiet_summary: bool = False, fail_on_problems: bool = True) -> int:
@@ -160,7 +181,7 @@ def finish(report: RunReport, *, quiet_summary: bool = False, fail_on_problems: 
     """
     if not quiet_summary:
         for line in report.summary_lines():
-            print(redact(line))
+            print(shown(line))
     sys.stdout.flush()  # the summary comes first when both streams go to one terminal or file
     print_problems(report.problems)
     return EXIT_PROBLEMS if report.problems and fail_on_problems else EXIT_DONE

@@ -19,6 +19,7 @@ A window that closes while its key has no record yields a ``missed`` record.
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Literal, get_args
@@ -33,8 +34,13 @@ DEFAULT_CONFIG = Path("prematch.toml")
 LLM_HORIZONS = (Horizon.STAGE_OPENING, Horizon.T_MINUS_24H, Horizon.T_MINUS_2H)
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a configuration is a page of settings: a bigger file is refused unread
+MAX_DEPTH = 16  # tables and arrays nested deeper than any setting needs
+MAX_FORECASTERS = 1000
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # every number finite
 
 
 class StageOpeningWindow(_Model):
@@ -315,7 +321,7 @@ class ArenaConfig(_Model):
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
     protocol: ProtocolSettings = ProtocolSettings()
-    forecasters: tuple[ForecasterConfig, ...] = ()
+    forecasters: tuple[ForecasterConfig, ...] = Field(default=(), max_length=MAX_FORECASTERS)
     # Where the arena is published: the site links each record to it (builder/site/provenance.py)
     # and names both on its Audit page.
     repository_url: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]+)+/?$")] | None = Field(
@@ -339,8 +345,8 @@ class ArenaConfig(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ArenaConfig:
-        ids = [f.id for f in self.forecasters]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        ids = Counter(f.id for f in self.forecasters)
+        duplicates = sorted(i for i, n in ids.items() if n > 1)
         if duplicates:
             raise ValueError(f"forecaster ids must be unique, repeated: {duplicates}")
         if Horizon.CLOSING in self.horizons:
@@ -391,12 +397,34 @@ def parse_config(data: dict, source: str) -> ArenaConfig:
 def load_config(path: Path | str | None = None) -> ArenaConfig:
     """Read ``prematch.toml`` (or ``path``); raise ConfigError naming the file and key on any problem."""
     target = Path(path) if path is not None else DEFAULT_CONFIG
+    return parse_config(read_toml(target, "the arena configuration"), str(target))
+
+
+def read_toml(target: Path, what: str) -> dict:
+    """A TOML file of at most :data:`MAX_CONFIG_BYTES`, nested at most :data:`MAX_DEPTH` deep; ConfigError
+    in one line naming the file otherwise."""
     try:
-        raw = target.read_bytes()
+        with open(target, "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"{target}: cannot read the arena configuration: {exc.strerror}") from None
+        raise ConfigError(f"{target}: cannot read {what}: {exc.strerror}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{target}: {what} is larger than {MAX_CONFIG_BYTES} bytes; not read")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{target}: not valid TOML: {exc}") from None
-    return parse_config(data, str(target))
+    except RecursionError:
+        raise ConfigError(f"{target}: not valid TOML: nested too deeply") from None
+    depth = _depth(data)
+    if depth > MAX_DEPTH:
+        raise ConfigError(f"{target}: tables or arrays nested {depth} deep, more than {MAX_DEPTH}")
+    return data
+
+
+def _depth(value, level: int = 0) -> int:
+    """How deep tables and arrays nest in ``value`` (counting stops past :data:`MAX_DEPTH`)."""
+    if level > MAX_DEPTH or not isinstance(value, dict | list):
+        return level
+    items = value.values() if isinstance(value, dict) else value
+    return max((_depth(v, level + 1) for v in items), default=level + 1)

@@ -6,7 +6,9 @@ request headers). Every call returns or raises with the full list of :class:`Exc
 objects, one per HTTP attempt, so callers can record each attempt verbatim.
 
 Retries: on timeouts, transport errors, 429 and 5xx, and on errors that a service returns
-inside an HTTP 200 body (the caller supplies ``body_error`` to detect them). ``Retry-After``
+inside an HTTP 200 body (the caller supplies ``body_error`` to detect them); never on a body cut
+at the client's limit (``max_response_bytes``, :data:`DEFAULT_MAX_RESPONSE_BYTES` unless the
+client sets it: every service's bodies are read capped, the rest hashed, never held whole). ``Retry-After``
 (seconds or an HTTP date) is honoured; exponential backoff with jitter otherwise. No retry
 starts, and no wait extends, past the caller's ``deadline``.
 
@@ -35,6 +37,7 @@ from collector.http_transport import pooled_transport, use_set_cookie_jar
 from collector.redaction import redact, register_secret
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024  # every service's bodies are cut here unless its client says less
 SECRET_HEADERS = frozenset({"authorization", "x-auth-token", "x-api-key", "api-key", "cookie", "proxy-authorization",
                             "x-apisports-key"})
 REDACTED = "[redacted]"
@@ -112,7 +115,7 @@ class ServiceClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         max_connections: int = 32,
-        max_response_bytes: int | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ):
         self.service = service
         self.max_response_bytes = max_response_bytes  # the bytes of a body kept; the rest is hashed, not kept
@@ -173,7 +176,7 @@ class ServiceClient:
                 return response, exchanges
             retryable_now = exchange.error_kind in {"timeout", "transport"} or (
                 exchange.error_kind == "http" and exchange.status in RETRY_STATUSES
-            ) or (exchange.error_kind == "body" and retry_body_errors)
+            ) or (exchange.error_kind == "body" and retry_body_errors and exchange.body_bytes is None)  # a cut body would come again
             decided = retryable(exchange) if retryable is not None else None
             retryable_now = decided if decided is not None else retryable_now
             exchange.error = self.scrub(exchange.error)
@@ -289,6 +292,18 @@ class ServiceClient:
         headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length")]
         cut = httpx.Response(response.status_code, headers=headers, content=bytes(kept), request=request)
         return cut, (total if total > limit else None), (digest.hexdigest() if total > limit else None)
+
+
+def header_int(headers, name: str, high: int) -> tuple[int | None, str | None]:
+    """Header ``name`` as an integer in 0..``high``: (value, None); (None, None) when absent; (None, the
+    problem naming the header and its value) when it is anything else (``1e30``, ``-3``, ``12abc``)."""
+    raw = headers.get(name)
+    if raw is None:
+        return None, None
+    text = raw.strip()
+    if text.isascii() and text.isdigit() and int(text) <= high:
+        return int(text), None
+    return None, f"header {name}: {_snippet(raw, 40)!r} is not an integer from 0 to {high}; ignored"
 
 
 def _declared_within(headers: httpx.Headers, limit: int) -> bool:

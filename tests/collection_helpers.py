@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
+from pathlib import Path
 
 from collector.competitions import load_competition
 from collector.config import parse_config
@@ -91,3 +92,32 @@ def arena(**arena_keys):
         "forecasters": [{"id": "test.model", "type": "llm", "model": "test/model", "version": "test/model@1"}],
     }
     return parse_config(data, "test.toml")
+
+
+WORLD_CUP_FILE = "openfootball/worldcup-2026/worldcup.json"
+
+
+def edited_data(tmp_path, data_dir, edit) -> Path:
+    """A data folder like ``data_dir`` whose World Cup 2026 file is ``edit(document)`` (made at run time: every
+    other file is a link to the real one). ``without_results`` is the edit of a folder as it stood before
+    the tournament: no scores, no goals."""
+    import json
+
+    folder = Path(tmp_path) / "data"
+    (folder / WORLD_CUP_FILE).parent.mkdir(parents=True)
+    for top in Path(data_dir).iterdir():
+        if top.name != "openfootball":
+            (folder / top.name).symlink_to(top)
+    for competition in (Path(data_dir) / "openfootball").iterdir():
+        if competition.name != "worldcup-2026":
+            (folder / "openfootball" / competition.name).symlink_to(competition)
+    document = edit(json.loads((Path(data_dir) / WORLD_CUP_FILE).read_text(encoding="utf-8")))
+    (folder / WORLD_CUP_FILE).write_text(json.dumps(document), encoding="utf-8")
+    return folder
+
+
+def without_results(document: dict) -> dict:
+    for match in document["matches"]:
+        for field in ("score", "goals1", "goals2"):
+            match.pop(field, None)
+    return document

@@ -7,7 +7,8 @@ without ``apiKey`` equal to ``server.key`` gets 401 ``INVALID_KEY``; every answe
 ``x-requests-remaining``/``-used``/``-last`` (live 1 credit per market x region, historical
 10x), and ``OUT_OF_USAGE_CREDITS`` (401) once the credits are spent. ``server.mode`` makes the
 next answers fail: ``status:422`` (``INVALID_REGION``), ``status:429`` (``EXCEEDED_FREQ_LIMIT``
-with ``Retry-After: 0``, once), ``malformed``.
+with ``Retry-After: 0``, once), ``malformed``, ``huge:<bytes>`` (a body that long, sent in
+chunks), ``header:<name>=<value>`` (one credits header replaced, e.g. ``x-requests-used=1e30``).
 
 Polymarket Gamma: ``GET /public-search?q=`` answers ``{events: server.pm_events}`` filtered by
 the words of ``q``; ``GET /events?slug=`` the list with that slug; ``GET /markets?slug=`` the
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -137,6 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake.used += cost
         if mode == "malformed":
             return self._send(200, b"{not json", self._credits(cost))
+        if mode and mode.startswith("huge:"):  # a body of that many bytes: one valid event, then padding
+            return self._send_huge(int(mode.split(":")[1]), self._credits(cost))
+        if mode and mode.startswith("header:"):  # one credits header replaced, e.g. header:x-requests-used=1e30
+            name, _, value = mode.split(":", 1)[1].partition("=")
+            return self._send(200, fake.odds_events, {**self._credits(cost), name: value})
         body = fake.odds_events
         if historical:
             body = {"timestamp": query.get("date"), "previous_timestamp": None, "next_timestamp": None, "data": body}
@@ -146,6 +154,25 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server
         return {"x-requests-remaining": str(fake.remaining), "x-requests-used": str(fake.used),
                 "x-requests-last": str(last)}
+
+    def _send_huge(self, size: int, headers: dict):
+        head = json.dumps(self.server.odds_events)[:-1].encode() + b", "
+        tail = b'"padding"]'
+        pad = size - len(head) - len(tail) - 3
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(head) + 1 + pad + 2 + len(tail)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        try:
+            self.wfile.write(head + b'"')
+            chunk = b"x" * 65536
+            for _ in range(pad // len(chunk)):
+                self.wfile.write(chunk)
+            self.wfile.write(b"x" * (pad % len(chunk)) + b'",' + tail)
+        except OSError:  # the client stopped reading
+            pass
 
     def _send(self, status: int, body, headers: dict | None = None):
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -187,3 +214,14 @@ class FakeMarkets(ThreadingHTTPServer):
     def __exit__(self, *exc):
         self.shutdown()
         self.server_close()
+
+
+@contextmanager
+def serving_odds_api(monkeypatch, events: list[dict], credits: int = 100) -> Iterator[FakeMarkets]:
+    """A running :class:`FakeMarkets` serving ``events`` as The Odds API, the client's environment
+    (``ODDS_API_KEY``, ``ODDS_API_BASE_URL``) pointed at it."""
+    with FakeMarkets(credits=credits) as fake:
+        fake.odds_events = events
+        monkeypatch.setenv("ODDS_API_KEY", ODDS_KEY)
+        monkeypatch.setenv("ODDS_API_BASE_URL", fake.base_url)
+        yield fake

@@ -14,7 +14,8 @@ prompts (``llm/full_tournament.py``) get group and knockout answers (``tournamen
 Hostile modes (``FakeOpenRouter(mode=...)``, or ``server.mode = ...`` while it runs) answer as
 a provider an attacker controls or an unlucky day would: ``leak`` echoes the caller's key (from
 its ``Authorization`` header) in every field a completion can carry, ``leak:<encoding>`` in
-one of :data:`LEAK_ENCODINGS` (plain, JSON-escaped, URL-encoded, base64); ``status:<code>`` answers every call with that HTTP error in
+one of :data:`ALL_LEAKS` (see :func:`encoded_key`; ``split`` over ``id`` and ``model``,
+``header`` as ``X-Generation-Id``), ``leak:all`` in each of them in turn; ``status:<code>`` answers every call with that HTTP error in
 OpenRouter's error shape (``status:403`` as a moderation block); ``error200`` an error inside
 an HTTP 200; ``hang`` never answers in time; ``malformed`` a body that is not JSON;
 ``oversized:<bytes>`` a valid answer whose rationale is that long; ``wrong_model`` names
@@ -292,20 +293,41 @@ def models_list() -> dict:
 
 
 LEAK_ENCODINGS = ("plain", "json", "url", "base64", "base64_offset")
+# issue 53's second round: the forms a normalising search must find, and one that breaks JSON text
+HIDDEN_ENCODINGS = ("base64_lines", "base64_utf16", "entities", "hex", "upper", "zero_width", "space", "reversed",
+                    "fullwidth", "percent2", "escaped_backslash")  # fmt: skip
 _SLOT = "@@KEY@@"
 
 
+def _wrapped(text: str, width: int = 8) -> str:
+    return "\\n".join(text[i : i + width] for i in range(0, len(text), width))  # JSON's escaped newline
+
+
 def encoded_key(key: str, encoding: str) -> str:
-    """``key`` as it may come back in a body: plain, JSON \\u-escaped, %-encoded, or base64 (of ``Bearer key``)."""
-    if encoding == "json":
-        return "".join(f"\\u{ord(c):04x}" for c in key)
-    if encoding == "url":
-        return "".join(f"%{ord(c):02X}" for c in key)
-    if encoding == "base64":
-        return base64.b64encode(f"Bearer {key}".encode()).decode()
-    if encoding == "base64_offset":
-        return base64.urlsafe_b64encode(f"x:{key}".encode()).decode()
-    return key
+    """``key`` as it may come back in a body, written into JSON text (so JSON escapes are escapes):
+    :data:`LEAK_ENCODINGS` (plain, JSON \\u-escaped, %-encoded, base64 of ``Bearer key``) and
+    :data:`HIDDEN_ENCODINGS` (base64 wrapped in lines, base64 of UTF-16LE, HTML numeric entities,
+    hex, upper case, zero-width characters between letters, a space inserted, reversed,
+    full-width, percent-encoding applied twice, and ``\\\\u0073...``: an escaped backslash
+    before a \\u escape, which cutting JSON text turns into an invalid escape)."""
+    forms = {
+        "json": lambda: "".join(f"\\u{ord(c):04x}" for c in key),
+        "url": lambda: "".join(f"%{ord(c):02X}" for c in key),
+        "base64": lambda: base64.b64encode(f"Bearer {key}".encode()).decode(),
+        "base64_offset": lambda: base64.urlsafe_b64encode(f"x:{key}".encode()).decode(),
+        "base64_lines": lambda: _wrapped(base64.b64encode(f"Bearer {key}".encode()).decode()),
+        "base64_utf16": lambda: base64.b64encode(key.encode("utf-16-le")).decode(),
+        "entities": lambda: "".join(f"&#{ord(c)};" for c in key),
+        "hex": lambda: key.encode().hex(),
+        "upper": lambda: key.upper(),
+        "zero_width": lambda: "\u200b".join(key),
+        "space": lambda: f"{key[: len(key) // 2]} {key[len(key) // 2 :]}",
+        "reversed": lambda: key[::-1],
+        "fullwidth": lambda: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in key),
+        "percent2": lambda: "".join(f"%25{ord(c):02X}" for c in key),
+        "escaped_backslash": lambda: "\\\\u0073" + key[1:] if key.startswith("s") else "\\\\" + key,
+    }
+    return forms[encoding]() if encoding in forms else key
 
 
 def leaking_answer(body: dict, key: str, encoding: str = "plain") -> str:
@@ -330,12 +352,46 @@ def leaking_answer(body: dict, key: str, encoding: str = "plain") -> str:
     return json.dumps(data).replace(_SLOT, encoded_key(key, encoding))
 
 
+def split_answer(body: dict, key: str) -> str:
+    """A valid answer whose ``id`` ends with the first half of ``key`` and whose ``model`` (next to it)
+    starts with the second: neither field holds the key, the two together do."""
+    half = len(key) // 2
+    data = answer_for(body, metadata=True)
+    data["id"], data["model"] = f"gen-{key[:half]}", f"{key[half:]}/{body['model']}"
+    return json.dumps(data)
+
+
+ALL_LEAKS = (*LEAK_ENCODINGS, *HIDDEN_ENCODINGS, "split", "header")
+
+
+def leak(encoding: str, body: dict, key: str, count: int) -> tuple[bytes, dict[str, str]]:
+    """(body, headers) of one answer leaking ``key`` in ``encoding`` (one of :data:`ALL_LEAKS`; ``all``:
+    each call the next of them in turn). ``header``: a body without ``id`` and the key as the
+    ``X-Generation-Id`` header (which the client reads when the body has no id)."""
+    if encoding == "all":
+        encoding = ALL_LEAKS[count % len(ALL_LEAKS)]
+    if encoding == "split":
+        return split_answer(body, key).encode(), {}
+    if encoding == "header":
+        data = answer_for(body)
+        del data["id"]
+        return json.dumps(data).encode(), {"X-Generation-Id": key}
+    return leaking_answer(body, key, encoding or "plain").encode(), {}
+
+
 def error_body(code: int, message: str, **metadata) -> dict:
     return {"error": {"code": code, "message": message, **({"metadata": metadata} if metadata else {})}}
 
 
-def hostile(mode: str, body: dict, key: str, count: int) -> tuple[int, bytes, float]:
-    """(status, body bytes, seconds to wait first) for one call in ``mode``."""
+def hostile(mode: str, body: dict, key: str, count: int) -> tuple[int, bytes, float, dict[str, str]]:
+    """(status, body bytes, seconds to wait first, extra headers) for one call in ``mode``."""
+    if mode.startswith("leak"):
+        data, headers = leak(mode.partition(":")[2], body, key, count)
+        return 200, data, 0.0, headers
+    return (*_hostile(mode, body, count), {})
+
+
+def _hostile(mode: str, body: dict, count: int) -> tuple[int, bytes, float]:
     name, _, arg = mode.partition(":")
     if name == "chaos":
         rng = random.Random(f"{arg}:{count}")
@@ -346,8 +402,6 @@ def hostile(mode: str, body: dict, key: str, count: int) -> tuple[int, bytes, fl
             arg = str(rng.choice([429, 500, 502, 503]))
         if name == "oversized":
             arg = "400000"
-    if name == "leak":
-        return 200, leaking_answer(body, key, arg or "plain").encode(), 0.0
     if name == "status":
         code = int(arg)
         meta = {"reasons": ["violence"], "flagged_input": "...", "provider_name": "X", "model_slug": body["model"]}
@@ -379,12 +433,14 @@ class _Handler(BaseHTTPRequestHandler):
     # included, was measured against a TCP stall rather than against its own cost (issue 21).
     disable_nagle_algorithm = True
 
-    def _send(self, status: int, payload: dict | bytes) -> None:
+    def _send(self, status: int, payload: dict | bytes, headers: dict[str, str] | None = None) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         except OSError:  # the client gave up (a hang): nothing to answer
@@ -407,10 +463,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.seen.append({"path": self.path, "auth": auth, "body": body,
                                      "metadata_header": self._metadata()})  # fmt: skip
         if self.server.mode:  # hostile answers (see hostile())
-            status, data, wait = hostile(self.server.mode, body, auth.removeprefix("Bearer "), count)
+            status, data, wait, headers = hostile(self.server.mode, body, auth.removeprefix("Bearer "), count)
             if wait:
                 time.sleep(wait)
-            self._send(status, data)
+            self._send(status, data, headers)
             return
         problems = body_problems(body)
         if problems:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from collector.archive.manifest import unlisted
 from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import load_archive
 from collector.cli import main
@@ -95,6 +96,8 @@ def test_a_killed_tick_leaves_nothing_that_costs_a_forecast(tmp_path, data_dir, 
     folder = tmp_path / "archive" / "worldcup-2026"
     leftover = folder / f".competition.r001.json.{dead_owner().token()}~abcd1234.tmp"
     leftover.write_bytes(b'{"half": ')
+    orphans = unlisted(load_archive(tmp_path / "archive"))  # what the dead tick wrote before its manifest
+    assert orphans
     server.mode = ""
     config = tmp_path / "arena.toml"
     code = main(["tick", "--now", NOW, "--config", str(config), "--archive", str(tmp_path / "archive"),
@@ -105,6 +108,8 @@ def test_a_killed_tick_leaves_nothing_that_costs_a_forecast(tmp_path, data_dir, 
     assert not leftover.exists()
     archive = load_archive(tmp_path / "archive")
     assert Counter(f.status for f in archive.forecasts) == {ForecastStatus.VALID: 348}
+    (manifest,) = archive.manifests
+    assert list(manifest.adopted) == orphans and unlisted(archive) == []  # every file under a manifest
 
 
 def test_a_live_owners_lock_is_respected(tmp_path):

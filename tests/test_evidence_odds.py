@@ -16,7 +16,7 @@ from collector.config import parse_config
 from collector.forecasters.baselines.consensus import consensus_probabilities
 from collector.records import Access, Clock
 from collector.schedule.tick import run_tick
-from tests.fake_markets import ODDS_KEY, FakeMarkets, odds_event
+from tests.fake_markets import odds_event, serving_odds_api
 
 NOW = datetime(2026, 6, 10, 19, 5, tzinfo=UTC)  # T-24h window of the opener (Mexico v South Africa)
 BOOKS = {"pinnacle": (2.10, 3.40, 3.90), "bet365": (2.05, 3.30, 3.75), "unibet": (2.00, 3.25, 4.00)}
@@ -36,10 +36,7 @@ def arena(odds: bool):
 
 @pytest.fixture
 def markets(monkeypatch):
-    with FakeMarkets(credits=100) as fake:
-        fake.odds_events = [odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", BOOKS)]
-        monkeypatch.setenv("ODDS_API_KEY", ODDS_KEY)
-        monkeypatch.setenv("ODDS_API_BASE_URL", fake.base_url)
+    with serving_odds_api(monkeypatch, [odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", BOOKS)]) as fake:
         yield fake
 
 

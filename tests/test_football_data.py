@@ -324,3 +324,16 @@ def test_open_knockout_slots_are_not_problems_and_not_registered(tmp_path):
                               clock=Clock.REPLAY, source=source("worldcup-2026"))
     assert report.problems == []
     assert set(load_archive(tmp_path / "a").events) == {("worldcup-2026", "mex-v-rsa")}
+
+
+@respx.mock
+def test_a_payload_that_echoes_the_token_is_recorded_without_it(tmp_path, monkeypatch):
+    """The token the client sent, echoed in a hostile result's payload (hex, in a field the adapter does not
+    read): the outcome is recorded, its payload sanitised, not refused by the writer (issue 53)."""
+    monkeypatch.setenv("FOOTBALL_DATA_API_KEY", KEY)
+    played = match(1, "Liverpool FC", "AFC Bournemouth", score=regular(4, 2)) | {"referees": [{"name": KEY.encode().hex()}]}
+    respx.get(PL_URL).mock(return_value=httpx.Response(200, json={"matches": [played]}))
+    report = sync_competition(tmp_path / "archive", "en-1-2025-26", now=T0, clock=Clock.REPLAY, source=source())
+    assert report.problems == []
+    outcome = load_archive(tmp_path / "archive").outcomes[("en-1-2025-26", "liverpool-fc-v-afc-bournemouth")]
+    assert outcome.score_90.as_tuple() == (4, 2) and outcome.source_payload["referees"] == [{"name": "[redacted]"}]

@@ -112,6 +112,21 @@ def _knockouts(document):
     return [m for r in document["rounds"] if not r["name"].startswith("Matchday") for m in r["matches"]]
 
 
+def test_kickoffs_outside_the_editions_years_are_refused_and_nothing_is_written(euro_fork, capsys):
+    root, data = euro_fork
+
+    def far(document):
+        matches = [m for r in document["rounds"] for m in r["matches"]]
+        matches[0]["date"], matches[-1]["date"] = "1900-01-01", "9999-12-31"
+
+    _rewrite(data, far)
+    assert _define(root, data) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "2 match(es) dated outside 2020-01-01 .. 2022-12-31, the years of edition 2021" in line
+    assert "1900-01-01 Turkey v Italy" in line and "9999-12-31 " in line
+    assert not (root / "competitions" / "euro.toml").exists()
+
+
 def test_results_in_a_score_object_become_outcomes(euro_fork, capsys):
     root, data = euro_fork
     assert _define(root, data) == 0

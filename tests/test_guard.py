@@ -79,3 +79,19 @@ def test_time_stamp_tokens_may_be_added_never_changed(repo, capsys):
     repo.commit(at(3), "rewrite the token")
     assert main(["guard", "--repo", str(repo.root), "--base", "main"]) == 1
     assert "modifies an existing archive file" in capsys.readouterr().err
+
+
+def test_one_files_bytes_added_at_three_paths_fail_at_every_path_but_its_own(repo, capsys):
+    repo.tick(at(2), forecast("uniform", model_version="u-1"))
+    added = repo.root / ELO.replace("/elo/", "/uniform/")
+    for other in ("copy-a", "copy-b"):
+        twin = repo.root / ELO.replace("/elo/", f"/{other}/")
+        twin.parent.mkdir(parents=True)
+        twin.write_bytes(added.read_bytes())  # the same bytes: the same blob
+    repo.commit(at(2, 1), "three identical files")
+    assert guard(repo) == 1
+    captured = capsys.readouterr()
+    assert "guard: 2 problem(s)" in captured.out
+    problems = captured.err.splitlines()
+    assert [p.split(": ", 2)[1] for p in problems] == [ELO.replace("/elo/", f"/{o}/") for o in ("copy-a", "copy-b")]
+    assert all("added file does not validate" in p and "belongs at" in p for p in problems)

@@ -17,7 +17,7 @@ from builder.cli import main as builder_main
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
-from collector.redaction import contains_secret, pattern_for, redact
+from collector.redaction import REJECTED, contains_secret, pattern_for, redact
 from tests.collection_helpers import FAKE_KEY
 from tests.fake_openrouter import LEAK_ENCODINGS
 
@@ -36,7 +36,7 @@ max_attempts = 2
 base_delay_s = 0
 max_delay_s = 0
 total_timeout_s = {timeout}
-max_response_bytes = 65536
+max_response_bytes = {max_response}
 [[forecasters]]
 id = "test.model"
 type = "llm"
@@ -45,9 +45,10 @@ version = "test/model@1"
 """
 
 
-def tick(tmp_path: Path, data_dir: Path, now: str = NOW, timeout: float = 20, max_record: int = 16_777_216) -> int:
+def tick(tmp_path: Path, data_dir: Path, now: str = NOW, timeout: float = 20, max_record: int = 16_777_216,
+         max_response: int = 65536) -> int:
     config = tmp_path / "arena.toml"
-    config.write_text(CONFIG.format(timeout=timeout, max_record=max_record))
+    config.write_text(CONFIG.format(timeout=timeout, max_record=max_record, max_response=max_response))
     return main(["tick", "--now", now, "--config", str(config), "--archive", str(tmp_path / "archive"),
                  "--data-dir", str(data_dir)])  # fmt: skip
 
@@ -86,11 +87,12 @@ def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, 
     assert len(forecasts) == 72 and archive.problems == []
     assert Counter(f.status for f in forecasts) == {ForecastStatus.VALID: 72}  # the answers themselves were good
     attempt = forecasts[0].attempts[0]
-    # every field the client parses held the key; each now holds the redaction mark instead
-    assert "[redacted]" in attempt.response_id and "[redacted]" in attempt.provider
-    assert "[redacted]" in attempt.served_model and "[redacted]" in forecasts[0].served_model
+    # every field the client parses held the key: each identifier is refused (kept as its SHA-256),
+    # each free text holds the redaction mark instead
+    for value in (attempt.response_id, attempt.provider, attempt.served_model, forecasts[0].served_model):
+        assert value.startswith(REJECTED) and len(value.rsplit(" ", 1)[-1]) == 65
     trace = attempt.tool_trace
-    assert "[redacted]" in trace.citations[0].url and "[redacted]" in trace.citations[0].title
+    assert trace.citations[0].url.startswith(REJECTED) and "[redacted]" in trace.citations[0].title
     assert "[redacted]" in orjson.dumps(trace.search_calls).decode()
     assert "[redacted]" in orjson.dumps(trace.search_results).decode()
     assert "[redacted]" in forecasts[0].payload.reason
@@ -165,12 +167,18 @@ def test_an_oversized_response_is_cut_and_the_record_says_so(tmp_path, data_dir,
     assert len(forecasts) == 72 and max(p.stat().st_size for p in forecasts) < 200_000
 
 
-def test_the_writer_refuses_a_record_over_the_size_limit(tmp_path, data_dir, server, capsys):
-    server.mode = "oversized:40000"  # under the response cap, but over a record limit of 20 kB
-    assert tick(tmp_path, data_dir, max_record=20_000) == 1
+def test_a_record_over_the_size_limit_is_written_with_the_providers_texts_withheld(tmp_path, data_dir, server, capsys):
+    server.mode = "oversized:400000"  # under a response cap of 1 MiB; the record (body and rationale) over 360 kB
+    assert tick(tmp_path, data_dir, max_record=360_000, max_response=1_048_576) == 1
     archive = load_archive(tmp_path / "archive")
-    assert archive.forecasts == [] and archive.events  # registration still happened
-    assert "over the limit of 20000; not written" in capsys.readouterr().err
+    assert len(archive.forecasts) == 72 and archive.problems == []  # no forecast lost (a later tick: not missed)
+    assert {f.status for f in archive.forecasts} == {ForecastStatus.VALID}  # the numbers were valid, and kept
+    record = archive.forecasts[0]
+    assert record.payload.reason == "" and record.attempts[0].usage.cost_usd == 0.00123  # the spending kept
+    assert record.attempts[0].response_text.startswith("[withheld (the record was over the size limit): ")
+    assert record.validation.errors == ("the provider's texts are withheld: the record was over the size limit",)
+    err = capsys.readouterr().err
+    assert err.count("over the limit of 360000; written with the provider's texts withheld") == 72
 
 
 def test_a_served_model_other_than_the_requested_one_is_flagged_and_shown(tmp_path, data_dir, server):

@@ -55,8 +55,9 @@ KEYS_WITH_SPACE = st.text(alphabet=string.ascii_letters + string.digits + "-_/. 
 @given(KEYS_WITH_SPACE, st.binary(max_size=30), st.binary(max_size=30), st.lists(st.integers(0, 6), max_size=40),
        st.booleans())
 def test_the_writers_check_of_bytes_agrees_with_the_pattern(key, before, after, choices, hidden):
-    """``contains_secret(bytes)`` (its cheap tests first) says yes exactly when the pattern finds the key in the
-    decoded text: plain, any mix of escapes (``\\/``, ``+`` for a space), next to invalid UTF-8 or a stray ``+``."""
+    """``contains_secret(bytes)`` (its cheap tests first) says yes whenever the pattern finds the key in the
+    decoded text: plain, any mix of escapes (``\\/``, ``+`` for a space), next to invalid UTF-8 or a stray ``+``
+    (it may say yes more often: the normalising search of collector/redaction/forms.py finds more forms)."""
     from unittest.mock import patch
 
     from collector.redaction import contains_secret
@@ -69,5 +70,5 @@ def test_the_writers_check_of_bytes_agrees_with_the_pattern(key, before, after, 
     data = before + body.encode() + after
     text = data.decode("utf-8", "surrogateescape")
     with patch("collector.redaction.known_secrets", return_value=frozenset({key})):
-        assert contains_secret(data) == (pattern_for([key]).search(text) is not None)
+        assert contains_secret(data) or pattern_for([key]).search(text) is None
         assert contains_secret(data) or not hidden

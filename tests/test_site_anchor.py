@@ -38,9 +38,11 @@ def test_footer_anchor_and_audit_urls(tmp_path):
         text = page.read_text()
         root = "../" * (len(page.relative_to(site).parts) - 1)
         assert f'<iframe class="build-facts" src="{root}build.html"' in text, page
-        assert digest.hexdigest() not in text and "Built from archive commit" not in text, page
+        assert "Built from archive commit" not in text, page
+        assert (digest.hexdigest() in text) == (page.parent.name == "audit"), page  # the Audit page names it too
     assert len(pages) > 10
     audit = (tmp_path / "site/audit/index.html").read_text()
+    assert f"--anchor {digest.hexdigest()}\n" in audit  # outside git: no commit to pair it with
     assert "https://github.com/example-org/arena" in audit and "git clone https://github.com/example-org/arena.git" in audit
     assert "https://example-org.github.io/arena/data/manifest.json" in audit and "<REPOSITORY_URL>" not in audit
     assert "What it does not prove" in audit

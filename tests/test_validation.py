@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import orjson
 import pytest
@@ -37,9 +38,25 @@ def test_markdown_fences_and_prose_around_json_are_stripped():
     assert checked.payload.home_win_90 == 0.5
 
 
-def test_first_json_object_is_taken():
-    assert extract_json('noise {"a": 1} {"b": 2}') == {"a": 1}
+def test_the_answer_is_one_json_object_and_nothing_may_follow_it():
+    assert extract_json('noise {"a": 1}  \n') == {"a": 1}
     assert extract_json('broken { not json } then {"b": 2}') == {"b": 2}
+    assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
+    for trailing in ('{"a": 1} {"b": 2}', '{"a": 1} and also {"b": 2}', '{"a": 1} I hope this helps.',
+                     '```json\n{"a": 1} {"b": 2}\n```'):
+        with pytest.raises(ValueError, match="content follows the JSON answer"):
+            extract_json(trailing)
+    with pytest.raises(ValueError, match="2 fenced blocks hold JSON"):
+        extract_json('```json\n{"a": 1}\n```\nor\n```json\n{"a": 2}\n```')
+    answer = json.dumps(match_answer(False))
+    checked = validate_match(f"{answer}\n{answer.replace('0.5', '0.1')}", make_event())  # two answers: which?
+    assert checked.status is ForecastStatus.INVALID_JSON and "content follows the JSON answer" in checked.errors[0]
+
+
+def test_a_negative_zero_is_kept_as_zero():
+    answer = match_answer(False) | {"home_win_90_prob": 0.7, "draw_90_prob": -0.0, "away_win_90_prob": 0.3}
+    checked = validate_match(json.dumps(answer), make_event())
+    assert checked.status is ForecastStatus.VALID and math.copysign(1.0, checked.payload.draw_90) == 1.0
 
 
 @pytest.mark.parametrize("text", [None, "", "no json here", "[1, 2]", '{"unterminated": '])

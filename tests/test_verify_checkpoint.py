@@ -62,11 +62,16 @@ def test_a_sequence_of_ticks_with_a_violation_reports_what_a_cold_run_reports(cl
     assert main(["verify", "--repo", str(clean.root)]) == 1
 
 
-def test_a_rewritten_history_is_read_again_in_full(clean):
-    assert_same_as_cold(clean)
+def test_a_rewritten_history_is_read_again_in_full_and_reported(clean):
+    first = assert_same_as_cold(clean)
     clean.git("reset", "-q", "--hard", "HEAD~1")  # the checkpoint's commit is no longer on the chain
     clean.tick(at(11, 8), forecast("base_rate", model_version="b-1", requested_at=at(11, 8)))
-    assert_same_as_cold(clean)
+    cached, cold = verify_repository(clean.root), verify_repository(clean.root, use_cache=False)
+    [rewritten] = [f for f in cached.findings if f.code == "history_rewritten"]
+    assert rewritten.violation and rewritten.commit == first.head and first.head in rewritten.message
+    cached.findings.remove(rewritten)  # the rest is what a cold run reports
+    assert as_json(cached) == as_json(cold)
+    assert [f.code for f in verify_repository(clean.root).findings if f.violation] == ["history_rewritten"]
 
 
 def test_a_merge_extends_the_checkpoint_along_the_first_parent(clean):

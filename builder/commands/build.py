@@ -8,8 +8,9 @@ from pathlib import Path
 from builder.site.build import build_site, check_out_dir
 from collector.archive.cache import default_cache_folder
 from collector.archive.folder import check_archive_dir
-from collector.commandline import finish
-from collector.errors import ConfigError, UsageError
+from collector.commandline import EXIT_DONE, EXIT_PROBLEMS, finish
+from collector.errors import ConfigError, Problem, UsageError
+from collector.redaction import files_holding_secret
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -17,7 +18,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                             description=(
                                 "Render the static site (leaderboard, matches, questions, bracket, "
                                 "forecasters, charts, data) from an archive into a folder. Each "
-                                "archive file left out is one 'problem:' line on stderr."
+                                "archive file left out is one 'problem:' line on stderr. Last, with an "
+                                "API key in the environment, every file of the site is searched for it "
+                                "in any encoding; a file that holds it is removed and fails the build."
                             ),
                             epilog=(
                                 "Environment: PREMATCH_BUILD_WORKERS=1 makes the whole build in this "
@@ -72,4 +75,19 @@ def run(args: argparse.Namespace) -> int:
     progress = (lambda _line: None) if args.quiet else (lambda line: print(line, flush=True))
     cache = None if args.no_cache else (args.cache or default_cache_folder(args.archive))
     report = build_site(args.archive, args.out, commit=args.commit, progress=progress, urls=urls, cache=cache)
-    return finish(report, fail_on_problems=args.strict)
+    leaked = remove_secrets(args.out)
+    report.problems += leaked
+    return max(finish(report, fail_on_problems=args.strict), EXIT_PROBLEMS if leaked else EXIT_DONE)
+
+
+def remove_secrets(out: Path) -> list[Problem]:
+    """The build's last step: with a secret in the environment, every file of the site is searched for it
+    in every form the sanitiser knows (:func:`collector.redaction.files_holding_secret`); a file that
+    holds it is removed, and is a problem that fails the build whatever ``--strict`` says."""
+    from builder.site.build import static_files
+
+    problems = []
+    for path in files_holding_secret(out, shipped=static_files()):
+        path.unlink()
+        problems.append(Problem(str(path), "holds a secret (an API key) in some form; removed from the site"))
+    return problems

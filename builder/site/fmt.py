@@ -1,4 +1,4 @@
-"""Number formatting shared by the page models (a dash for missing values, never "-0.000")."""
+"""Number formatting shared by the page models (a dash for missing values, never "-0.000" or "-0%")."""
 
 from __future__ import annotations
 
@@ -11,4 +11,7 @@ def number(value: float | None, digits: int = 3) -> str:
 
 
 def percent(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
+    if value is None:
+        return "–"
+    text = f"{100 * value:.0f}%"
+    return text[1:] if text.startswith("-") and not text.strip("-0%") else text  # never "-0%"

@@ -1,4 +1,5 @@
-"""The one jinja2 environment of the site: autoescape on, StrictUndefined, templates in site_templates/.
+"""The one jinja2 environment of the site: autoescape on, StrictUndefined, templates in site_templates/,
+every string shown without control and bidi characters (:func:`shown`).
 
 The templates are package data of the top-level ``site_templates`` package, so an installed
 (not editable) Prematch finds them wherever it runs.
@@ -18,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from builder.score.definitions import label
+from builder.site.rationale import clean_text
 from site_templates import TEMPLATES_DIR
 
 
@@ -27,10 +29,18 @@ class PageModel(Protocol):
 
 
 def json_for_script(value: Any) -> Markup:
-    """JSON safe inside a <script type="application/json"> element (no '<', '>' or '&')."""
+    """JSON safe inside a <script type="application/json"> element (no '<', '>' or '&'), without the
+    bidi and control characters no label may carry (JSON escapes the C0 controls itself)."""
     text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode()
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(text)
+    return Markup(clean_text(text))
+
+
+def shown(value: Any) -> Any:
+    """Every ``{{ expression }}`` of every template, before it is escaped: a string from any source (a team
+    or venue name, a model id, a note) loses its control and bidi characters (:func:`clean_text`);
+    markup is already made safe where it is made (rendered rationales, trusted text)."""
+    return clean_text(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 @lru_cache(maxsize=1)
@@ -42,6 +52,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=shown,
     )
     env.filters["json_script"] = json_for_script
     env.globals["measure_label"] = label  # a template names a measure only by its registry label

@@ -31,7 +31,7 @@ def _markdown(text: str) -> Markup:
 def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:
     body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
     if source == "audit.md":
-        body = fill_urls(body, ctx.urls)
+        body = fill_urls(body, ctx.urls).replace("<LATEST_ANCHOR>", latest_anchor_text(ctx))
     body = body.replace(MEASURES_MARK, measures_table())
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
 
@@ -49,6 +49,21 @@ def measures_table() -> str:
         what = (f"{m.plain} " if m.plain else "") + m.text[0].upper() + m.text[1:] + "."
         lines.append(f"* **{m.label}** (`{m.id}`; {m.unit}, {m.better}; {source}): {what}")
     return "\n".join(lines)
+
+
+def latest_anchor_text(ctx: SiteContext) -> str:
+    """The Audit page's latest anchor: the newest manifest's SHA-256 with the commit that added it (the
+    archive's own history, so the page changes only when a manifest is added), and its token times."""
+    view = ctx.anchor
+    if view is None:
+        return "No tick manifest yet."
+    commit = ctx.added.get(view.manifest)
+    anchor = f"{view.sha256}@{commit}" if commit else view.sha256
+    stamped = ", ".join(f"{at} by {authority}" for authority, at in view.tokens) or "no time-stamp token yet"
+    added = f", added in commit `{commit}`" if commit else ""
+    return (f"The latest tick manifest, `{view.manifest}`, has SHA-256 `{view.sha256}`{added} ({stamped}). "
+            f"Note it, and check any clone against it:\n\n```\n.venv/bin/prematch verify --repo . "
+            f"--anchor {anchor}\n```")
 
 
 def fill_urls(body: str, urls) -> str:

@@ -44,6 +44,10 @@ class RecordTooLargeError(ArchiveError):
     """A record's bytes exceed the writer's limit; it is not written."""
 
 
+class WriteFailedError(ArchiveError):
+    """The file system refused a write (a full disk, a read-only folder); nothing of the file is left."""
+
+
 def record_bytes(record: Record) -> bytes:
     """The stable byte form of a record: orjson, sorted keys, indented, newline at end."""
     return orjson.dumps(record.model_dump(mode="json"), option=_DUMP_OPTIONS)
@@ -179,7 +183,10 @@ class ArchiveWriter:
     def checked_bytes(self, record: Record) -> bytes:
         """The record's bytes, or an :class:`ArchiveError` when it holds a secret or is too large."""
         relative = path_for(record)
-        data = record_bytes(record)
+        try:
+            data = record_bytes(record)
+        except orjson.JSONEncodeError as exc:  # e.g. an integer beyond 64 bits: a number no reader could take
+            raise ArchiveError(f"{relative}: the record cannot be written as JSON ({exc}); not written") from None
         if contains_secret(data):
             raise SecretInRecordError(f"{relative}: the record still holds a secret (an API key); not written")
         if len(data) > self.max_record_bytes:
@@ -188,9 +195,17 @@ class ArchiveWriter:
         return data
 
     def write(self, record: Record) -> str:
-        """Write one record at its path; return the archive-relative path."""
+        """Write one record at its path; return the archive-relative path.
+
+        A write the file system refuses (``ENOSPC``, ``EROFS``, ...) is a :class:`WriteFailedError`
+        naming the path and the reason; the temporary file is removed, so no part of it is left.
+        """
         relative = path_for(record)
-        write_new_file(self.root / relative, self.checked_bytes(record), self.root)
+        data = self.checked_bytes(record)
+        try:
+            write_new_file(self.root / relative, data, self.root)
+        except OSError as exc:
+            raise WriteFailedError(f"{relative}: cannot be written: {exc.strerror or exc}; not written") from None
         self._took(relative, record)
         return relative
 

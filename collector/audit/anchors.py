@@ -4,7 +4,9 @@ A manifest names its predecessor's SHA-256, so a manifest hash seen (in a copy o
 page, a post, a fork) at some moment proves that the manifest and every manifest chained
 before it, and every file they list, existed by then. ``anchor_report`` finds the manifest
 whose committed bytes have that SHA-256 and counts what its unbroken chain pins; a hash
-that is in no manifest of the history is a violation (``anchor_missing``).
+that is in no manifest of the history is a violation (``anchor_missing``). An anchor published
+with the commit that held it (``SHA256@COMMIT``, as the site's Audit page shows the latest) also
+holds the history to that commit (:func:`collector.audit.rewrites.anchored_commits`).
 """
 
 from __future__ import annotations
@@ -17,14 +19,18 @@ from collector.audit.proofs import linked, manifest_order
 from collector.errors import UsageError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 def parse_anchor(text: str) -> str:
-    """A SHA-256 in hex (any case, optional ``sha256:`` prefix), lower-cased; UsageError otherwise."""
-    value = text.strip().lower().removeprefix("sha256:")
+    """A SHA-256 in hex (any case, optional ``sha256:`` prefix), lower-cased, optionally ``@COMMIT`` (the
+    commit that held the manifest: it must still be in the history); UsageError otherwise."""
+    value, _, commit = text.strip().lower().removeprefix("sha256:").partition("@")
     if not _SHA256.fullmatch(value):
-        raise UsageError(f"{text!r} is not a SHA-256 (64 hexadecimal digits)")
-    return value
+        raise UsageError(f"{text!r} is not a SHA-256 (64 hexadecimal digits), optionally @COMMIT")
+    if commit and not _COMMIT.fullmatch(commit):
+        raise UsageError(f"{text!r}: {commit!r} after @ is not a commit id (7 to 40 hexadecimal digits)")
+    return f"{value}@{commit}" if commit else value
 
 
 @dataclass
@@ -55,7 +61,7 @@ def anchor_report(files: dict[str, FileHistory], anchors: list[str], valid: dict
     order = manifest_order(files)
     by_sha = {e.added_sha256: i for i, e in enumerate(order)}
     out, findings = [], []
-    for sha in anchors:
+    for sha in (anchor.partition("@")[0] for anchor in anchors):  # a commit after @: rewrites.anchored_commits
         if sha not in by_sha:
             out.append(Anchor(sha))
             findings.append(Finding("anchor_missing", "manifests", f"anchor {sha}: no manifest in the history "

@@ -20,6 +20,7 @@ from collector.audit.facts import Checked, FactsCache, facts_of, known_facts
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs, read_history
 from collector.audit.history import FileHistory, Finding, file_histories
 from collector.audit.report import Report
+from collector.audit.rewrites import anchored_commits
 
 
 def run_checks(repo: Path, archive_path: str, use_cache: bool, tsa_roots: list[Path] | None, anchors: list[str],
@@ -63,7 +64,7 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=None, anchors=
     found, report.proofs.attestations = check_attestations(repo, history, files)
     report.findings += found
     report.anchors, missing = anchor_report(files, list(anchors), report.proofs.valid)
-    report.findings += missing
+    report.findings += missing + anchored_commits(repo, history.head, files, list(anchors))
     return report
 
 

@@ -294,17 +294,25 @@ def _listed_files(entry: FileHistory, files: dict[str, FileHistory]) -> list[Fin
 
 
 def _uncovered(files: dict[str, FileHistory], covered: set[str]) -> list[Finding]:
-    """One note per commit that added record files no manifest lists (hand commits, old history)."""
-    by_commit: dict[str, list[str]] = defaultdict(list)
+    """One finding per commit that added record files no manifest lists: a note while no later manifest
+    exists (a commit by hand at the end, old history), a violation once one does (the tick that wrote
+    that manifest adopts every file no manifest lists, so a file left out was added around the manifests)."""
+    manifests = [e.added.commit for e in files.values() if e.kind == "manifest" and e.added is not None]
+    last = max(manifests, key=lambda c: c.index, default=None)
+    by_commit: dict[str, list[FileHistory]] = defaultdict(list)
     for entry in files.values():
         if entry.added is None or entry.path in covered or entry.kind == "manifest":
             continue
-        by_commit[entry.added.commit.sha].append(entry.path)
-    return [
-        Finding("not_in_manifest", paths[0], f"commit {sha[:12]} added {len(paths)} record file(s) that "
-                "no manifest lists (e.g. a commit by hand): git history is their only record", sha, False)
-        for sha, paths in by_commit.items()
-    ]
+        by_commit[entry.added.commit.sha].append(entry)
+    findings = []
+    for sha, entries in by_commit.items():
+        commit = entries[0].added.commit
+        later = last is not None and last.index > commit.index
+        what = (f"commit {sha[:12]} added {len(entries)} record file(s) that no manifest lists"
+                + (f", although a later manifest (commit {last.sha[:12]}) would have adopted them" if later
+                   else " (e.g. a commit by hand): git history is their only record"))  # fmt: skip
+        findings.append(Finding("not_in_manifest", entries[0].path, what, sha, later, entries[0].replay))
+    return findings
 
 
 def commit_dates(commits: list[Commit]) -> list[Finding]:

@@ -5,7 +5,8 @@
 not be checked out: the ``pull_request_target`` workflow fetches a pull request's commits as data
 and judges them with the base branch's code. Renames count as a deletion plus an
 addition. Files under ``archive/schema/`` are regenerated from the models and may change.
-Added record files must validate against the contract. Time-stamp tokens and attestation
+Every added record file must validate against the contract at its own path (files are keyed
+by path: one file's bytes added at several paths are checked at each). Time-stamp tokens and attestation
 bundles beside the manifests (``collector.archive.tokens``) are not records but append-only too.
 """
 
@@ -53,7 +54,7 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive", head: st
     raw = git(repo, "diff", "--raw", "--no-renames", "--no-abbrev", "-z", f"{base}...{head}", "--", prefix)
     tokens = raw.decode("utf-8", "surrogateescape").split("\0")
     problems: list[Problem] = []
-    added: dict[str, str] = {}
+    added: dict[str, str] = {}  # archive-relative path -> blob: every path is checked, one file's bytes at many paths too
     proofs_added = 0
     for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
         if not meta.startswith(":"):
@@ -71,16 +72,20 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive", head: st
             if proof:
                 proofs_added += 1
             else:
-                added[fields[3]] = relative
+                added[relative] = fields[3]
         else:
             word = _WORDS.get(status, f"changes ({status})")
             problems.append(Problem(path, f"this change {word} an existing archive file; the archive is append-only"))
     retries = {}
-    for blob, data in read_blobs(repo, added):
-        record, problem = parse_record(added[blob], data)
-        if problem is not None:
-            problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
-        elif getattr(record, "supersedes", None) and record.kind == "forecast":
-            retries[prefix + added[blob]] = prefix + record.supersedes
+    paths_of: dict[str, list[str]] = {}
+    for relative, blob in added.items():
+        paths_of.setdefault(blob, []).append(relative)
+    for blob, data in read_blobs(repo, paths_of):
+        for relative in paths_of[blob]:
+            record, problem = parse_record(relative, data)
+            if problem is not None:
+                problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
+            elif getattr(record, "supersedes", None) and record.kind == "forecast":
+                retries[prefix + relative] = prefix + record.supersedes
     problems += retry_problems(repo, retries, head)
     return GuardReport(base, len(added) + proofs_added, problems)

@@ -17,7 +17,9 @@ manifest also proves that every earlier manifest of an unbroken chain existed at
 the proof time of a manifest is the earliest valid token time of it or of any later
 manifest linked to it. For every forecast, the proof time of the manifest that lists it must
 be before the kickoff (``stamped_after_kickoff`` otherwise); a live forecast with no such
-token gets a note (``no_token``) and its proof is the git commit date only.
+token gets a note (``no_token``) and its proof is the git commit date only, and is a violation
+once a manifest committed after it has a valid token (every tick's manifest is stamped, and a
+token covers the chain before it: a forecast outside it was added around the chain).
 
 Without trusted roots (``--tsa-roots``) tokens cannot be checked: one note says so and every
 forecast's proof is the git date. With roots, a token filed under an authority that has none is a
@@ -247,12 +249,30 @@ def chain_proof_times(files: dict[str, FileHistory], valid: dict[str, list[tuple
     return best
 
 
+def _no_token(entry: FileHistory, manifest: str | None, last_stamped) -> Finding:
+    """A live forecast without a token: a note while no later manifest has one (its tick's token may come
+    at the next tick), a violation once one does (every tick's manifest is stamped, and a token covers
+    every manifest chained before it: a forecast left out of that was added around the chain)."""
+    later = last_stamped is not None and last_stamped.index > entry.added.commit.index
+    where = (f"no valid time-stamp token covers the manifest listing it ({manifest})" if manifest
+             else "no manifest lists it, so no valid time-stamp token covers it")
+    if later:
+        message = (f"{where}, while a later manifest (commit {last_stamped.sha[:12]}) has one: its proof of "
+                   "time is the git date only")
+    else:
+        message = ("no valid time-stamp token covers the manifest listing it yet: its proof of time is the "
+                   "git date only")
+    return Finding("no_token", entry.path, message, entry.added.commit.sha, violation=later)
+
+
 def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck, timeline: checks.Timeline) -> None:
     listed_in: dict[str, str] = {}
     for entry in manifest_order(files):
         for path in entry.added_facts.manifest[1]:
             listed_in.setdefault(path, entry.path)
     best = chain_proof_times(files, result.valid)
+    stamped = [files[m].added.commit for m in result.valid if m in files and files[m].added is not None]
+    last_stamped = max(stamped, key=lambda c: c.index, default=None)
     for entry in files.values():
         facts = entry.facts
         if entry.kind != "forecast" or entry.added is None or facts.status == "missed":
@@ -262,9 +282,7 @@ def _forecast_proofs(files: dict[str, FileHistory], result: ProofCheck, timeline
         if proof is None:
             result.proofs[entry.path] = Proof("git_date", manifest=manifest)
             if not entry.replay and result.roots:
-                result.findings.append(Finding("no_token", entry.path, "no valid time-stamp token covers the "
-                                               "manifest listing it yet: its proof of time is the git date "
-                                               "only", entry.added.commit.sha, violation=False))
+                result.findings.append(_no_token(entry, manifest, last_stamped))
             continue
         kickoff, source = timeline.kickoff(facts.target, entry.added.commit.index)
         if kickoff is None or (facts.moment is not None and facts.moment < kickoff):

@@ -25,19 +25,23 @@ from collector.archive.memory import (
     paused_garbage_collector,
     promote_to_oldest_generation,
 )
+from collector.audit import rewrites
 from collector.audit.checkpoint import Checkpoint
 from collector.audit.report import Report
 
 
 def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache: bool = True,
-                      tsa_roots: list[Path] | None = None, anchors: list[str] = ()) -> Report:  # fmt: skip
+                      tsa_roots: list[Path] | None = None, anchors: list[str] = (),
+                      checkpoints: list[str] = ()) -> Report:  # fmt: skip
     """Read the history of ``archive_path`` in ``repo`` and run every check on it.
 
     ``tsa_roots``: PEM files or folders of trusted time-stamping roots (default: the shipped
     ones, :data:`collector.audit.proofs.SHIPPED_ROOTS`). With ``use_cache`` the report of a HEAD
     verified before comes from its checkpoint (:mod:`collector.audit.checkpoint`), a later HEAD
-    reads only the commits since, and each blob is checked once in its life; without it, every
+    reads only the commits since, and each blob is checked once in its life; every commit verified
+    here before must still be in the history (:mod:`collector.audit.rewrites`); without it, every
     blob and token is checked again and nothing is read from, or written to, ``.git/prematch``.
+    ``checkpoints``: commits noted elsewhere that must still be in the history.
     """
     repo, anchors = Path(repo), list(anchors)
     with paused_garbage_collector():  # the history becomes tens of thousands of small acyclic objects
@@ -46,6 +50,11 @@ def verify_repository(repo: Path | str, archive_path: str = "archive", use_cache
         if report is None or report.head != point.head:
             report = _checked(repo, archive_path, use_cache, tsa_roots, anchors, point, report)
         promote_to_oldest_generation()  # or the collector's first pass after the pause would scan the whole report
+    noted = rewrites.noted_heads(repo, archive_path) if use_cache else []
+    findings, kept = rewrites.check_noted(repo, report.head, noted, list(checkpoints))
+    report.findings += findings  # never stored in a checkpoint: they depend on what was verified before
+    if use_cache:
+        rewrites.note_head(repo, archive_path, report.head, kept)
     return report
 
 

@@ -11,6 +11,7 @@ import orjson
 from collector.audit.anchors import parse_anchor
 from collector.audit.gitlog import check_repository
 from collector.audit.report import report_json
+from collector.audit.rewrites import COMMIT
 from collector.audit.verify import verify_repository
 from collector.commandline import finish
 from collector.errors import UsageError
@@ -36,12 +37,20 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="re-validate every blob instead of reusing results cached in .git/prematch (keyed by blob id)",
+        help="re-validate every blob instead of reusing results cached in .git/prematch (keyed by blob id); "
+        "the commits verified in this clone before are then neither checked nor noted",
     )
     parser.add_argument(
-        "--anchor", action="append", default=[], metavar="SHA256", type=_anchor,
-        help="a manifest SHA-256 noted somewhere public (e.g. a site page's footer): check it is in the "
-        "history and report what it pins; repeatable; exit 1 if it is in no manifest",
+        "--anchor", action="append", default=[], metavar="SHA256[@COMMIT]", type=_anchor,
+        help="a manifest SHA-256 noted somewhere public (the site's Audit page shows the latest, with the "
+        "commit that held it): check it is in the history and report what it pins; with @COMMIT, that "
+        "commit must still be in the history and hold the manifest; repeatable; exit 1 if not",
+    )  # fmt: skip
+    parser.add_argument(
+        "--checkpoint", action="append", default=[], metavar="COMMIT", type=_commit,
+        help="a commit of this history verified before (an earlier run's HEAD, noted anywhere): exit 1, "
+        "naming it, if the history no longer holds it (rewritten); repeatable. Commits verified in this "
+        "clone are checked without it (.git/prematch/verified-heads.json)",
     )  # fmt: skip
     parser.add_argument(
         "--tsa-roots", action="append", type=Path, default=None, metavar="PATH",
@@ -59,13 +68,20 @@ def _anchor(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _commit(text: str) -> str:
+    value = text.strip().lower()
+    if not COMMIT.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a commit id (7 to 40 hexadecimal digits)")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     check_repository(args.repo, args.archive_path)
     for path in args.tsa_roots or []:
         if not path.exists():
             raise UsageError(f"--tsa-roots {path}: no such file or folder")
     report = verify_repository(args.repo, args.archive_path, use_cache=not args.no_cache,
-                               tsa_roots=args.tsa_roots, anchors=args.anchor)
+                               tsa_roots=args.tsa_roots, anchors=args.anchor, checkpoints=args.checkpoint)
     for note in report.cache_notes:  # a cache that could not be read was ignored: the report is a full run's
         print(f"note: {note}", file=sys.stderr)
     if args.json:

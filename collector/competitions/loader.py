@@ -13,7 +13,6 @@ and the key.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import ValidationError
 
 from collector.competitions.allocation import allocation_rows, load_allocation
+from collector.config import read_toml
 from collector.errors import ConfigError
 from collector.records import Clock, Competition
 
@@ -137,10 +137,7 @@ def load_definition(competition_id: str) -> Definition:
 
 def parse_definition_file(path: Path) -> Definition:
     """One definition file; :class:`ConfigError` in one line naming the file and the key."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise ConfigError(f"{path}: not a readable TOML file ({exc})") from None
+    raw = read_toml(path, "the competition definition")  # bounded: size, nesting, a one-line error
     for key in ("id", "time_zone", "source", "definition_source", "stages"):
         if key not in raw:
             raise ConfigError(f"{path}: key {key}: missing")

@@ -1,10 +1,15 @@
-"""The per-tick manifest: SHA-256 of every file a tick added, chained to the previous manifest."""
+"""The per-tick manifest: SHA-256 of every file a tick added, chained to the previous manifest.
+
+A tick also adopts the files of earlier ticks that were interrupted before their manifest was
+written (present, valid, listed by no manifest): they are listed in ``files`` like its own and
+named in ``adopted``, so every file of the archive comes under a manifest and its time-stamp.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import Record, UtcDatetime
 
@@ -26,3 +31,13 @@ class Manifest(Record):
         default=None,
         description="SHA-256 of the request protocol of every configured LLM (collector/forecasters/llm/protocol.py)",
     )
+    adopted: tuple[str, ...] = Field(
+        default=(), description="files of earlier, interrupted ticks that no manifest listed, adopted by this one "
+                                "(each is also in files)")
+
+    @model_validator(mode="after")
+    def _adopted_listed(self) -> Manifest:
+        missing = [p for p in self.adopted if p not in self.files]
+        if missing:
+            raise ValueError(f"adopted files must be listed in files too: {missing[:3]}")
+        return self

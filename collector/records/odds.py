@@ -50,12 +50,15 @@ class BookQuote(Contract):
         default=0.0, description="a trading fee charged on top of the price (Kalshi), as a rate")
 
 
+MAX_CREDITS = 10**12  # far above any plan's credits; a header beyond it is not a count
+
+
 class Credits(Contract):
     """What the call cost at a metered source (The Odds API's x-requests-* headers)."""
 
-    last: Annotated[int, Field(ge=0)] | None = Field(default=None, description="x-requests-last: this call's cost")
-    used: Annotated[int, Field(ge=0)] | None = Field(default=None, description="x-requests-used")
-    remaining: Annotated[int, Field(ge=0)] | None = Field(default=None, description="x-requests-remaining")
+    last: Annotated[int, Field(ge=0, le=MAX_CREDITS)] | None = Field(default=None, description="x-requests-last: this call's cost")
+    used: Annotated[int, Field(ge=0, le=MAX_CREDITS)] | None = Field(default=None, description="x-requests-used")
+    remaining: Annotated[int, Field(ge=0, le=MAX_CREDITS)] | None = Field(default=None, description="x-requests-remaining")
 
 
 class OddsSnapshot(Record):

@@ -10,8 +10,10 @@ the ``market`` forecaster of a horizon reads the snapshot of that horizon (``tas
 record. A live tick asks the live endpoints; a replay asks the historical ones at ``now``.
 
 A source call that fails is a problem of the tick (and asked again at the next tick while the
-window is open); a match the source does not price gets no snapshot (the market's record of
-that horizon is then ``missed``, with the reason).
+window is open), and so is a source that raises: the tick goes on to its forecasts and
+manifest. Every source's quotes are checked alike (:func:`collector.sources.odds_base.implausible`)
+and its payload sanitised as decoded values; a match the source does not price gets no snapshot
+(the market's record of that horizon is then ``missed``, with the reason).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from collector.records import (
     Horizon,
     OddsSnapshot,
 )
+from collector.redaction import sanitised_value
 from collector.schedule.scheduler import event_windows
-from collector.sources.odds_base import OddsBatch, OddsSource
+from collector.sources.odds_base import OddsBatch, OddsSource, keep_plausible
 
 CLOSING_TICK_LEAD = timedelta(minutes=1)
 
@@ -137,7 +140,8 @@ def snapshot_record(batch: OddsBatch, due: OddsDue, cid: str, clock: Clock, reco
     return OddsSnapshot(
         clock=clock, recorded_at=recorded_at, competition_id=cid, event_id=due.event.id, horizon=due.horizon,
         source=batch.source, endpoint=batch.endpoint, retrieved_at=batch.retrieved_at, snapshot_at=batch.snapshot_at,
-        kickoff_utc=due.event.kickoff_utc, quotes=tuple(odds.quotes), payload=odds.payload, credits=batch.credits,
+        kickoff_utc=due.event.kickoff_utc, quotes=tuple(odds.quotes), payload=sanitised_value(odds.payload),
+        credits=batch.credits,
         problems=tuple(odds.problems),
     )  # fmt: skip
 
@@ -160,6 +164,8 @@ async def collect_odds(tick, forecasters) -> int:
         for source in sources:
             try:
                 written += await _one_source(tick, cid, source)
+            except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the tick (or its manifest)
+                tick.report.problems.append(Problem(f"{source.name} {cid}", f"failed: {type(exc).__name__}: {exc}"))
             finally:
                 await source.aclose()
         written += _closing_forecasts(tick, cid, forecasters)
@@ -174,6 +180,8 @@ async def _one_source(tick, cid: str, source: OddsSource) -> int:
     at = tick.now if tick.clock is Clock.REPLAY else None
     batch = await source.fetch_odds(competition, [d.event for d in due], at)
     tick.report.problems += batch.problems
+    for odds in batch.events:  # every source's quotes checked alike: prices offered, overround, times
+        keep_plausible(odds, batch.retrieved_at, source.name)
     written = 0
     for item in due:
         priced = batch.for_event(item.event)

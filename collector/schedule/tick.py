@@ -18,10 +18,15 @@ from typing import Any
 import httpx
 
 from collector.archive.layout import path_for
-from collector.archive.manifest import write_tick_manifest
+from collector.archive.manifest import unlisted, write_tick_manifest
 from collector.archive.memory import older_objects_frozen
 from collector.archive.reader import Archive, load_archive
-from collector.archive.writer import ArchiveWriter, remove_dead_temp_files
+from collector.archive.writer import (
+    ArchiveWriter,
+    RecordTooLargeError,
+    SecretInRecordError,
+    remove_dead_temp_files,
+)
 from collector.audit.tsa_client import stamp_manifests
 from collector.competitions.kickoffs import effective_kickoff
 from collector.competitions.loader import use_definitions_dir
@@ -31,9 +36,10 @@ from collector.fixtures.questions import register_questions
 from collector.fixtures.sync import sync_fixtures, sync_outcomes
 from collector.fixtures.sync_report import SyncReport
 from collector.forecasters.llm.protocol import arena_protocol_sha256
+from collector.forecasters.llm.withheld import bare, withheld
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
-from collector.records import Clock, ForecasterType, ForecastStatus
+from collector.records import Clock, Forecast, ForecasterType, ForecastStatus
 from collector.schedule.binary_events import collect_binary, resolve_binary
 from collector.schedule.claims import Claim, claim_key
 from collector.schedule.cron import last_fire
@@ -145,14 +151,28 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
         report.binary += resolve_binary(tick)
-    try:  # stamped when the tick ends, so two ticks at one `now` never collide
-        report.manifest = write_tick_manifest(tick.writer, timer(), clock, schedule_fields(schedule, now),
-                                              arena_protocol_sha256(config), lock_path=tick.locks.folder / "manifest.lock")
-    except RecordExistsError as exc:
-        report.problems.append(Problem("manifests", str(exc)))
+    _manifest(tick, schedule)
     report.written = list(tick.writer.written)
     await _timestamps(tick)
     return report
+
+
+def _manifest(tick: TickContext, schedule: str | None) -> None:
+    """The tick's manifest: its own files and the files of earlier ticks no manifest lists (adopted).
+
+    Stamped when the tick ends, so two ticks at one ``now`` never collide. A manifest that cannot
+    be written (a full disk) is one problem; the files stay for the next tick to adopt.
+    """
+    orphans = unlisted(tick.archive, tick.writer.written)
+    try:
+        tick.report.manifest = write_tick_manifest(
+            tick.writer, tick.timer(), tick.clock, schedule_fields(schedule, tick.now),
+            arena_protocol_sha256(tick.config), lock_path=tick.locks.folder / "manifest.lock", orphans=orphans)
+    except ArchiveError as exc:
+        tick.report.problems.append(Problem("manifests", str(exc)))
+        return
+    if tick.report.manifest is not None:
+        tick.report.adopted = len(tick.archive.records[tick.report.manifest].adopted)
 
 
 def schedule_fields(schedule: str | None, now: datetime) -> dict[str, Any] | None:
@@ -302,16 +322,41 @@ def _write(tick: TickContext, record) -> bool:
         with _COUNT:
             tick.report.locked += 1
         return False
-    except ArchiveError as exc:  # a secret, too large, a linked folder: reported, never written
+    except ArchiveError as exc:  # a secret, too large, a linked folder: reported, never written as it is
+        path = path_for(record)
+        record = _write_withheld(tick, record, exc)
+        message = str(exc).removeprefix(f"{path}: ")
+        if record is not None:
+            message = message.removesuffix("; not written") + "; written with the provider's texts withheld"
         with _COUNT:
-            tick.report.problems.append(Problem(path_for(record), str(exc).removeprefix(f"{path_for(record)}: ")))
-        return False
+            tick.report.problems.append(Problem(path, message))
+        if record is None:
+            return False
     with _COUNT:
         tick.report.statuses[record.status.value] += 1
         if record.forecaster_type is ForecasterType.LLM and record.attempts:
             tick.report.llm_records += 1
             tick.report.llm_failed += record.status in _TRANSPORT_FAILURES
     return True
+
+
+def _write_withheld(tick: TickContext, record, exc: ArchiveError):
+    """An LLM forecast the writer refused for a secret or its size, written without the provider's texts
+    (:mod:`collector.forecasters.llm.withheld`): the record written, or None."""
+    if not (isinstance(exc, SecretInRecordError | RecordTooLargeError) and isinstance(record, Forecast)
+            and record.attempts):  # fmt: skip
+        return None
+    large = isinstance(exc, RecordTooLargeError)
+    reason = "the record was over the size limit" if large else "it held a secret"
+    for kept in (withheld(record, reason, large), bare(record, reason, large)):
+        try:
+            tick.writer.write(kept)
+        except (SecretInRecordError, RecordTooLargeError):
+            continue
+        except ArchiveError:
+            return None
+        return kept
+    return None
 
 
 def _history(archive: Archive, now: datetime) -> dict[str, list[KnownResult]]:

@@ -30,6 +30,7 @@ class TickReport:
     spent_usd: float = 0.0
     statuses: Counter = field(default_factory=Counter)
     manifest: str | None = None
+    adopted: int = 0  # files of earlier, interrupted ticks the manifest adopted
     stamps: StampReport | None = None  # RFC 3161 tokens asked for (live ticks with authorities configured)
     statistics: int = 0  # attempt statistics records written (OpenRouter's generation stats)
     llm_records: int = 0  # LLM forecast records written after at least one call
@@ -67,7 +68,8 @@ class TickReport:
                    (self.odds, "  odds snapshots and closing market forecasts written: {}"),
                    (self.binary, "  binary market events, forecasts and resolutions written: {}"),
                    (self.temp_removed, "  removed {} temporary file(s) of dead writers"),
-                   (self.manifest, "  manifest: {}"))
+                   (self.manifest, "  manifest: {}"),
+                   (self.adopted, "  the manifest adopts {} file(s) of earlier ticks that stopped before their manifest"))
         lines += [text.format(value) for value, text in counted if value]  # only what this tick did
         if self.stamps is not None and self.stamps.summary_line():
             lines.append(self.stamps.summary_line())

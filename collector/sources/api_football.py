@@ -29,7 +29,7 @@ import orjson
 from collector.competitions.teams import find_team
 from collector.datasource import run_blocking
 from collector.errors import ConfigError, Problem, ProviderError, SourceError
-from collector.http import Exchange, RetryPolicy, ServiceClient
+from collector.http import Exchange, RetryPolicy, ServiceClient, header_int
 from collector.records import Competition, Event
 from collector.sources.api_football_parse import (
     parse_events,
@@ -77,14 +77,13 @@ class QuotaClient(ServiceClient):
                 self.remaining = 0
                 raise DailyLimitReached(str(exc)) from None
             raise
-        self._count(response.headers.get("x-ratelimit-requests-remaining"))
+        self._count(response.headers)
         return orjson.loads(response.content)
 
-    def _count(self, header: str | None) -> None:
-        try:
-            self.remaining = int(header) if header is not None else self.remaining
-        except ValueError:
-            pass
+    def _count(self, headers) -> None:
+        """The daily requests left, from ``x-ratelimit-requests-remaining`` (a value out of range is ignored)."""
+        remaining, _ = header_int(headers, "x-ratelimit-requests-remaining", 10**9)
+        self.remaining = remaining if remaining is not None else self.remaining
 
     def _delay(self, attempt: int, exchange: Exchange) -> float:
         if exchange.status == 429:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from collector.competitions.kickoffs import kickoff_span
 from collector.records import Goal, Score
 
 
@@ -86,12 +87,7 @@ def goal_problems(goals: Iterable[Goal] | None, home: str | None, away: str | No
 
 def batch_problems(matches: list, competition) -> list[tuple[object, str]]:
     """(match or None, message): dates outside the competition's span, groups missing round-robin matches."""
-    out: list[tuple[object, str]] = []
-    for m in matches:
-        if competition.starts_on and m.kickoff_date < competition.starts_on or \
-                competition.ends_on and m.kickoff_date > competition.ends_on:
-            out.append((m, f"date {m.kickoff_date} is outside the competition's span "
-                           f"{competition.starts_on} .. {competition.ends_on} (match left out)"))
+    out: list[tuple[object, str]] = [(m, message) for m, message in outside_span(matches, competition)]
     for group in competition.groups:
         played = sum(1 for m in matches if m.group == group.name and not m.knockout)
         expected = len(group.teams) * (len(group.teams) - 1) // 2
@@ -99,3 +95,11 @@ def batch_problems(matches: list, competition) -> list[tuple[object, str]]:
             out.append((None, f"group {group.name}: the source lists {played} matches, a round robin of "
                               f"{len(group.teams)} teams has {expected}"))
     return out
+
+
+def outside_span(matches: list, competition) -> list[tuple[object, str]]:
+    """(match, message) for each match dated outside the days the competition can be played on
+    (:func:`collector.competitions.kickoffs.kickoff_span`)."""
+    first, last = kickoff_span(competition)
+    return [(m, f"date {m.kickoff_date} is outside the competition's span {first} .. {last} (match left out)")
+            for m in matches if (first and m.kickoff_date < first) or (last and m.kickoff_date > last)]

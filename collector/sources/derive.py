@@ -33,6 +33,7 @@ from collector.competitions.formats import (
     list_formats,
     load_format,
 )
+from collector.competitions.kickoffs import edition_span
 from collector.datasource import PUBLIC_FILES, RAW_GITHUB, DataSource
 from collector.errors import ConfigError, Problem, ProblemsFound
 from collector.records import Clock
@@ -161,9 +162,19 @@ def _two_legged(raw: list[dict[str, Any]]) -> frozenset[str]:
     return frozenset(stage for (stage, _), count in seen.items() if count == 2)
 
 
-def _span(raw: list[dict[str, Any]]) -> dict[str, str]:
-    """First and last match day of the source (a later file's match outside them is refused)."""
+def _span(raw: list[dict[str, Any]], edition: str, where: str) -> dict[str, str]:
+    """First and last match day of the source (a later file's match outside them is refused); a day
+    outside the years the edition names (:func:`collector.competitions.kickoffs.edition_span`) is a
+    ConfigError naming the matches, so the definition never spans 1900 to 9999."""
     days = sorted(str(m["date"]) for m in raw if isinstance(m.get("date"), str))
+    plausible = edition_span(edition)
+    if plausible is not None:
+        first, last = (d.isoformat() for d in plausible)
+        wrong = [m for m in raw if isinstance(m.get("date"), str) and not first <= str(m["date"])[:10] <= last]
+        if wrong:
+            named = "; ".join(f"{m.get('date')} {m.get('team1')} v {m.get('team2')}" for m in wrong[:5])
+            raise ConfigError(f"{where}: {len(wrong)} match(es) dated outside {first} .. {last}, the years of "
+                              f"edition {edition} with one either side: {named}; fix the source or the name")
     return {"starts_on": days[0], "ends_on": days[-1]} if days else {}
 
 
@@ -233,7 +244,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "definition_source": f"openfootball {relative} (format {format_id}: {fmt.description})",
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
-        **_span(raw),
+        **_span(raw, edition, where),
     }
     if not any("goals1" in m or "goals2" in m for m in raw):
         todo.append("note: the source lists no scorers: a top-scorer question stays unresolved (reported)")

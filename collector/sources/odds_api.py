@@ -14,7 +14,8 @@ sanitiser (:mod:`collector.redaction`) so no error text, record or log carries i
 endpoint recorded names the path and parameters without it.
 
 Credits: every answer carries ``x-requests-remaining``, ``x-requests-used`` and
-``x-requests-last`` (this call's cost). A live call costs markets x regions, a historical one
+``x-requests-last`` (this call's cost), read as integers up to :data:`MAX_CREDITS` (another value
+is a problem naming the header, and is left out of the record). A live call costs markets x regions, a historical one
 10 x markets x regions; the source refuses a call whose cost exceeds the credits the
 previous answer said remain (a problem, not a request), and reports the credits of each call.
 Errors: 401 (bad key, or ``OUT_OF_USAGE_CREDITS``) and 422 (bad parameter) are not retried
@@ -33,10 +34,12 @@ import httpx
 import orjson
 
 from collector.errors import ConfigError, Problem
-from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
+from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient, header_int
 from collector.records import BookQuote, Competition, Credits, Event, OutcomePrice
+from collector.records.odds import MAX_CREDITS
 from collector.redaction import redact, register_secret
 from collector.sources.odds_base import (
+    ODDS_RESPONSE_BYTES,
     EventOdds,
     OddsBatch,
     decimal_odds,
@@ -66,7 +69,8 @@ class OddsApiSource:
         self._clock = clock
         self.remaining: int | None = None  # the credits the last answer reported
         self.client = ServiceClient(self.name, base_url, transport=transport, clock=clock,
-                                    retry=retry or RetryPolicy(max_attempts=3, base_delay=1.0))
+                                    retry=retry or RetryPolicy(max_attempts=3, base_delay=1.0),
+                                    max_response_bytes=ODDS_RESPONSE_BYTES)
 
     @classmethod
     def from_env(cls, sport: str, **options: Any) -> OddsApiSource:
@@ -96,26 +100,24 @@ class OddsApiSource:
         try:
             response, _ = await self.client.request("GET", path, params={**params, "apiKey": self._key})
         except ServiceCallFailed as exc:
-            batch.credits = self._credits(exc.exchanges[-1].headers)
+            batch.credits = self._credits(exc.exchanges[-1].headers, batch)
             batch.problems.append(Problem(self.name, f"{endpoint}: {_error_text(exc)}"))
             return batch
         batch.retrieved_at = self._clock()
-        batch.credits = self._credits(response.headers)
+        batch.credits = self._credits(response.headers, batch)
         parse_odds_api(response.content, competition, batch, historical=at is not None)
         return batch
 
-    def _credits(self, headers) -> Credits | None:
-        values = {k: _int(headers.get(f"x-requests-{k}")) for k in ("last", "used", "remaining")}
+    def _credits(self, headers, batch: OddsBatch) -> Credits | None:
+        """The ``x-requests-*`` headers as bounded integers; one out of range is a problem naming it, left out."""
+        values = {}
+        for key in ("last", "used", "remaining"):
+            values[key], problem = header_int(headers, f"x-requests-{key}", MAX_CREDITS)
+            if problem is not None:
+                batch.problems.append(Problem(f"{self.name} {batch.endpoint}", problem))
         if values["remaining"] is not None:
             self.remaining = values["remaining"]
         return Credits(**values) if any(v is not None for v in values.values()) else None
-
-
-def _int(raw: str | None) -> int | None:
-    try:
-        return max(0, int(float(raw))) if raw is not None else None
-    except ValueError:
-        return None
 
 
 def _error_text(exc: ServiceCallFailed) -> str:

@@ -5,13 +5,15 @@ An odds source (The Odds API, Polymarket, Kalshi, a football-data.co.uk CSV) ans
 it priced, with team ids resolved through the competition's aliases, the quotes as
 :class:`~collector.records.BookQuote` values and the provider's payload for that match
 verbatim. A quote it cannot use (a price <= 1, an unknown outcome name, a missing field)
-becomes a problem naming the source, the match and the value; the other quotes stay.
+becomes a problem naming the source, the match and the value; the other quotes stay. So does a
+quote that is no price anyone offered (:func:`implausible`: odds within 1% of 1, an overround
+outside :data:`OVERROUND`, an update time after the read), checked for every source by the tick.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import orjson
@@ -19,6 +21,12 @@ import orjson
 from collector.competitions import find_team
 from collector.errors import Problem
 from collector.records import BookQuote, Competition, Credits, Event
+
+ODDS_RESPONSE_BYTES = 4 * 1024 * 1024  # an odds source's body is cut here (a season's 1X2 quotes take far less)
+MIN_ODDS = 1.01  # decimal odds nearer 1 promise no return a bookmaker would offer: not a price
+OVERROUND = (0.95, 1.35)  # the sum of 1/odds over home, draw and away a real book or market gives
+MAX_QUOTES = 200  # quotes of one match from one read: more is not a list of bookmakers
+CLOCK_SKEW = timedelta(minutes=5)  # a quote's own update time may run this far ahead of ours
 
 
 @dataclass
@@ -53,6 +61,38 @@ class OddsBatch:
             if odds.kickoff_utc is None or event.kickoff_utc is None or odds.kickoff_utc.date() == event.kickoff_utc.date():
                 return odds
         return None
+
+
+def implausible(quote: BookQuote, now: datetime) -> str | None:
+    """Why ``quote`` is no price anyone offered (None: it is plausible): odds within ``MIN_ODDS`` of 1, a
+    1X2 book whose overround is outside :data:`OVERROUND`, or an update time after ``now``."""
+    low = [p for p in quote.prices if p.odds < MIN_ODDS]
+    if low:
+        return f"odds {low[0].odds!r} for {low[0].outcome} are not above {MIN_ODDS}"
+    if len(quote.prices) == 3:
+        overround = sum(1 / p.odds for p in quote.prices)
+        if not OVERROUND[0] <= overround <= OVERROUND[1]:
+            return f"the 1X2 prices' overround {overround:.4f} is outside {OVERROUND[0]}..{OVERROUND[1]}"
+    if quote.last_update is not None and quote.last_update > now + CLOCK_SKEW:
+        return f"last_update {quote.last_update.isoformat()} is after the time it was read ({now.isoformat()})"
+    return None
+
+
+def keep_plausible(odds: EventOdds, now: datetime, source: str) -> None:
+    """Drop the quotes of ``odds`` that are :func:`implausible` (each a problem naming the bookmaker), and
+    those beyond :data:`MAX_QUOTES`."""
+    kept = []
+    for quote in odds.quotes:
+        why = implausible(quote, now)
+        if why is not None:
+            odds.problems.append(f"{source} bookmaker {quote.bookmaker!r} {quote.market}: {why}; left out")
+        else:
+            kept.append(quote)
+    if len(kept) > MAX_QUOTES:
+        odds.problems.append(f"{source}: {len(kept)} quotes for one match, more than {MAX_QUOTES}; the first "
+                             f"{MAX_QUOTES} kept")
+        kept = kept[:MAX_QUOTES]
+    odds.quotes = kept
 
 
 class OddsSource(Protocol):

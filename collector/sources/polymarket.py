@@ -31,6 +31,7 @@ from collector.errors import Problem
 from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import BookQuote, Competition, Event, OutcomePrice
 from collector.sources.odds_base import (
+    ODDS_RESPONSE_BYTES,
     EventOdds,
     OddsBatch,
     json_payload,
@@ -57,8 +58,10 @@ class PolymarketSource:
         retry = retry or RetryPolicy(max_attempts=3, base_delay=1.0)
         self.slugs = dict(slugs or {})
         self._clock = clock
-        self.gamma = ServiceClient("polymarket-gamma", gamma_url, transport=transport, retry=retry, clock=clock)
-        self.clob = ServiceClient("polymarket-clob", clob_url, transport=transport, retry=retry, clock=clock)
+        self.gamma = ServiceClient("polymarket-gamma", gamma_url, transport=transport, retry=retry, clock=clock,
+                                   max_response_bytes=ODDS_RESPONSE_BYTES)
+        self.clob = ServiceClient("polymarket-clob", clob_url, transport=transport, retry=retry, clock=clock,
+                                  max_response_bytes=ODDS_RESPONSE_BYTES)
 
     @classmethod
     def from_env(cls, **options: Any) -> PolymarketSource:

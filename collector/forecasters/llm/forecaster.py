@@ -6,6 +6,7 @@ retry, the repair call) is kept in the record with its own usage, cost and laten
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -22,7 +23,7 @@ from collector.forecasters.llm.fine_grained import (
     fine_grained_schema,
     validate_fine_grained,
 )
-from collector.forecasters.llm.limits import same_model
+from collector.forecasters.llm.limits import same_model, sanitised_text
 from collector.forecasters.llm.observed import (
     estimated_cost,
     needs_generation_search,
@@ -99,14 +100,26 @@ class LLMForecaster:
             raise Deferred(f"{self.id}: spending cap of {self.budget.cap} USD reached for this tick")
         if self.clock() >= deadline:
             raise Deferred(f"{self.id}: {task.target_id} is past its deadline {deadline.isoformat()}")
-        if task.full_tournament:
-            from collector.forecasters.llm.full_tournament import (
-                forecast_full_tournament,
-            )
-
-            return await forecast_full_tournament(self, task, deadline)
-        prompt = self._prompt(task)
         attempts: list[Attempt] = []
+        prompt = None if task.full_tournament else self._prompt(task)
+        try:
+            if task.full_tournament:
+                from collector.forecasters.llm.full_tournament import (
+                    forecast_full_tournament,
+                )
+
+                return await forecast_full_tournament(self, task, deadline, attempts)
+            return await self._answer(task, prompt, attempts, deadline)
+        except (Deferred, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever an answer does to the code, the calls made are recorded
+            if not attempts:
+                raise
+            problem = f"the answer could not be processed: {type(exc).__name__}: {sanitised_text(str(exc))}"
+            return self._record(task, prompt, attempts, ForecastStatus.API_ERROR, Validation(errors=(problem,)))
+
+    async def _answer(self, task: ScheduledTask, prompt: Prompt, attempts: list[Attempt], deadline) -> Forecast:
+        """The first call, a truncation retry, validation and at most one repair: the record they make."""
         first = await self._call(prompt.text, task, AttemptRole.FIRST, self.max_tokens, attempts, deadline)
         if first.failure:
             status = ForecastStatus.TIMEOUT if first.failure == "timeout" else ForecastStatus.API_ERROR

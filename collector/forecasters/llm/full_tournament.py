@@ -100,11 +100,11 @@ def _status(results: list[Checked]) -> ForecastStatus:
     return ForecastStatus.NORMALIZED if normalized else ForecastStatus.VALID
 
 
-async def forecast_full_tournament(fc, task: ScheduledTask, deadline) -> Forecast:
-    """Both calls for ``task`` (a cup's ``full-tournament`` target) and the one record they make."""
+async def forecast_full_tournament(fc, task: ScheduledTask, deadline, attempts: list) -> Forecast:
+    """Both calls for ``task`` (a cup's ``full-tournament`` target) and the one record they make;
+    ``attempts`` (the caller's list) receives every attempt as it is made."""
     comp, access = task.competition, task.access
     real = task.horizon is Horizon.GROUPS_COMPLETE
-    attempts: list = []
     notes: list[str] = []
     results: list[Checked] = []
     groups: tuple = ()

@@ -5,7 +5,8 @@ native_tokens_completion, native_tokens_reasoning, num_search_results, web_searc
 provider_responses: [{status, ...}], cancelled, finish_reason, ...}}``. Stats are queryable a
 few seconds after the call; until then the endpoint answers 404 and a later tick asks again.
 Every field is read defensively (a provider payload is untrusted): a value of the wrong type
-is dropped, never guessed.
+is dropped, never guessed; strings are sanitised as decoded values and the provider and model
+kept only in the shape of an identifier (:mod:`collector.redaction`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from collector.records import AttemptStatistics, Clock, Forecast
 from collector.records.statistics import GENERATION_ID_PATTERN
+from collector.redaction import identifier, sanitised_value
 
 _ID = re.compile(GENERATION_ID_PATTERN)
 
@@ -49,7 +51,10 @@ def statistics_record(
     recorded_at: datetime, clock: Clock,
 ) -> AttemptStatistics | None:  # fmt: skip
     """The record for one generation, or None when the payload is not the documented ``{"data": {...}}``."""
-    data = payload.get("data") if isinstance(payload, dict) else None
+    raw = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(raw, dict):
+        return None
+    data = sanitised_value(raw)  # every string kept is a decoded, sanitised one; identifiers by shape
     if not isinstance(data, dict):
         return None
     responses = data.get("provider_responses")
@@ -57,7 +62,7 @@ def statistics_record(
     return AttemptStatistics(
         recorded_at=recorded_at, clock=clock, competition_id=forecast.competition_id, forecast_path=forecast_path,
         attempt_index=attempt_index, generation_id=generation_id,
-        provider=_str(data.get("provider_name")), model=_str(data.get("model")),
+        provider=identifier(raw.get("provider_name"), "provider"), model=identifier(raw.get("model"), "model"),
         web_search_engine=_str(data.get("web_search_engine")), search_results=_int(data.get("num_search_results")),
         native_reasoning_tokens=_int(data.get("native_tokens_reasoning")),
         native_prompt_tokens=_int(data.get("native_tokens_prompt")),

@@ -1,8 +1,8 @@
 """Limits on what a provider can make Prematch store, and whether it served the model asked for.
 
-* :func:`sanitised_text`: a response body as it may be kept: every secret removed
-  (:func:`collector.redaction.redact`); the HTTP client already cut it at the response limit
-  and noted the full length and SHA-256 on the exchange.
+* :func:`sanitised_text`: a provider's text as it may be kept: every secret removed
+  (:func:`collector.redaction.sanitised_text`: text that is itself JSON, such as an answer,
+  is sanitised as its decoded value, never as JSON text).
 * :func:`same_model`: the served model id equals the requested one up to the provider's
   version suffix: ``openai/gpt-4o`` served as ``openai/gpt-4o-2024-08-06`` is the same model,
   ``openai/gpt-4o`` served as ``openai/gpt-4o-mini`` is not. A routing variant of the request
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from collector.redaction import redact
+from collector.redaction import sanitised_text as _sanitised
 
 _VERSION_SUFFIX = re.compile(r"^[-@:.]?(\d[\w.-]*|latest|preview(?:[-.]?[\w.-]*)?)$")
 
 
 def sanitised_text(text: str | None) -> str | None:
-    return redact(text)
+    return _sanitised(text)
 
 
 def _base(model: str) -> str:

@@ -33,6 +33,7 @@ from collector.errors import ConfigError
 from collector.forecasters.llm.errors import classify, retry_decision
 from collector.forecasters.llm.limits import sanitised_text
 from collector.forecasters.llm.protocol import mode_of, step_down
+from collector.forecasters.llm.sanitise import kept_body
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import (
     Attempt,
@@ -43,6 +44,7 @@ from collector.records import (
     Usage,
 )
 from collector.records.attempt import AttemptTotals
+from collector.redaction import identifier
 
 try:  # httpcore tries `import sniffio` for every lock it makes; cache a missing module's absence once
     import sniffio  # noqa: F401
@@ -278,9 +280,13 @@ class OpenRouterClient:
             result.error = self.redact(str(exc))
             return result
         result = ChatResult(attempts=self._attempts(exchanges, body, role))
-        data = orjson.loads(result.attempts[-1].response_text or "")  # the sanitised text, never the raw bytes
-        message = data["choices"][0]["message"]
-        result.content = self.redact(_content(message))
+        try:  # the sanitised text, never the raw bytes
+            message = orjson.loads(result.attempts[-1].response_text or "")["choices"][0]["message"]
+        except (orjson.JSONDecodeError, TypeError, KeyError, IndexError) as exc:
+            result.failure, result.error_kind = "api_error", "body"
+            result.error = f"the answer cannot be read once sanitised ({type(exc).__name__})"
+            return result
+        result.content = self.redact(_content(message) if isinstance(message, dict) else None)
         result.finish_reason = result.attempts[-1].finish_reason
         return result
 
@@ -315,15 +321,21 @@ class OpenRouterClient:
             return response.status_code, None
 
     def _attempts(self, exchanges: list[Exchange], body: dict, role: AttemptRole) -> list[Attempt]:
-        return [self._attempt(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
+        return [self._kept(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
+
+    def _kept(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
+        """The attempt of ``ex``; when what the provider sent cannot be made into one (a field the
+        contract refuses), the call is kept all the same: its times, status and an error naming why."""
+        try:
+            return self._attempt(ex, body, role)
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+            reason = f"the answer cannot be recorded as sent ({type(exc).__name__}); its body is withheld"
+            return Attempt(role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
+                           http_status=ex.status, error=reason, error_kind="body", usage=_usage_of(ex.text))
 
     def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
         fields: dict[str, Any] = {}
-        text = self.redact(ex.text)  # every parsed field below comes from the sanitised text
-        try:
-            data = orjson.loads(text) if text else None
-        except orjson.JSONDecodeError:
-            data = None
+        text, data = kept_body(ex.text)  # parsed, then sanitised: every field below comes from the sanitised value
         if isinstance(data, dict):
             choices = data.get("choices") if isinstance(data.get("choices"), list) else []
             first = choices[0] if choices and isinstance(choices[0], dict) else {}
@@ -339,7 +351,7 @@ class OpenRouterClient:
                 "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
             }
         if not fields.get("response_id") and ex.headers.get("x-generation-id"):  # a call that timed out, say
-            fields["response_id"] = _str(ex.headers["x-generation-id"])
+            fields["response_id"] = identifier(ex.headers["x-generation-id"], "generation_id")
         return Attempt(
             role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
             http_status=ex.status, response_text=text, error=self.redact(ex.error),
@@ -347,6 +359,15 @@ class OpenRouterClient:
             error_kind=found.kind if (found := classify(ex)) else None, response_truncated=ex.body_bytes is not None,
             response_bytes=ex.body_bytes, response_sha256=ex.body_sha256, **fields,
         )  # fmt: skip
+
+
+def _usage_of(text: str | None) -> Usage:
+    """The usage (and so the cost) of a body otherwise unusable: the money it cost is counted all the same."""
+    try:
+        data = orjson.loads(text) if text else None
+        return parse_usage(data.get("usage")) if isinstance(data, dict) else Usage()
+    except (orjson.JSONDecodeError, ValueError, TypeError):
+        return Usage()
 
 
 def _str(value: Any) -> str | None:

@@ -2,10 +2,13 @@
 
 Rules (LLM-SoccerArena §3.3 and Appendix B, as the issue fixes them):
 
-* parsing: markdown code fences are stripped and the first JSON object in the text is taken;
-  JSON nested too deeply to parse is ``invalid_json``; a lone UTF-16 surrogate escaped in a
+* parsing: the answer is the first JSON object of the one fenced code block that holds one
+  (prose around the block is ignored), or without such a block of the text; anything but white
+  space after that object (a second object, more prose), or two blocks holding JSON, is
+  ``invalid_json``, and so is JSON nested too deeply to parse; a lone UTF-16 surrogate escaped in a
   text field becomes U+FFFD (the record must stay valid UTF-8);
 * types: numbers must be JSON numbers (a string such as ``"0.5"`` is ``invalid_schema``);
+  ``-0.0`` is kept as ``0.0``;
 * scores are non-negative integers (else ``invalid_score``); probabilities lie in [0, 1] and
   expected goals are finite and non-negative (else ``invalid_range``; an integer too large for a
   float, such as 10**400 written out in digits, is not finite);
@@ -53,6 +56,7 @@ from collector.records import (
 SUM_TOLERANCE = 0.02
 EXACT = 1e-9
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*")
+_BLOCK = re.compile(r"```[a-zA-Z0-9_-]*\n?(.*?)```", re.DOTALL)  # a fenced block's content
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 ADVANCES = ("home_advances_prob", "away_advances_prob")
 _ORDER = ("invalid_json", "invalid_schema", "invalid_score", "invalid_range", "invalid_sum")
@@ -90,21 +94,30 @@ class _Issues:
 
 
 def extract_json(text: str | None) -> dict[str, Any]:
-    """The first JSON object in ``text`` after removing code fences; ValueError when there is none."""
+    """The JSON object answering (see the module docstring); ValueError when there is none, or when
+    more than the one object is offered (which answer would count?)."""
     if not text or not text.strip():
         raise ValueError("the response is empty")
-    cleaned = _FENCE.sub("", text)
+    blocks = _BLOCK.findall(text)
+    answering = [b for b in blocks if "{" in b]
+    if len(answering) > 1:
+        raise ValueError(f"{len(answering)} fenced blocks hold JSON; the answer must be one JSON object")
+    cleaned = answering[0] if answering else _FENCE.sub("", text)
     decoder = json.JSONDecoder()
     start = cleaned.find("{")
     while start != -1:
         try:
-            value, _ = decoder.raw_decode(cleaned, start)
+            value, end = decoder.raw_decode(cleaned, start)
         except json.JSONDecodeError:
             start = cleaned.find("{", start + 1)
             continue
         except RecursionError:
             raise ValueError("the JSON in the response is nested too deeply") from None
         if isinstance(value, dict):
+            rest = cleaned[end:].strip()
+            if rest:
+                raise ValueError(f"content follows the JSON answer ({len(rest)} characters: {rest[:40]!r}); "
+                                 "the answer must be one JSON object")
             return value
         start = cleaned.find("{", start + 1)
     raise ValueError("no JSON object found in the response")
@@ -131,7 +144,7 @@ def _number(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> 
     if not math.isfinite(number):
         issues.add("invalid_range", f"field {key} must be finite, got {value!r:.40}")
         return None
-    return number
+    return number + 0.0  # -0.0 is 0.0: a record never holds a negative zero (a page would show "-0%")
 
 
 def _probability(obj: dict, key: str, issues: _Issues, *, nullable: bool = False) -> float | None:
