@@ -50,6 +50,34 @@ def test_a_negative_zero_is_never_shown_with_its_sign(value, shown):
     assert number(-0.0) == "0.000"
 
 
+def test_a_hand_edited_negative_zero_is_shown_as_0_percent_on_every_page(tmp_path):
+    """A record edited by hand to carry -0.0 probabilities (the contract's ``>= 0`` admits it): the
+    match card, the compare table, the consensus and the question cards print "0%", never "-0%"."""
+    import json
+
+    write_records(tmp_path / "archive", site_records())
+    edited = 0
+    for path in (tmp_path / "archive").rglob("forecasts/*/*.json"):
+        record = json.loads(path.read_text())
+        payload = record.get("payload") or {}
+        if payload.get("target") == "match" and payload.get("away_win_90") is not None:
+            payload["away_win_90"], payload["home_win_90"] = -0.0, payload["home_win_90"] + payload["away_win_90"]
+            if payload.get("home_advances") is not None:
+                payload["home_advances"], payload["away_advances"] = 1.0, -0.0
+        elif payload.get("target") == "question":
+            payload["choices"][-1]["probability"] = -0.0
+        else:
+            continue
+        path.write_text(json.dumps(record))
+        edited += 1
+    assert edited >= 5 and not load_archive(tmp_path / "archive").problems  # still valid records
+    build_site(tmp_path / "archive", tmp_path / "site", commit="abc123", progress=lambda _: None)
+    pages = {p: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
+    assert any("0%" in text for text in pages.values())
+    for path, text in pages.items():
+        assert "-0%" not in text and "−0%" not in text, path
+
+
 def test_a_kickoff_outside_the_competitions_years_is_refused_at_ingest(tmp_path, data_dir, capsys):
     def far(document):
         without_results(document)["matches"][0]["date"] = "1900-01-01"  # the opener, Mexico v South Africa

@@ -13,6 +13,7 @@ import math
 
 from builder.score.definitions import label
 from builder.score.fine_grained_layers import LAYER_WEIGHTS
+from builder.site.fmt import percent
 from builder.site.labels import condition_label, horizon_label
 from builder.site.links import match_path, root_for
 from builder.site.models_fine_grained import (
@@ -46,7 +47,7 @@ def _minute(value: float | int | None, stoppage: int | None = None) -> str:
 
 
 def _players(items, names) -> tuple[str, ...]:
-    return tuple(f"{p.player} ({names[p.side]}) {100 * p.probability:.0f}%" for p in items)
+    return tuple(f"{p.player} ({names[p.side]}) {percent(p.probability)}" for p in items)
 
 
 def _recorded(report: MatchReport | None, field: str, lines) -> tuple[str, ...] | None:

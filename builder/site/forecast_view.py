@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from builder.site import labels
+from builder.site.fmt import percent
 from builder.site.links import forecaster_path
 from builder.site.models import (
     ChoiceView,
@@ -40,7 +41,7 @@ def most_likely_score(payload: MatchForecast) -> str:
     """The scoreline with the highest stated probability (not merely the first one listed)."""
     if payload.top_scores:
         best = max(payload.top_scores, key=lambda s: (s.probability, -s.home - s.away))
-        return f"{best.home}–{best.away} ({100 * best.probability:.0f}%)"
+        return f"{best.home}–{best.away} ({percent(best.probability)})"
     score = payload.most_likely_score_90
     return f"{score.home}–{score.away}"
 
@@ -110,13 +111,13 @@ def match_forecast_view(
     probs = bars = ml = xg = adv = conf = None
     if payload is not None:
         p = payload.probabilities_90()
-        probs = tuple(f"{100 * v:.0f}%" for v in p)
+        probs = tuple(percent(v) for v in p)
         bars = tuple(round(100 * v, 1) for v in p)
         ml = most_likely_score(payload)
         xg = f"{payload.expected_home_goals_90:.2f} – {payload.expected_away_goals_90:.2f}"
         if payload.home_advances is not None:
-            adv = f"{100 * payload.home_advances:.0f}% – {100 * payload.away_advances:.0f}%"
-        conf = f"{100 * payload.confidence:.0f}%" if payload.confidence is not None else None
+            adv = f"{percent(payload.home_advances)} – {percent(payload.away_advances)}"
+        conf = percent(payload.confidence) if payload.confidence is not None else None
     return ForecastView(
         forecaster=forecast.forecaster,
         forecaster_href=forecaster_path(forecast.forecaster),
@@ -171,7 +172,7 @@ def question_forecast_view(
             picks.append(
                 ChoiceView(
                     team=names.get(choice.team, choice.team),
-                    probability=f"{100 * choice.probability:.0f}%",
+                    probability=percent(choice.probability),
                     width=round(100 * choice.probability, 1),
                     picked=choice.team in chosen and choice.team not in tied,
                     tie=choice.team in tied,

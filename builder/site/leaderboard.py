@@ -24,6 +24,7 @@ from builder.score.definitions import (
 )
 from builder.score.types import ALL, Scores, Slice
 from builder.site.findings import findings
+from builder.site.fmt import percent
 from builder.site.labels import (
     ACCESS,
     DEFAULT_HORIZON,
@@ -97,7 +98,7 @@ def _num(value: float | None, digits: int = 3) -> Cell:
 def _pct(value: float | None) -> Cell:
     if value is None:
         return Cell("–", "")
-    return Cell(f"{100 * value:.0f}%", f"{value:.6f}")
+    return Cell(percent(value), f"{value:.6f}")
 
 
 def _composite(values: dict | None) -> Cell:
@@ -117,7 +118,7 @@ def rankable(row) -> bool:
 
 def _warning(row) -> str:
     if not row.ranked:
-        coverage = f"{100 * row.coverage:.0f}%" if row.coverage is not None else "unknown"
+        coverage = percent(row.coverage) if row.coverage is not None else "unknown"
         return f"coverage {coverage}: below half the most complete forecaster's, not ranked"
     if row.n < MIN_EVENTS:
         return f"few matches: N = {row.n} (fewer than {MIN_EVENTS}), not ranked"

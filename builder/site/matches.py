@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import partial
 
 from builder.site.fine_grained_view import fine_grained_section
+from builder.site.fmt import percent
 from builder.site.forecast_view import MeasuresFor, match_forecast_view
 from builder.site.links import kickoff, match_list_path, match_path, root_for
 from builder.site.market_chart import market_vs_model
@@ -145,7 +146,7 @@ def consensus(forecasts: Iterable[Forecast]) -> Consensus | None:
     forecasters = len({f.forecaster for f in forecasts if f.scorable})
     return Consensus(
         forecasters=forecasters,
-        probabilities=tuple(f"{100 * v:.0f}%" for v in mean),
+        probabilities=tuple(percent(v) for v in mean),
         bars=tuple(round(100 * v, 1) for v in mean),
         most_likely=f"{top} (picked by {votes[top]} of {n})",
     )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from builder.score.definitions import label
 from builder.score.types import Scores
+from builder.site.fmt import percent
 from builder.site.forecast_view import MeasuresFor
 from builder.site.models import Measure
 from collector.records import Forecast
@@ -42,7 +43,7 @@ def question_measures(m: dict[str, float | None], k: int) -> tuple[Measure, ...]
         shown.append(_fmt("question_brier", m.get("brier"), 3))
         shown.append(_fmt("question_log_loss", m.get("log_loss"), 3))
         shown.append(Measure(label("question_probability_realised"),
-                             "–" if realised is None else f"{100 * realised:.0f}%", "question_probability_realised"))
+                             "–" if realised is None else percent(realised), "question_probability_realised"))
     else:
         correct = m.get("correct")
         shown.append(Measure(label("question_correct"), "–" if correct is None else f"{correct:.0f} of {k}",
