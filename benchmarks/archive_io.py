@@ -39,7 +39,7 @@ def generate(n: int):
 
 
 def write(records, root: Path, threads: int) -> float:
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.writer import ArchiveWriter
 
     writer = ArchiveWriter(root)
     start = time.perf_counter()

@@ -151,7 +151,7 @@ def write_archive(root: Path, n_records: int) -> tuple[list, list]:
 
 def write_records(root: Path, records: list) -> None:
     from collector.archive.layout import path_for
-    from collector.archive.writer import record_bytes
+    from collector.records.byteform import record_bytes
 
     for record in records:
         target = root / path_for(record)

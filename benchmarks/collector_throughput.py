@@ -45,7 +45,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import collector.archive.writer as writer_module  # noqa: E402
+import collector.archive.write.writer as writer_module  # noqa: E402
 import collector.schedule.tick as tick_module  # noqa: E402
 from collector.archive.reader import Archive  # noqa: E402
 from collector.config import parse_config  # noqa: E402

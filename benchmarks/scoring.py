@@ -126,7 +126,7 @@ def main() -> int:
 
     from builder.score.scoring import score_archive
     from builder.score.slices import score_slices
-    from collector.archive.writer import record_bytes
+    from collector.records.byteform import record_bytes
 
     print(f"{'records':>8} {'forecasts':>9} {'orjson s':>8} {'scoring s':>9} {'ratio':>6} {'slices s':>8} "
           f"{'ratio':>6} {'both/orjson':>11}")

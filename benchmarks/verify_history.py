@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from collector.archive.layout import path_for  # noqa: E402
 from collector.archive.tokens import token_path  # noqa: E402
-from collector.archive.writer import record_bytes  # noqa: E402
 from collector.audit.verify import verify_repository  # noqa: E402
 from collector.records import Attempt, AttemptRole, Manifest, Usage  # noqa: E402
+from collector.records.byteform import record_bytes  # noqa: E402
 from tests.gitrepo import KICKOFF, event, forecast  # noqa: E402
 from tests.tsa_authority import YEAR, make_chain, token_response  # noqa: E402
 

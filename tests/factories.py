@@ -18,7 +18,7 @@ import numpy as np
 
 from collector.archive.layout import path_for
 from collector.archive.reader import Archive, _resolve
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.records import (
     Access,
     Attempt,

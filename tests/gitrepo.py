@@ -12,8 +12,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from collector.archive.manifest import write_tick_manifest
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.manifest import write_tick_manifest
+from collector.archive.write.writer import ArchiveWriter
 from collector.records import (
     Access,
     Clock,

@@ -110,7 +110,7 @@ def test_an_unknown_team_in_a_payload_is_a_problem_naming_the_field(wc):
 
 
 def test_collected_fields_join_the_openfootball_report_as_its_next_revision(data_dir, tmp_path):
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.writer import ArchiveWriter
     from collector.fixtures.match_reports import collect_reports
 
     root = tmp_path / "archive"

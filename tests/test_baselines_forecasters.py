@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from collector.archive.writer import record_bytes
 from collector.errors import ConfigError
 from collector.forecasters.baselines import BASELINES, build_baseline
 from collector.forecasters.baselines.backtest import played_matches, tasks
 from collector.forecasters.tasks import Forecaster, KnownResult
 from collector.records import Clock, ForecasterType, ForecastStatus, Horizon, Score
+from collector.records.byteform import record_bytes
 
 RESULTS = "international-results/results.csv"
 

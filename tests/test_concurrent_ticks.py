@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from collector.archive.manifest import unlisted
-from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import load_archive
+from collector.archive.write.manifest import unlisted
+from collector.archive.write.owner import Owner, owner_now
 from collector.cli import main
 from collector.records import ForecastStatus
 from tests.gitrepo import GitRepo

@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from collector.archive.layout import path_for
 from collector.archive.reader import load_archive
-from collector.archive.revise import next_revision
 from collector.archive.schema_export import schema_documents
-from collector.archive.writer import ArchiveWriter, record_bytes
+from collector.archive.write.revise import next_revision
+from collector.archive.write.writer import ArchiveWriter
 from collector.errors import RecordExistsError
 from collector.fixtures.match_records import OUTCOME_STATUS
 from collector.records import (
@@ -23,6 +23,7 @@ from collector.records import (
     ResolutionRule,
     Score,
 )
+from collector.records.byteform import record_bytes
 from collector.sources.base import MatchStatus
 from tests.conftest import REPO_ROOT
 

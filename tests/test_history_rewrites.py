@@ -14,8 +14,8 @@ from datetime import timedelta
 
 import pytest
 
-from collector.archive.manifest import latest_manifest_path, sha256_file
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.manifest import latest_manifest_path, sha256_file
+from collector.archive.write.writer import ArchiveWriter
 from collector.cli import main
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 from tests.test_timestamps import EARLY, YEAR, make_chain, stamp
@@ -31,7 +31,8 @@ def alpha():
 @pytest.fixture
 def original(tmp_path, alpha):
     """Event, a forecast the day before, the outcome: each tick's manifest stamped by ``alpha``."""
-    (tmp_path / "roots.pem").write_bytes(alpha.root_pem())
+    (tmp_path / "roots").mkdir()
+    (tmp_path / "roots" / "alpha.pem").write_bytes(alpha.root_pem())  # one file per authority
     repo = GitRepo(tmp_path / "repo")
     for when, records in ((at(1), [event()]), (at(10, 19), [forecast("elo")]), (at(12, 1), [outcome()])):
         repo.tick(when, *records)
@@ -41,7 +42,7 @@ def original(tmp_path, alpha):
 
 
 def verify(repo: GitRepo, *options: str) -> int:
-    return main(["verify", "--repo", str(repo.root), "--tsa-roots", str(repo.root.parent / "roots.pem"), *options])
+    return main(["verify", "--repo", str(repo.root), "--tsa-roots", str(repo.root.parent / "roots"), *options])
 
 
 def rebase_with_a_backdated_forecast(repo: GitRepo) -> str:

@@ -103,8 +103,8 @@ def test_every_hidden_form_leaves_no_key_in_archive_site_or_logs_and_no_forecast
 
 def test_the_builds_last_step_removes_every_file_that_holds_the_key(tmp_path, monkeypatch, capsys):
     from collector.archive.layout import path_for
-    from collector.archive.writer import record_bytes
     from collector.records import Event
+    from collector.records.byteform import record_bytes
     from tests.site_archive import site_records
 
     hexed = FAKE_KEY.encode().hex()  # a hand-edited archive file: written past the writer, as an editor does

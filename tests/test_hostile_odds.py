@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from collector.archive.manifest import unlisted
 from collector.archive.reader import load_archive
+from collector.archive.write.manifest import unlisted
 from collector.cli import main
 from collector.records import OddsSnapshot
 from collector.sources.odds_base import ODDS_RESPONSE_BYTES

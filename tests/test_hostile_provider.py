@@ -103,7 +103,7 @@ def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, 
 
 
 def test_the_writer_refuses_a_record_that_still_holds_the_key(tmp_path, monkeypatch):
-    from collector.archive.writer import ArchiveWriter, SecretInRecordError
+    from collector.archive.write.writer import ArchiveWriter, SecretInRecordError
     from tests.collection_helpers import make_event
 
     monkeypatch.setenv("OPENROUTER_API_KEY", FAKE_KEY)

@@ -55,6 +55,15 @@ def test_the_builder_importing_a_collector_stage_breaks_its_contract(tmp_path):
     assert "never the collector's stages BROKEN" in done.stdout
 
 
+def test_the_builder_reaching_the_archives_write_side_breaks_its_contract(tmp_path):
+    """Directly, and through a read-side module that would import the writer."""
+    done = lint_with_added_import(tmp_path, "builder/site/exports.py", "from collector.archive.write import writer")
+    assert done.returncode != 0 and "never writes it BROKEN" in done.stdout
+    done = lint_with_added_import(tmp_path / "through-reader", "collector/archive/reader.py",
+                                  "from collector.archive.write import owner")
+    assert done.returncode != 0 and "never writes it BROKEN" in done.stdout
+
+
 def test_a_page_calling_the_scoring_stage_breaks_its_contract(tmp_path):
     done = lint_with_added_import(tmp_path, "builder/site/matches.py", "from builder.score import scoring")
     assert done.returncode != 0

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from collector.archive import writer
-from collector.archive.manifest import unlisted, write_tick_manifest
 from collector.archive.reader import load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write import writer
+from collector.archive.write.manifest import unlisted, write_tick_manifest
+from collector.archive.write.writer import ArchiveWriter
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from tests.gitrepo import GitRepo, at, event, forecast

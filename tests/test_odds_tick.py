@@ -158,7 +158,7 @@ def test_verify_checks_odds_records_like_forecasts(tmp_path):
 
 
 def test_a_hand_edited_odds_record_is_reported_and_never_used(tmp_path):
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.writer import ArchiveWriter
     from collector.errors import RecordExistsError
 
     root = tmp_path / "archive"

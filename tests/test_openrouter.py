@@ -10,7 +10,6 @@ import httpx
 import pytest
 import respx
 
-from collector.archive.writer import record_bytes
 from collector.errors import ConfigError
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
@@ -24,6 +23,7 @@ from collector.records import (
     SearchFlag,
     SearchObserved,
 )
+from collector.records.byteform import record_bytes
 from collector.schedule.tick import tick_clock
 from tests.collection_helpers import (
     FAKE_KEY,

@@ -169,7 +169,7 @@ def test_statistics_not_yet_available_are_fetched_by_a_later_tick(tmp_path):
     from types import SimpleNamespace
 
     from collector.archive.reader import load_archive as load
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.writer import ArchiveWriter
     from collector.forecasters.tasks import Budget
     from collector.schedule.statistics import fetch_statistics
     from collector.schedule.tick import TickReport

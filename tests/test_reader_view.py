@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from collector.archive.reader import load_archive
-from collector.archive.revise import next_revision
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.revise import next_revision
+from collector.archive.write.writer import ArchiveWriter
 from collector.records import OutcomeStatus
 from tests.factories import (
     archive_from_records,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from collector.archive.reader import RECORD_ADAPTER, load_archive
-from collector.archive.writer import record_bytes
 from collector.records import Forecast
+from collector.records.byteform import record_bytes
 from tests.factories import make_event, make_forecast, write_records
 
 EVENT = make_event()

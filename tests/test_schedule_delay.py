@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from collector.archive.manifest import latest_manifest_path, write_tick_manifest
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.manifest import latest_manifest_path, write_tick_manifest
+from collector.archive.write.writer import ArchiveWriter
 from collector.cli import main
 from collector.errors import UsageError
 from collector.schedule.cron import last_fire, parse_cron

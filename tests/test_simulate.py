@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-from collector.archive.writer import record_bytes
 from collector.competitions.standings import MatchResult, compute_table
 from collector.fixtures.questions import league_questions, tournament_questions
 from collector.forecasters.baselines import build_baseline
@@ -14,6 +13,7 @@ from collector.forecasters.baselines.backtest import played_matches
 from collector.forecasters.baselines.simulate import assign_thirds
 from collector.forecasters.tasks import ForecastTask, KnownResult
 from collector.records import Access, Clock, Horizon, Strategy
+from collector.records.byteform import record_bytes
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from builder.site.build import build_site
 from builder.site.provenance import arena_urls
-from collector.archive.manifest import write_tick_manifest
 from collector.archive.tokens import token_path
-from collector.archive.writer import ArchiveWriter, write_new_file
+from collector.archive.write.manifest import write_tick_manifest
+from collector.archive.write.writer import ArchiveWriter, write_new_file
 from tests.site_archive import write_site_archive
 from tests.tsa_authority import YEAR, make_chain, token_response
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from builder.site.build import build_site
-from collector.archive.manifest import write_tick_manifest
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.manifest import write_tick_manifest
+from collector.archive.write.writer import ArchiveWriter
 from tests.browser_helpers import launched_chromium, require_chromium, serve
 from tests.site_archive import write_site_archive
 

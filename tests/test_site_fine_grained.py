@@ -11,7 +11,7 @@ from browser_helpers import launched_chromium, require_chromium, serve
 
 from builder.site.build import build_site
 from collector.archive.reader import load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.fixtures.match_reports import collect_reports
 from collector.fixtures.sync import sync_competition
 from collector.forecasters.baselines import build_baseline

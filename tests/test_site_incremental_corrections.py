@@ -19,7 +19,7 @@ from builder.site.build import build_site
 from builder.site.provenance import ArenaUrls
 from collector.archive.layout import path_for
 from collector.archive.reader import Archive, load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.cli import main as collector
 from collector.records import Score
 

@@ -8,7 +8,7 @@ from builder.site.build import build_site
 from builder.site.buildreport import PAGE_LIMIT
 from builder.site.paging import ROWS_PER_PAGE, part_path, split_rows
 from collector.archive.layout import path_for
-from collector.archive.writer import record_bytes
+from collector.records.byteform import record_bytes
 from tests.factories import ALL_CELLS, synthetic_records
 
 

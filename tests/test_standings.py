@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from collector.archive.reader import load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.competitions import load_competition, resolve_team
 from collector.competitions.standings import (
     MatchResult,

@@ -245,7 +245,7 @@ def test_corrected_score_becomes_an_outcome_revision(data_dir, tmp_path):
 
 
 def test_scheduler_api_fixtures_then_outcomes_on_one_archive(data_dir, tmp_path):
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.writer import ArchiveWriter
     from collector.fixtures.sync import sync_fixtures, sync_outcomes
 
     root = tmp_path / "archive"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from collector.archive.writer import open_folder, write_new_file
+from collector.archive.write.writer import open_folder, write_new_file
 from collector.errors import ArchiveError, RecordExistsError
 from collector.schedule.claims import Claim
 from collector.schedule.scheduler import KeyLocks

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
-from collector.archive.manifest import latest_manifest_path
 from collector.archive.tokens import token_path
-from collector.archive.writer import write_new_file
+from collector.archive.write.manifest import latest_manifest_path
+from collector.archive.write.writer import write_new_file
 from collector.audit.verify import verify_repository
 from tests.gitrepo import at
 from tests.test_timestamps import (  # noqa: F401 - chains and roots are fixtures

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from collector.archive.manifest import latest_manifest_path
 from collector.archive.tokens import token_path, token_time
-from collector.archive.writer import write_new_file
+from collector.archive.write.manifest import latest_manifest_path
+from collector.archive.write.writer import write_new_file
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.config import parse_config
@@ -334,8 +334,8 @@ def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp
 
 
 def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_refused(tmp_path, chains):
-    from collector.archive.manifest import write_tick_manifest
-    from collector.archive.writer import ArchiveWriter
+    from collector.archive.write.manifest import write_tick_manifest
+    from collector.archive.write.writer import ArchiveWriter
     from collector.audit.tsa_client import (
         MAX_TOKEN_BYTES,
         TokenRefused,

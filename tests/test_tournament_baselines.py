@@ -9,7 +9,6 @@ import pytest
 
 from builder.score.t5 import score_forecast, score_league
 from collector.archive.reader import load_archive
-from collector.archive.writer import record_bytes
 from collector.audit.verify import verify_repository
 from collector.forecasters.baselines import (  # every built-in baseline but the market
     BASELINES,
@@ -19,6 +18,7 @@ from collector.forecasters.baselines.backtest import played_matches
 from collector.forecasters.tasks import ForecastTask
 from collector.forecasters.tournament.bracket import derived_places, pairing_mismatches
 from collector.records import Access, Clock, Horizon, Strategy, advancement_rounds
+from collector.records.byteform import record_bytes
 from collector.schedule.replay import replay
 from tests.tournament_helpers import finished_league
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from collector.archive.reader import load_archive
-from collector.archive.writer import ArchiveWriter, SecretInRecordError
+from collector.archive.write.writer import ArchiveWriter, SecretInRecordError
 from collector.forecasters.llm import openrouter
 from collector.forecasters.llm.withheld import bare, withheld
 from collector.records import Attempt, ForecastStatus

@@ -14,12 +14,13 @@ import orjson
 import pytest
 
 from collector.archive.layout import path_for
-from collector.archive.manifest import write_tick_manifest
-from collector.archive.revise import next_revision
-from collector.archive.writer import ArchiveWriter, record_bytes
+from collector.archive.write.manifest import write_tick_manifest
+from collector.archive.write.revise import next_revision
+from collector.archive.write.writer import ArchiveWriter
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.records import Clock, Manifest
+from collector.records.byteform import record_bytes
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 
 ELO = "worldcup-2026/events/mex-v-rsa/forecasts/elo/closed_book.probabilistic_forecast.t_minus_24h.s0.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.audit import gitlog
 from collector.audit.report import report_json
 from collector.audit.verify import verify_repository

@@ -6,7 +6,6 @@ import hashlib
 from datetime import timedelta
 
 from collector.archive.layout import path_for
-from collector.archive.writer import record_bytes
 from collector.audit.verify import verify_repository
 from collector.records import (
     Access,
@@ -20,6 +19,7 @@ from collector.records import (
     OddsSnapshot,
     OutcomePrice,
 )
+from collector.records.byteform import record_bytes
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 
 LOCK = KICKOFF - timedelta(hours=24)

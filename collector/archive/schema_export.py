@@ -6,15 +6,15 @@ from pathlib import Path
 
 import orjson
 
-from collector.archive.writer import _DUMP_OPTIONS
 from collector.records import RECORD_ADAPTER, RECORD_MODELS
+from collector.records.byteform import DUMP_OPTIONS
 
 
 def schema_documents() -> dict[str, bytes]:
     """File name -> stable bytes of each record kind's JSON Schema, plus the union."""
     docs = {f"{kind}.schema.json": model.model_json_schema() for kind, model in RECORD_MODELS.items()}
     docs["record.schema.json"] = RECORD_ADAPTER.json_schema()
-    return {name: orjson.dumps(doc, option=_DUMP_OPTIONS) for name, doc in sorted(docs.items())}
+    return {name: orjson.dumps(doc, option=DUMP_OPTIONS) for name, doc in sorted(docs.items())}
 
 
 def export_schemas(folder: Path) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from collector.archive.folder import check_archive_dir
 from collector.archive.reader import load_archive
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.commandline import (
     INSTANT_HELP,
     Done,

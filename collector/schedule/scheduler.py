@@ -31,8 +31,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from collector.archive.layout import event_path, forecast_path, question_path
-from collector.archive.owner import Owner, owner_now
 from collector.archive.reader import Archive
+from collector.archive.write.owner import Owner, owner_now
 from collector.competitions.kickoffs import effective_kickoff
 from collector.config import OFFSETS, ArenaConfig
 from collector.forecasters.tasks import FULL_TOURNAMENT
@@ -334,7 +334,7 @@ class KeyLocks:
     """At-most-once claims: one ``O_EXCL`` lock file per forecast key under ``folder``.
 
     A lock file holds its owner (host, process id, process start time; see
-    :mod:`collector.archive.owner`). A lock whose owner is provably gone (same host, no such
+    :mod:`collector.archive.write.owner`). A lock whose owner is provably gone (same host, no such
     process) was left by a tick that died and is taken over at once; a live owner's lock is
     respected. A lock whose owner cannot be checked (another host, an unreadable file) counts
     as abandoned only after ``stale_after`` seconds of wall-clock time.

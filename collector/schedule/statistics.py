@@ -15,7 +15,7 @@ import asyncio
 from datetime import timedelta
 
 from collector.archive.layout import path_for
-from collector.archive.writer import RecordExistsError
+from collector.archive.write.writer import RecordExistsError
 from collector.errors import Problem
 from collector.forecasters.llm.generation import (
     extra_cost,

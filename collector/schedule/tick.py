@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 
 from collector.archive.layout import path_for
-from collector.archive.manifest import unlisted, write_tick_manifest
 from collector.archive.memory import older_objects_frozen
 from collector.archive.reader import Archive, load_archive
-from collector.archive.writer import (
+from collector.archive.write.manifest import unlisted, write_tick_manifest
+from collector.archive.write.writer import (
     ArchiveWriter,
     RecordTooLargeError,
     SecretInRecordError,

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 import orjson
 
 from collector.archive.layout import path_for
-from collector.archive.owner import owner_now
+from collector.archive.write.owner import owner_now
 from collector.errors import ArchiveError, RecordExistsError
 from collector.records import RECORD_ADAPTER, Record
+from collector.records.byteform import record_bytes
 from collector.redaction import contains_secret
 
 if TYPE_CHECKING:
     from collector.archive.reader import Archive
 
-_DUMP_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
 _ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)  # the root itself may be a link
 _DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
@@ -46,11 +46,6 @@ class RecordTooLargeError(ArchiveError):
 
 class WriteFailedError(ArchiveError):
     """The file system refused a write (a full disk, a read-only folder); nothing of the file is left."""
-
-
-def record_bytes(record: Record) -> bytes:
-    """The stable byte form of a record: orjson, sorted keys, indented, newline at end."""
-    return orjson.dumps(record.model_dump(mode="json"), option=_DUMP_OPTIONS)
 
 
 def open_folder(root: Path, parts: list[str], create: bool) -> int:
@@ -249,7 +244,7 @@ def dead_temp_files(root: Path) -> list[Path]:
     A temporary file is named ``.{record}.{host}~{pid}~{start}~{random}.tmp``; one whose owner
     is alive, or on another host, or that cannot be parsed, is left alone.
     """
-    from collector.archive.owner import Owner
+    from collector.archive.write.owner import Owner
 
     found = []
     for folder, dirs, files in os.walk(root):

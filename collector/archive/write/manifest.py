@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from collector.archive.layout import MANIFEST_DIR
-from collector.archive.writer import ArchiveWriter
+from collector.archive.write.writer import ArchiveWriter
 from collector.records import Clock, Manifest
 
 if TYPE_CHECKING:
