@@ -146,7 +146,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="prematch-floor-") as folder:
         root = Path(folder)
-        write_records(root, write_archive(root, args.records))
+        for part in write_archive(root, args.records):  # the archive, then its "ahead" and tick records
+            write_records(root, part)
         parse = parse_seconds(root)
         start = time.perf_counter()
         archive = load_archive(root)
