@@ -2,11 +2,13 @@
 
 LLM-SoccerArena's inference (seeds/000, "Statistical analysis") asks for 10,000 studentized
 bootstrap replicates that resample whole matches within group-stage and knockout strata and
-10,000 sign-flip permutations, all from one master seed. Every interval and test is then a
+10,000 sign-flip permutations, all from one master seed; Prematch draws them as the stratified
+Poisson bootstrap (:mod:`builder.score.resampling`). Every interval and test is then a
 product of the replicates' weights (or signs) with per-match values: ``block @ values``, a
 block of :data:`builder.score.resampling.BLOCK` replicates at a time. A build recomputes them
-all (scores are never stored), and a tick's new matches change every replicate, so no product
-of a previous build can be reused.
+all (scores are never stored): a tick's new matches leave the other matches' counts as they
+were, but change their stratum's scales and every column's mean, and this code forms the
+products afresh.
 
 This script scores a synthetic archive (the shape of ``benchmarks/build_site.py``, held in memory
 as ``benchmarks/scoring.py`` holds it) once, ``score_archive`` then ``score_slices``, with every
@@ -51,7 +53,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 FLOPS: dict[str, float] = defaultdict(float)  # caller -> floating-point operations of its products
 SECONDS: dict[str, float] = defaultdict(float)  # caller -> seconds spent in them
-DRAWS: list[float] = []  # seconds of each bootstrap count matrix drawn (``stratified_weights``)
+DRAWS: list[float] = []  # seconds of each bootstrap count matrix drawn (``poisson_weights``)
 
 
 def _plain(value):
@@ -85,7 +87,7 @@ def counting_blocks():
     each draw of its bootstrap counts is timed into :data:`DRAWS`."""
     from builder.score import resampling
 
-    plain, draw = resampling._float_blocks, resampling.stratified_weights
+    plain, draw = resampling._float_blocks, resampling.poisson_weights
 
     def counted(matrix):
         for rows, block in plain(matrix):
@@ -98,11 +100,11 @@ def counting_blocks():
         finally:
             DRAWS.append(time.perf_counter() - start)
 
-    resampling._float_blocks, resampling.stratified_weights = counted, timed_draw
+    resampling._float_blocks, resampling.poisson_weights = counted, timed_draw
     try:
         yield
     finally:
-        resampling._float_blocks, resampling.stratified_weights = plain, draw
+        resampling._float_blocks, resampling.poisson_weights = plain, draw
 
 
 def best_gemm_rate(events: int, repeats: int = 30) -> float:
@@ -146,7 +148,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="prematch-floor-") as folder:
         root = Path(folder)
-        write_records(root, write_archive(root, args.records))
+        for part in write_archive(root, args.records):  # the archive, then its "ahead" and tick records
+            write_records(root, part)
         parse = parse_seconds(root)
         start = time.perf_counter()
         archive = load_archive(root)

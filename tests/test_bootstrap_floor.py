@@ -35,4 +35,4 @@ def test_scores_with_counting_blocks_are_the_scores_without_them_to_the_bit():
     assert len(bootstrap_floor.DRAWS) >= 1  # the whole archive's resampler drew its counts
     from builder.score import resampling
     assert resampling._float_blocks.__name__ == "_float_blocks"  # put back on leaving
-    assert resampling.stratified_weights.__name__ == "stratified_weights"
+    assert resampling.poisson_weights.__name__ == "poisson_weights"

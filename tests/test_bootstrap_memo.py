@@ -4,6 +4,7 @@ a memo file that cannot be trusted is a note and a full computation, never a wro
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -25,14 +26,14 @@ from builder.score.memo import (
     remembering,
     write_memo,
 )
-from builder.score.resampling import LEVEL, Resampler
+from builder.score.resampling import LEVEL, MULTINOMIAL, POISSON, Resampler
 from builder.site.build import build_site
 from collector.records import Outcome
 
 
-def _resampler(n_events: int = 30, replicates: int = 400, seed: int = 7) -> Resampler:
+def _resampler(n_events: int = 30, replicates: int = 400, seed: int = 7, scheme: str = POISSON) -> Resampler:
     events = {("c", f"e{i:02d}"): i >= n_events * 2 // 3 for i in range(n_events)}
-    return Resampler.for_events(events, seed=seed, replicates=replicates, permutations=300)
+    return Resampler.for_events(events, seed=seed, replicates=replicates, permutations=300, scheme=scheme)
 
 
 def _values(n_events: int = 30, columns: int = 5, seed: int = 1) -> np.ndarray:
@@ -64,7 +65,7 @@ def test_the_same_inputs_are_computed_once_and_each_caller_gets_its_own_copy():
     assert _same(again, resampler.studentized_intervals(values))  # no memo active: computed afresh
 
 
-@pytest.mark.parametrize("change", ["value", "absent", "level", "chunk", "draws", "method"])
+@pytest.mark.parametrize("change", ["value", "absent", "level", "chunk", "draws", "method", "strata", "scheme"])
 def test_any_change_to_the_inputs_computes_again(change):
     resampler, values = _resampler(), _values()
     level, chunk = LEVEL, 128
@@ -83,8 +84,12 @@ def test_any_change_to_the_inputs_computes_again(change):
             chunk = 2
         elif change == "draws":
             resampler = _resampler(seed=8)
+        elif change == "strata":  # the same counts as one stratum: other scales, other weights
+            resampler = dataclasses.replace(resampler, sizes=(len(resampler.events),))
+        elif change == "scheme":
+            resampler = _resampler(scheme=MULTINOMIAL)
         else:
-            resampler = Resampler(resampler.events, resampler.draws, resampler.flips, "percentile")
+            resampler = dataclasses.replace(resampler, method="percentile")
         resampler.studentized_intervals(values, level, chunk)
     assert (memo.reused, memo.computed) == (0, 2)
 
@@ -120,8 +125,9 @@ def test_difficulty_interval_is_the_percentiles_of_the_bootstrap():
     mask = ~np.isnan(y)
     boot = bootstrap_adjusted(y, mask, resampler, list(resampler.events))
     low, high = adjusted_intervals(y, mask, resampler, list(resampler.events))
-    assert np.array_equal(low, np.nanpercentile(boot, 2.5, axis=0))
-    assert np.array_equal(high, np.nanpercentile(boot, 97.5, axis=0))
+    tail = (1 - LEVEL) / 2 * 100  # 2.5 as the code computes it (2.5000000000000022: interpolation's last bit)
+    assert np.array_equal(low, np.nanpercentile(boot, tail, axis=0))
+    assert np.array_equal(high, np.nanpercentile(boot, 100 - tail, axis=0))
 
 
 def test_only_the_results_a_build_used_are_kept(tmp_path):
@@ -199,7 +205,7 @@ def test_invariant_reused_equals_computed(n_events, columns, seed, absent):
         reused = resampler.studentized_intervals(values)
         p = resampler.sign_flip_p(values)
     assert _same(computed, reused) and memo.reused == 1
-    assert _same(reused, Resampler(resampler.events, resampler.draws, resampler.flips).studentized_intervals(values))
+    assert _same(reused, dataclasses.replace(resampler).studentized_intervals(values))
     assert _same((p,), (resampler.sign_flip_p(values),))
     other = values.copy()
     other[0, 0] = 1.5 if np.isnan(other[0, 0]) else np.nan
@@ -248,7 +254,7 @@ def test_prophet_arena_symmetric_intervals_are_kept_as_computed(tmp_path):
     """The analysis page's Prophet Arena intervals (mean +- h): reused from the memo, the same floats."""
     from builder.score.paper_tables import _Columns, _syms
 
-    resampler = _resampler()
+    resampler = _resampler(scheme=MULTINOMIAL)  # the paper tables' scheme
     rng = np.random.default_rng(4)
     asked = [{e: float(rng.random()) for e in resampler.events if rng.random() < 0.7} for _ in range(4)]
     asked.append({resampler.events[0]: 0.25})  # one event: no interval, not asked of the memo

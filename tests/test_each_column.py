@@ -10,12 +10,12 @@ import pytest
 
 from builder.score.each_column import studentized_each
 from builder.score.paper_tables import _cis, _Columns, _syms
-from builder.score.resampling import BLOCK, Resampler
+from builder.score.resampling import BLOCK, MULTINOMIAL, POISSON, Resampler
 
 
-def _resampler(n: int, replicates: int) -> Resampler:
+def _resampler(n: int, replicates: int, scheme: str = POISSON) -> Resampler:
     return Resampler.for_events({("c", f"m{i:03d}"): i >= n * 2 // 3 for i in range(n)}, replicates=replicates,
-                                permutations=0)
+                                permutations=0, scheme=scheme)
 
 
 def _matrix(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -29,10 +29,11 @@ def _matrix(n: int, rng: np.random.Generator) -> np.ndarray:
     return values
 
 
+@pytest.mark.parametrize("scheme", [POISSON, MULTINOMIAL])
 @pytest.mark.parametrize("replicates", [997, 2 * BLOCK + BLOCK // 2])  # one block; two and a half
-def test_each_column_is_its_own_call_to_the_bit(replicates):
+def test_each_column_is_its_own_call_to_the_bit(replicates, scheme):
     rng = np.random.default_rng(11)
-    resampler = _resampler(80, replicates)
+    resampler = _resampler(80, replicates, scheme)
     values = _matrix(80, rng)
     low, high = studentized_each(resampler, values)
     for j in range(values.shape[1]):
@@ -44,7 +45,7 @@ def test_each_column_is_its_own_call_to_the_bit(replicates):
 
 def test_the_tables_batched_asks_are_the_single_ones():
     rng = np.random.default_rng(5)
-    resampler = _resampler(60, 2 * BLOCK + 7)
+    resampler = _resampler(60, 2 * BLOCK + 7, MULTINOMIAL)  # the paper tables' scheme
     columns = _Columns(resampler)
     asked = []
     for keep in (60, 60, 59, 45, 12, 2, 1, 60):
@@ -56,3 +57,13 @@ def test_the_tables_batched_asks_are_the_single_ones():
     assert _syms(columns, asked) == [_syms(columns, [a])[0] for a in asked]
     bounds = [(a, 100.0, (0.0, 1.0)) for a in asked]
     assert _cis(resampler, bounds) == [_cis(resampler, [b])[0] for b in bounds]
+
+
+def test_the_tables_columns_refuse_weights_that_are_not_the_counts():
+    """The transposed copy holds counts: a Poisson resampler's weights are counts times its
+    strata's scales, which the columns would leave out."""
+    poisson = _resampler(60, 300)
+    assert not poisson.unit
+    with pytest.raises(ValueError, match="scales are all 1"):
+        _Columns(poisson)
+    assert _resampler(60, 300, MULTINOMIAL).unit

@@ -78,13 +78,18 @@ def test_sign_flip_p_value_ignores_absent_events_and_is_large_under_symmetry():
 # ---------- bootstrap ----------
 
 
-def test_bootstrap_weights_are_stratified_resamples():
+def test_bootstrap_weights_are_stratified_poisson_resamples():
     r = resampler(72, 32, replicates=500)
-    assert r.weights.shape == (500, 104)
-    keys = r.events
-    knockout = np.array([k[1].startswith("k") for k in keys])
-    assert np.all(r.weights[:, ~knockout].sum(axis=1) == 72)
-    assert np.all(r.weights[:, knockout].sum(axis=1) == 32)
+    assert r.weights.shape == (500, 104) and r.sizes == (72, 32)
+    knockout = np.array([k[1].startswith("k") for k in r.events])
+    assert not knockout[:72].any() and knockout[72:].all()  # each stratum's columns together
+    counts = r.draws.astype(np.int64)
+    assert counts[:, ~knockout].sum(axis=1).std() > 1  # Poisson counts: a replicate's total varies
+    # ... and each stratum's weights are scaled back to its number of matches in every replicate
+    np.testing.assert_allclose(r.weights[:, ~knockout].sum(axis=1), 72, rtol=1e-12)
+    np.testing.assert_allclose(r.weights[:, knockout].sum(axis=1), 32, rtol=1e-12)
+    np.testing.assert_array_equal(r.weights[:, knockout], counts[:, knockout] * (32 / counts[:, knockout].sum(axis=1,
+                                                                                              keepdims=True)))
 
 
 def test_bootstrap_replicate_means_agree_with_explicit_resamples():
@@ -93,10 +98,15 @@ def test_bootstrap_replicate_means_agree_with_explicit_resamples():
     values[5] = np.nan  # this cell lacks one match
     present = ~np.isnan(values)
     matrix_means = (r.weights @ np.where(present, values, 0)) / (r.weights @ present)
+    stratum = np.array([k[1][0] for k in r.events])
     for b in range(0, 200, 37):
-        drawn = np.repeat(np.arange(40), r.weights[b].astype(int))  # the explicit resample
-        explicit = np.nanmean(values[drawn])
-        assert matrix_means[b] == pytest.approx(explicit)
+        drawn = np.repeat(np.arange(40), r.draws[b].astype(int))  # the explicit resample: each match as often as drawn
+        drawn = drawn[present[drawn]]
+        # a drawn copy weighs its stratum's size over the stratum's draws in the replicate
+        share = {s: np.sum(stratum == s) / np.sum(stratum[np.repeat(np.arange(40), r.draws[b].astype(int))] == s)
+                 for s in "gk"}
+        weight = np.array([share[stratum[i]] for i in drawn])
+        assert matrix_means[b] == pytest.approx(weight @ values[drawn] / weight.sum())
 
 
 def test_percentile_interval_agrees_with_scipy_bootstrap():
@@ -209,12 +219,21 @@ def _moments(values):
     return present, n, mean, centred, se
 
 
+def stratum_counts(resampler, present):
+    """``weights @ present`` as the resampler defines it, over the whole matrices: each stratum's
+    integer counts of the present events times the stratum's scale in the replicate, strata in order."""
+    out = np.zeros((len(resampler.draws), present.shape[1]))
+    for h, cols in enumerate(resampler.strata):
+        out += resampler.scales[:, [h]] * (resampler.draws[:, cols].astype(float) @ present[cols].astype(float))
+    return out
+
+
 def _reference_studentized(resampler, values, level=0.95):
     """Bootstrap-t intervals written out with a temporary per step (the in-place code's reference)."""
     present, n, mean, centred, se = _moments(values)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        counts = resampler.weights @ present.astype(float)
+        counts = stratum_counts(resampler, present)
         shift = (resampler.weights @ centred) / counts
         second = (resampler.weights @ centred**2) / counts
         spread = second - shift**2

@@ -11,6 +11,7 @@ one measure of one figure print the same number (to their display precision).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import defaultdict
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main as builder
-from builder.score.definitions import REGISTRY, REGISTRY_ENTRIES, label
+from builder.score.definitions import INTERVALS, PAPER_INTERVALS, REGISTRY, REGISTRY_ENTRIES, label
 
 SCOPES = ("own events", "matched", "best cell", "by stage", "by stated confidence", "10 bins")
 DECORATION = re.compile(r"^(?: \((?:" + "|".join(map(re.escape, SCOPES)) + r")\))?(?:, %)?"
@@ -159,6 +160,19 @@ def test_every_paper_table_column_is_a_registry_label(tables):
         assert len(table["measures"]) == len(table["columns"]) and len(table["figures"]) == len(table["rows"])
         for header, measure in zip(table["columns"], table["measures"], strict=True):
             assert check_term(header, measure) is None, (table["key"], header, measure)
+
+
+def test_the_method_page_and_the_tables_name_the_interval_method_they_use(built, tables):
+    """The leaderboard's stratified Poisson bootstrap, its references and the paper tables' own
+    scheme are named where the intervals are read: the Method page and the tables' captions."""
+    page = html.unescape((built / "methodology" / "index.html").read_text(encoding="utf-8"))
+    assert "<!-- intervals" not in page
+    assert INTERVALS.sentence() in page  # its name, references and what it does
+    assert PAPER_INTERVALS.cited() in page and PAPER_INTERVALS.text in page
+    assert "Hanley & MacGibbon 2006" in page and "Chamandy" in page
+    captions = {t["key"]: t["caption"] for t in tables}
+    assert PAPER_INTERVALS.cited() in captions["lsa_table_2"] and PAPER_INTERVALS.name in captions["pa_table_2"]
+    assert INTERVALS.name in html.unescape((built / "index.html").read_text(encoding="utf-8"))  # the CI column's help
 
 
 NUMBER = re.compile(r"[−-]?\d+(?:\.(\d+))?(%?)")

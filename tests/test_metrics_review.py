@@ -218,11 +218,15 @@ def test_studentized_interval_agrees_with_an_explicit_bootstrap_t_loop_on_skewed
     low, high = r.studentized_intervals(values[:, None])
     m0, se0 = values.mean(), values.std(ddof=0) / math.sqrt(len(values))
     t = []
-    for weights in r.weights:
-        drawn = values[np.repeat(np.arange(len(values)), weights.astype(int))]
-        se = drawn.std(ddof=0) / math.sqrt(len(drawn))
-        if se > 0:
-            t.append((drawn.mean() - m0) / se)
+    for counts, weights in zip(r.draws, r.weights, strict=True):
+        # the replicate's resample: each match as often as drawn, a copy weighing its stratum's scale
+        drawn = np.repeat(np.arange(len(values)), counts.astype(int))
+        share = weights[drawn] / counts[drawn]
+        n = share.sum()
+        mean = share @ values[drawn] / n
+        se = math.sqrt(share @ (values[drawn] - mean) ** 2 / n / n)
+        if len(set(drawn)) > 1:  # one match drawn only: no spread, no t
+            t.append((mean - m0) / se)
     t_low, t_high = np.percentile(t, [2.5, 97.5])
     assert low[0] == pytest.approx(m0 - t_high * se0, rel=1e-9)
     assert high[0] == pytest.approx(m0 - t_low * se0, rel=1e-9)

@@ -10,13 +10,13 @@ import pytest
 
 from builder.score.inference import Resampler
 from builder.score.paper_tables import _Columns, _returns, _sym
-from builder.score.resampling import BLOCK
+from builder.score.resampling import BLOCK, MULTINOMIAL
 from builder.score.returns import return_hda_prophet_arena
 
 
 def _resampler(n: int = 60, replicates: int = 997) -> Resampler:
     events = {("c", f"m{i:03d}"): i >= 40 for i in range(n)}
-    return Resampler.for_events(events, replicates=replicates)
+    return Resampler.for_events(events, replicates=replicates, scheme=MULTINOMIAL)  # the paper tables' scheme
 
 
 def _direct(resampler: Resampler, per_event: dict) -> tuple[float, float]:

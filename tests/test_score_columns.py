@@ -9,6 +9,7 @@ from builder.score.columns import NAMES, RowTable
 from builder.score.inference import Resampler
 from builder.score.scoring import score_archive, score_part
 from builder.score.slices import score_slices, slice_filter, slices
+from tests.test_inference import stratum_counts
 from collector.records import Forecast
 from tests.factories import (
     archive_from_records,
@@ -88,5 +89,7 @@ def test_bootstrap_counts_per_distinct_column_equal_the_full_product():
     present = rng.random((40, 9)) < 0.7
     present[:, 3] = present[:, 0]  # shared patterns, as a cell's measures share theirs
     present[:, 5] = present[:, 0]
-    assert np.array_equal(resampler.counts(present), resampler.weights @ present.astype(float))
+    counts = resampler.counts(present)
+    assert np.array_equal(counts, stratum_counts(resampler, present))  # per stratum from the integer counts
+    np.testing.assert_allclose(counts, resampler.weights @ present.astype(float), rtol=1e-13)
     assert resampler.counts(np.zeros((40, 0), dtype=bool)).shape == (500, 0)

@@ -13,12 +13,13 @@ import numpy as np
 import orjson
 import pytest
 
-from builder.score import difficulty, inference, reliability, resampling
+from builder.score import difficulty, draws, inference, reliability, resampling
 from builder.score.floats import float_sharer
 from builder.score.scoring import score_archive, score_match_forecasts
 from builder.score.types import ScoredForecast, clean
 from collector.records import Forecast
 from tests.factories import archive_from_records, synthetic_records
+from tests.test_inference import stratum_counts
 
 
 @pytest.fixture(scope="module")
@@ -70,11 +71,17 @@ def test_a_float_sharer_keeps_every_value_sign_and_nan():
 
 
 def _expanded_bins(events, o, cut, resampler):
-    """The reference: every vector weighs as its match, a replicates x vectors weight matrix."""
+    """The reference: every vector weighs as its match, a replicates x vectors matrix of its
+    match's counts, summed per stratum and scaled by the stratum's scale in the replicate."""
     idx = resampler.index()
-    unit_weights = resampler.weights[:, np.array([idx[e] for e in events])]
-    hits = np.column_stack([unit_weights[:, m] @ o[m, j] for j, m in cut])
-    draws = np.column_stack([unit_weights[:, m].sum(axis=1) for _, m in cut])
+    column = np.array([idx[e] for e in events])
+    stratum = np.repeat(np.arange(len(resampler.sizes)), resampler.sizes)[column]
+    counts = resampler.draws[:, column].astype(float)
+    hits, draws = np.zeros((len(counts), len(cut))), np.zeros((len(counts), len(cut)))
+    for h in range(len(resampler.sizes)):
+        scale, within = resampler.scales[:, [h]], [(j, m[stratum[m] == h]) for j, m in cut]  # a bin's vectors in h
+        hits += scale * np.column_stack([counts[:, m] @ o[m, j] for j, m in within])
+        draws += scale * np.column_stack([counts[:, m].sum(axis=1) for _, m in within])
     return hits, draws
 
 
@@ -111,29 +118,57 @@ def big():
     return inference.Resampler.for_events(EVENTS, replicates=MANY, permutations=MANY)
 
 
-def test_compact_matrices_are_the_single_draws_of_the_master_seed(big):
-    boot_seq, sign_seq = np.random.SeedSequence(inference.SEED).spawn(2)
-    rng, strata = np.random.default_rng(boot_seq), np.array([EVENTS[k] for k in sorted(EVENTS)])
-    weights = np.zeros((MANY, len(strata)))
-    for value in (False, True):  # each stratum's index matrix, counted row by row
-        columns = np.flatnonzero(strata == value)
-        weights[:, columns] = _counted(rng, MANY, len(columns))
-    signs = np.random.default_rng(sign_seq).integers(0, 2, size=(MANY, len(strata))) * 2.0 - 1.0
+def test_compact_matrices_are_the_hashed_draws_of_the_master_seed(big):
+    """Recomputed by another route: each event's SHAKE-128 words through scipy's Poisson quantile
+    function, its sign bits, and each stratum's scale n_h / N*_h."""
+    import hashlib
+
+    from scipy import stats
+
+    keys = sorted(EVENTS, key=lambda k: (EVENTS[k], k))
+    assert big.events == keys and big.sizes == (45, 15)
+    counts = np.zeros((MANY, len(keys)))
+    signs = np.zeros((MANY, len(keys)))
+    for j, (competition, event) in enumerate(keys):
+        def stream(tag: str, size: int) -> bytes:
+            return hashlib.shake_128(f"{tag}\0{inference.SEED}\0{competition}\0{event}".encode()).digest(size)
+
+        words = np.frombuffer(stream("prematch poisson bootstrap", 8 * MANY), dtype="<u8")
+        counts[:, j] = stats.poisson.ppf(words / 2.0**64, 1.0)
+        bits = stream("prematch sign flip", MANY // 8 + 1)
+        signs[:, j] = [1.0 if bits[d // 8] >> (d % 8) & 1 else -1.0 for d in range(MANY)]
+    scale = np.column_stack([15 / counts[:, 45:].sum(axis=1) if h else 45 / counts[:, :45].sum(axis=1)
+                             for h in (0, 1)])
+    weights = counts * np.repeat(scale, [45, 15], axis=1)
     assert big.draws.dtype == np.uint8 and big.flips.dtype == np.int8
-    assert big.weights.tobytes() == weights.tobytes() and big.signs.tobytes() == signs.tobytes()
-    assert np.array_equal(big.weight_columns([7, 2]), weights[:, [7, 2]])
-    assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2]))), weights[:, [7, 2]])
+    assert np.array_equal(big.draws, counts) and big.signs.tobytes() == signs.tobytes()
+    assert np.array_equal(big.scales, scale) and big.weights.tobytes() == weights.tobytes()
+    assert np.array_equal(big.weight_columns([7, 2, 50]), weights[:, [7, 2, 50]])
+    assert np.array_equal(np.concatenate(list(big.weight_blocks([7, 2, 50]))), weights[:, [7, 2, 50]])
+    assert np.array_equal(np.concatenate(list(big.weight_blocks())), weights)
 
 
 def _counted(rng: np.random.Generator, rows: int, size: int) -> np.ndarray:
-    """An independent route to the bootstrap counts: draw each block's index matrix, count each
-    row's indices one row at a time with ``np.add.at``."""
+    """An independent route to the multinomial bootstrap counts: draw each block's index matrix,
+    count each row's indices one row at a time with ``np.add.at``."""
     counts = np.zeros((rows, size), dtype=np.int64)
     for start in range(0, rows, resampling.BLOCK):
         drawn = rng.integers(0, size, size=(min(resampling.BLOCK, rows - start), size))
         for b, row in enumerate(drawn):
             np.add.at(counts[start + b], row, 1)
     return counts
+
+
+def test_multinomial_matrices_are_the_single_draws_of_the_master_seed():
+    multinomial = inference.Resampler.for_events(EVENTS, replicates=MANY, permutations=0,
+                                                 scheme=resampling.MULTINOMIAL)
+    boot_seq = np.random.SeedSequence(inference.SEED).spawn(2)[0]
+    rng = np.random.default_rng(boot_seq)
+    weights = np.zeros((MANY, len(EVENTS)))
+    for columns in (slice(0, 45), slice(45, 60)):  # each stratum's index matrix, counted row by row
+        weights[:, columns] = _counted(rng, MANY, columns.stop - columns.start)
+    assert multinomial.draws.dtype == np.uint8 and multinomial.unit
+    assert multinomial.weights.tobytes() == weights.tobytes()
 
 
 def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_drawn():
@@ -143,7 +178,7 @@ def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_d
     for value in (False, True):
         columns = np.flatnonzero(strata == value)
         reference[:, columns] = _counted(rng, MANY, len(columns))
-    drawn = resampling.stratified_weights(strata, MANY, np.random.default_rng(3), np.uint8)
+    drawn = draws.stratified_weights(strata, MANY, np.random.default_rng(3), np.uint8)
     assert drawn.dtype == np.uint8 and np.array_equal(drawn, reference)
 
     class Heavy:  # a generator whose second block draws match 0 for every index: a count of 300
@@ -153,7 +188,7 @@ def test_bootstrap_counts_are_held_in_the_smallest_type_that_holds_the_largest_d
             Heavy.calls += 1
             return np.zeros(size, dtype=np.int64) if Heavy.calls == 2 else np.tile(np.arange(high), (size[0], 1))
 
-    widened = resampling.stratified_weights(np.zeros(300, dtype=bool), MANY, Heavy(), np.uint8)
+    widened = draws.stratified_weights(np.zeros(300, dtype=bool), MANY, Heavy(), np.uint8)
     assert widened.dtype == np.uint16 and widened[0, 0] == 1 and widened[resampling.BLOCK, 0] == 300
     assert widened[resampling.BLOCK, 1:].sum() == 0 and (widened.sum(axis=1) == 300).all()
 
@@ -174,7 +209,8 @@ def test_blocked_intervals_and_p_values_are_the_whole_matrix_products(big):
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (weights @ filled) / (weights @ present.astype(float))
         extreme = np.abs((signs @ filled) / n) >= np.abs(filled.sum(axis=0) / n) - 1e-9 * np.abs(filled).max(axis=0)
-    assert np.array_equal(big.counts(present), weights @ present.astype(float))
+    assert np.array_equal(big.counts(present), stratum_counts(big, present))
+    assert np.allclose(big.counts(present), weights @ present.astype(float), **ROUNDING)
     assert np.allclose(big.weighted(filled), weights @ filled, **ROUNDING)
     assert np.array_equal(big.sign_flip_p(values), (1 + extreme.sum(axis=0)) / (1 + MANY))  # counts
     low, high = big.intervals(values)
@@ -196,8 +232,8 @@ def test_blocked_difficulty_replicates_are_the_one_batch_fit(big):
     y = _values(5, columns=5)
     y[:, 1] = np.where(np.arange(len(EVENTS)) < 20, np.nan, y[:, 1])  # unequal coverage
     mask = ~np.isnan(y)
-    events = sorted(EVENTS)[5:]  # a condition without every event: the weights of its events
-    rows = [sorted(EVENTS).index(e) for e in events]
+    events = big.events[5:]  # a condition without every event: the weights of its events
+    rows = [big.index()[e] for e in events]
     blocked = difficulty.bootstrap_adjusted(y[rows], mask[rows], big, events)
     batch = difficulty.adjusted_scores(y[rows], mask[rows], big.weights[:, rows])
     assert blocked.shape == (MANY, 5) and np.allclose(blocked, batch, **ROUNDING)

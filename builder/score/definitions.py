@@ -22,6 +22,7 @@ import orjson
 
 from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.score.metrics import LOG_LOSS_FLOOR
+from builder.score.resampling import LEVEL, MULTINOMIAL, PERMUTATIONS, POISSON, REPLICATES, SEED
 
 LSA, WCA, PA, PREMATCH = "LLM-SoccerArena", "WorldCupArena", "Prophet Arena", "Prematch"
 OWN = "Prematch's own"
@@ -257,6 +258,54 @@ MEASURE_RANGES: dict[str, tuple[float, float]] = {
 """The values a match's mean of each measure can take (per-forecast scale). An interval that is
 not a percentile of replicate means (a studentized one) can pass these bounds when the matches
 are few; the tables show such an end at the bound and say so."""
+
+@dataclass(frozen=True)
+class IntervalMethod:
+    """How a set of figures gets its intervals and tests: the scheme's id
+    (``builder.score.resampling``), its name, what it does and the works it follows."""
+
+    id: str
+    name: str
+    text: str
+    references: tuple[str, ...]
+
+    def cited(self) -> str:
+        """"<name> (<references>)"."""
+        return f"{self.name} ({'; '.join(self.references)})"
+
+    def sentence(self) -> str:
+        """"<Name> (<references>): <text>." as the Method page and the notes print it."""
+        return f"{self.cited()[0].upper()}{self.cited()[1:]}: {self.text}."
+
+
+INTERVALS = IntervalMethod(
+    POISSON, "stratified Poisson bootstrap",
+    f"{REPLICATES:,} replicates in which every match's weight is an independent Poisson(1) draw made from a hash "
+    "of the master seed and the match's id, so a new match adds its own weights and changes no other; each "
+    "stratum (group stage, knockout) weighted to its share of the matches, as the stratified match bootstrap "
+    f"keeps it; studentized (bootstrap-t) {LEVEL:.0%} intervals of means and of paired differences, as "
+    f"LLM-SoccerArena App. B.5; paired two-sided sign-flip permutation tests, {PERMUTATIONS:,} draws, each "
+    f"match's sign in a draw from a hash of the seed and its id; master seed {SEED}",
+    ("Hanley & MacGibbon 2006, Comput. Methods Programs Biomed. 83:57-62",
+     "Chamandy, Muralidharan, Najmi & Naik 2012, Estimating uncertainty for massive data streams",
+     "LLM-SoccerArena App. B.5"))
+"""The intervals and tests of the leaderboard, the analyses and ``score`` (``resampler_for``)."""
+
+PAPER_INTERVALS = IntervalMethod(
+    MULTINOMIAL, "stratified multinomial match bootstrap",
+    f"{REPLICATES:,} replicates, each resampling the group-stage and the knockout matches with replacement to "
+    f"their numbers, studentized {LEVEL:.0%} intervals; the papers' own procedure, kept for their tables",
+    ("LLM-SoccerArena §3.4, App. B.5",))
+"""The intervals of ``paper-tables`` (``builder.score.paper_tables``)."""
+
+
+def intervals_markdown() -> str:
+    """The Method page's paragraph on intervals and tests, from :data:`INTERVALS` and :data:`PAPER_INTERVALS`."""
+    return (f"**95% intervals and significance tests**: {INTERVALS.sentence()} Tests are Holm-corrected within "
+            "declared families (model pairs; access; strategy; horizon). Every draw is fixed by the seed, so every "
+            f"build gives the same numbers. The paper tables use the {PAPER_INTERVALS.cited()}: "
+            f"{PAPER_INTERVALS.text}.")
+
 
 LEADERBOARD_SCORELINE = "scoreline_90"
 """The scoreline measure the leaderboard's scoreline column shows."""

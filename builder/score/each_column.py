@@ -9,7 +9,8 @@ another order: other last bits. :func:`studentized_each` keeps each column's own
 moments from the column alone, ``block @ column`` products, the same ``_t_of`` and percentiles
 (seeds/000 App. B.5, the formulas of :mod:`builder.score.resampling`) -- and shares what is
 exact in any grouping: each float64 block is made once for all the columns, and the replicates'
-counts (integers far below 2**53) are one product for all.
+counts (formed per stratum from integers far below 2**53, ``Resampler.blocks``) are one product
+per stratum for all.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from builder.score.memo import memoised
 from builder.score.resampling import (
     LEVEL,
     Resampler,
-    _float_blocks,
     _pair,
     _percentiles,
     _t_of,
@@ -44,8 +44,7 @@ def _studentized_each(resampler: Resampler, values: np.ndarray, level: float) ->
     patterns = np.column_stack([present for present, *_ in moments]).astype(float).reshape(values.shape)
     squares = [centred**2 for _, _, centred, _, _ in moments]
     t = np.empty((len(resampler.draws), values.shape[1]))
-    for rows, block in _float_blocks(resampler.draws):
-        counts = block @ patterns  # exact integer counts: any product gives the same
+    for rows, block, counts in resampler.blocks(patterns):  # counts from exact integers: any product gives the same
         for j, (_, _, centred, _, _) in enumerate(moments):
             with np.errstate(invalid="ignore", divide="ignore"):
                 t[rows, j] = _t_of(block @ centred, block @ squares[j], counts[:, [j]])[:, 0]

@@ -1,13 +1,22 @@
-"""Uncertainty and tests: match-level stratified bootstrap, paired sign-flip permutation, Holm.
+"""Uncertainty and tests: match-level stratified Poisson bootstrap, paired sign-flip permutation, Holm.
 
-All resampling is vectorised through two matrices drawn once per analysis from the master
-seed 20260715 (seeds/000 App. B.5): ``weights`` (replicates x events: how often each match
-appears in a stratified bootstrap resample) and ``signs`` (draws x events: +-1 per match).
-Any mean over any subset of matches is then one matrix product, so every interval and test
-of an analysis uses the *same* resampled tournaments. Events are ordered by (competition,
-event id), which makes every number reproducible from the archive alone.
+All resampling is vectorised through two matrices drawn once per analysis, one column per
+match from a hash of the master seed 20260715 and the match's id (:mod:`builder.score.draws`):
+``weights`` (replicates x events: each match's Poisson(1) count in a replicate, each stratum's
+scaled to its share, :mod:`builder.score.resampling`) and ``signs`` (draws x events: +-1 per
+match). Any mean over any subset of matches is then one matrix product, so every interval and
+test of an analysis uses the *same* resampled tournaments, and a new match changes no other
+match's weights or signs. Events are ordered by stratum, then (competition, event id), which
+makes every number reproducible from the archive alone.
 
 Choices (the papers leave these open or differ):
+- The bootstrap is the Poisson bootstrap (Hanley & MacGibbon 2006; Chamandy et al. 2012), kept
+  stratified by group stage / knockout as LLM-SoccerArena's match bootstrap (seeds/000 §3.4,
+  App. B.5) is: each stratum's weights in a replicate are scaled to the stratum's number of
+  matches. Its replicates extend with new matches, where the paper's multinomial resample of
+  each stratum redraws every count (``paper-tables`` keeps the paper's:
+  :data:`~builder.score.resampling.MULTINOMIAL`). ``tests/test_resampling_coverage.py`` holds
+  the coverage of both to the nominal rate.
 - Intervals of leaderboard means and of paired differences are studentized (bootstrap-t) 95%
   intervals, as seeds/000 App. B.5 states ("10,000 studentized bootstrap replicates") and
   Figure 16 shows, with the plug-in standard error sd/sqrt(n) in each replicate. Replicates
@@ -16,8 +25,8 @@ Choices (the papers leave these open or differ):
   intervals (Prematch's earlier choice for means) stay available: ``Resampler(method=
   "percentile")``, ``AnalysisOptions(intervals="percentile")``.
 - A cell that lacks some matches is resampled with the whole tournament: its replicate mean
-  averages the cell's matches as they occur in the resample (matches drawn within the
-  group-stage and knockout strata, seeds/000 App. B.5).
+  averages the cell's matches with their weights in the replicate (the strata's scales are
+  those of all the analysis's matches, as the paper draws matches within strata, App. B.5).
 - Permutation p-values are two-sided: (1 + #{|T*| >= |T|}) / (1 + draws).
 """
 
@@ -38,6 +47,7 @@ from builder.score.cellmeans import (
 )
 from builder.score.cellmeans import llm_cell_means as llm_cell_means
 from builder.score.columns import CELL_FIELDS
+from builder.score.definitions import INTERVALS
 from builder.score.market import market_events
 from builder.score.resampling import LEVEL as LEVEL
 from builder.score.resampling import PERMUTATIONS as PERMUTATIONS
@@ -46,14 +56,11 @@ from builder.score.resampling import SEED as SEED
 from builder.score.resampling import SPREAD_TOLERANCE as SPREAD_TOLERANCE
 from builder.score.resampling import Resampler as Resampler
 from builder.score.resampling import _percentiles as _percentiles
-from builder.score.resampling import stratified_weights as stratified_weights
 from builder.score.types import ScoredForecast, TestResult
 
 HORIZON_ORDER = ("stage_opening", "t_minus_24h", "t_minus_2h", "closing")
 NOTES = [
-    "Intervals: match-level bootstrap, 10,000 replicates stratified by group stage / knockout; "
-    "studentized (bootstrap-t) 95% for means and for paired differences, as LLM-SoccerArena App. B.5 "
-    "(builder/score/inference.py; percentile intervals are an option).",
+    f"Intervals: {INTERVALS.sentence()[:-1]} (builder/score/resampling.py; percentile intervals are an option).",
     "Tests: paired two-sided sign-flip permutation on per-match differences, 10,000 draws, Holm "
     "within each declared family (model pairs, LLM vs baseline, baseline pairs and market per "
     "condition; access, strategy, horizon "

@@ -40,9 +40,14 @@ class Columns:
     unroll, as with BLOCK: see :mod:`builder.score.resampling`). A replicate's count of the
     events (the column sum of the gathered counts) is an integer, exact in floats far below
     2**53 whatever the order. The resampler's own weights can be dropped once this is made (the
-    transposed copy replaces them); the copy keeps their small integer type."""
+    transposed copy replaces them); the copy keeps their small integer type. The counts are the
+    weights only for a resampler whose scales are all 1 (LLM-SoccerArena's multinomial scheme,
+    the paper tables'), which this checks."""
 
     def __init__(self, resampler: Resampler) -> None:
+        if not resampler.unit:
+            raise ValueError("paper columns weigh by the counts themselves: a resampler whose scales are all 1 "
+                             "(the multinomial scheme) is needed")
         self.fingerprint = resampler.fingerprint  # the weights' (builder.score.memo)
         self.idx = resampler.index()
         self.transposed = np.ascontiguousarray(resampler.draws.T)

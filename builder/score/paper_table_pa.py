@@ -26,7 +26,7 @@ import numpy as np
 
 from builder.score.aggregate import per_cell_events
 from builder.score.calibration import expected_calibration_error
-from builder.score.definitions import figure_key, label
+from builder.score.definitions import PAPER_INTERVALS, figure_key, label
 from builder.score.market import MARKET_ID
 from builder.score.memo import memoised
 from builder.score.metrics import CLASSES
@@ -117,7 +117,8 @@ def pa_table(rows: list[ScoredForecast], columns: Columns | None, reference: str
     return PaperTable(
         "pa_table_2", "Prophet Arena Table 2",
         f"{label('brier_pa')} = mean over events of the mean squared error over the three H/D/A markets, with a "
-        f"symmetric 95% bootstrap interval (±h); {label('ece')} with 10 equal-width bins; {label('return_pa')}: the "
+        f"symmetric 95% bootstrap interval (±h, over the replicates of the {PAPER_INTERVALS.name}, as LLM-SoccerArena "
+        f"§3.4 draws them); {label('ece')} with 10 equal-width bins; {label('return_pa')}: the "
         "average return of Prophet Arena's rule (§3.1.3, App. B.6): one unit on every H/D/A market, Yes at price q "
         "when the forecast p > q, "
         f"else No at 1 - q (1 = break-even). T-24h forecasts. {prices_note(reference, quoted, stated)}"

@@ -4,7 +4,8 @@ Each table keeps the conditions its paper ran and names them as the paper does.
 
 * LLM-SoccerArena Table 2 (seeds/000 §4.2): "Complete-panel T-24h probabilistic forecast
   performance": per forecaster, Brier, log loss, modal H/D/A accuracy (%), exact score (%),
-  Scoring System points, each with a 95% studentized match-bootstrap interval, and n. The
+  Scoring System points, each with a 95% studentized interval of the paper's stratified
+  multinomial match bootstrap (:func:`_bootstrap`), and n. The
   paper's design has two access conditions, closed book and open book, and its tables use the
   balanced aggregation over them (§4.1 "balanced and fully matched design", App. C.2 Fig. 4:
   "the balanced T-24h aggregation across both information-access conditions"), so rows are per
@@ -47,6 +48,7 @@ from builder.score.definitions import (
     LOWER,
     MEASURE_RANGES,
     NEITHER,
+    PAPER_INTERVALS,
     entry,
     figure_key,
     label,
@@ -63,7 +65,7 @@ from builder.score.paper_table_pa import (  # noqa: F401
     _syms,
     pa_table,
 )
-from builder.score.resampling import Resampler
+from builder.score.resampling import MULTINOMIAL, Resampler
 from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
 from builder.score.t5_layer import NO_T5, T5Layer
 from builder.score.types import ScoredForecast
@@ -92,9 +94,11 @@ def _paper_tables(rows: list[ScoredForecast], reference: str | None, t5: T5Layer
 
 
 def _bootstrap(rows: list[ScoredForecast]) -> Resampler:
-    """The analysis's bootstrap weights over the rows' events (``resampler_for``'s: same seed, same
-    draws), without the sign-flip matrix the tables never use (not drawn: draws x events int8)."""
-    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows}, permutations=0)
+    """LLM-SoccerArena's stratified multinomial match bootstrap (§3.4, App. B.5: the papers' own
+    procedure, :data:`~builder.score.resampling.MULTINOMIAL`) over the rows' events from the master
+    seed, without the sign-flip matrix the tables never use (not drawn: draws x events int8)."""
+    return Resampler.for_events({(r.competition_id, r.event_id): r.knockout for r in rows}, permutations=0,
+                                scheme=MULTINOMIAL)
 
 
 def _ci(resampler: Resampler | None, per_event: dict, scale: float = 1.0,
@@ -193,7 +197,8 @@ def lsa_table(rows: list[ScoredForecast], resampler: Resampler | None, note: str
         "Per match, the balanced aggregation of LLM-SoccerArena: the equal-weight mean of the forecaster's closed-book "
         "and open-book forecasts (a forecaster that ran one of the two: that one; a match missing one of its two is "
         "left out); evidence-package forecasts are not in the paper's design and are left out. Values are means "
-        f"with 95% studentized match-bootstrap intervals. {label('accuracy')} is the paper's modal H/D/A accuracy, "
+        f"with 95% studentized intervals of the {PAPER_INTERVALS.cited()}, the paper's procedure. "
+        f"{label('accuracy')} is the paper's modal H/D/A accuracy, "
         f"{label('points')} its Scoring System."
         + (BOUNDED_NOTE if bounded else "") + note,
         ("Model", *(f"{label(name)}{', %' if scale == 100.0 else ''} [95% CI] {ARROWS[entry(name).better]}"

@@ -118,14 +118,15 @@ def bin_replicates(events, o: np.ndarray, cut: list[tuple[int, np.ndarray]],
     counted as often as the replicate draws their match (each vector weighs as its match).
 
     Summed per match first (events x bins), so one product per matrix, never replicates x
-    vectors: integer counts times integer sums, exact in floats far below 2**53, hence the very
-    floats of ``weights[:, vectors] @ o[vectors, j]`` and ``weights[:, vectors].sum(axis=1)``."""
+    vectors: integer counts times integer sums per stratum, exact in floats far below 2**53,
+    then scaled (``Resampler.exact_weighted``), hence the very floats of the same formula over
+    the vectors, each with its match's counts."""
     idx = resampler.index()
     column = np.array([idx[e] for e in events], dtype=np.intp)
     size = len(resampler.events)
     hit_sums = np.column_stack([np.bincount(column[m], weights=o[m, j], minlength=size) for j, m in cut])
     member_counts = np.column_stack([np.bincount(column[m], minlength=size).astype(float) for _, m in cut])
-    return resampler.weighted(hit_sums), resampler.weighted(member_counts)
+    return resampler.exact_weighted(hit_sums), resampler.exact_weighted(member_counts)
 
 
 def _gaps(events, p, o, resampler: Resampler) -> dict[str, dict[str, float | None]]:

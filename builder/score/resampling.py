@@ -1,16 +1,38 @@
 """The resampling behind every interval and test (``builder.score.inference`` says how it is used).
 
-Two matrices are drawn once per analysis from the master seed: bootstrap ``weights`` (replicates
-x events, stratified by group stage / knockout) and sign-flip ``signs`` (draws x events). They
-are held as small exact integers and turned into float64 a block of rows at a time: every
-product has the float64 operands of the whole matrices, a tenth of their memory.
+Two matrices are drawn once per analysis, one column per event from a hash of the master seed
+and the event's id (:mod:`builder.score.draws`): bootstrap counts ``draws`` (replicates x events)
+and sign flips ``flips`` (draws x events). They are held as small exact integers and turned
+into float64 weights a block of rows at a time: every product has the float64 operands of the
+whole matrices, a tenth of their memory.
 
-Integer products (counts) are exact whatever the blocks. A float product's row is the whole
+**Stratified Poisson bootstrap** (:data:`POISSON`, the default). Each event's count in a
+replicate is an independent Poisson(1) draw (Hanley & MacGibbon 2006; Chamandy et al. 2012),
+so a replicate's counts of the events an analysis already had stay what they were when a new
+event joins. Stratification (group stage / knockout, LLM-SoccerArena §3.4) is kept as the
+stratified match bootstrap keeps it, by fixed stratum shares: a replicate's weight of event i
+in stratum h is its count times ``n_h / N*_h`` (:attr:`Resampler.scales`), n_h the stratum's
+events and N*_h its counts in the replicate (0 when it drew none: that replicate has none of
+the stratum). Given N*_h, Poisson counts are a multinomial resample of size N*_h (Hanley &
+MacGibbon), so each stratum is a resample of its matches weighted to its own size, as in the
+multinomial scheme; only the resample's size varies (Poisson(n_h)), which adds a share of order
+1/n_h to a replicate mean's spread: its intervals are a little wider. Any weighted sum is
+``sum_h n_h / N*_h * sum_{i in h} count_i x_i``: per-stratum sums of counts times values,
+which a new event extends by its own term. Unscaled Poisson counts would let the strata's
+shares vary between replicates and add the strata's difference in means to every interval
+(``benchmarks/resampling_coverage.py`` compares the three). ``tests/test_resampling_coverage.py``
+holds the intervals' coverage to the nominal rate and to the multinomial scheme's.
+
+**Stratified multinomial match bootstrap** (:data:`MULTINOMIAL`): LLM-SoccerArena's own (§3.4,
+App. B.5), each stratum resampled to its size; its scales are all 1. ``paper-tables`` uses it.
+
+Events are ordered by stratum, then by (competition, event id): each stratum is a contiguous
+range of columns (:attr:`Resampler.sizes`), scaled in place. A replicate's count of some events
+(``counts``) is formed per stratum from the integer counts, exact whatever the products'
+grouping, then scaled: the same floats in any chunking. A float product's row is the whole
 matrix's row wherever BLAS computes a row alike in any number of rows: single-threaded OpenBLAS
 does; with threads, a row's kernel can depend on how the rows were shared among the threads, as
-the whole-matrix products always did (on the 2-core machine, ``benchmarks/scoring.py --digest``
-differs between OPENBLAS_NUM_THREADS=1 and 2 on the unblocked code too). The digests with
-these blocks equal the unblocked code's under both settings there.
+the whole-matrix products always did (``benchmarks/scoring.py --digest`` compares settings).
 """
 
 from __future__ import annotations
@@ -22,6 +44,7 @@ from functools import cached_property
 
 import numpy as np
 
+from builder.score.draws import BLOCK, poisson_weights, sign_flips, stratified_weights
 from builder.score.memo import memoised
 
 SEED = 20260715
@@ -31,68 +54,21 @@ LEVEL = 0.95
 SPREAD_TOLERANCE = 1e-12
 """A bootstrap replicate's variance below this fraction of its mean square counts as zero spread."""
 
-BLOCK = 1024
-"""Bootstrap replicates (and sign-flip draws) turned into float64 at a time: memory (8 MB a block
-at 1,000 events), not results (a power of two: a multiple of every BLAS kernel's row unroll)."""
-
+POISSON, MULTINOMIAL = "poisson", "multinomial"
+"""The bootstrap schemes :meth:`Resampler.for_events` draws (module docstring)."""
 
 GROUP = 4
 """Column chunks of bootstrap-t statistics formed per float64 block of weights (one conversion
 of the block for all of them; replicates x GROUP chunks of t are held at once)."""
 
 
-def stratified_weights(strata: np.ndarray, replicates: int, rng: np.random.Generator,
-                       dtype: np.dtype | type = float) -> np.ndarray:
-    """Bootstrap count matrix (replicates x events): each stratum's matches resampled with
-    replacement to the stratum's size; entry (b, i) is how often match i appears in replicate b.
-
-    Each replicate draws as many match indices as its stratum has, uniformly with replacement
-    (an index matrix, ``rng.integers``, :data:`BLOCK` replicates at a time), and counts them: the
-    counts are multinomial(size, uniform), the paper's cluster bootstrap (LLM-SoccerArena §3.4,
-    matches resampled within group stage and knockout). Counting an index matrix costs an eighth
-    of ``Generator.multinomial``, which draws one binomial per match (issue 21). Counts go into
-    ``dtype``; an unsigned integer ``dtype`` is widened to the smallest type that holds the
-    largest count drawn when one does not fit (a count is about Poisson(1): at 300,000 records
-    ``uint8`` holds every one, half the memory of the stratum-size bound ``uint16``)."""
-    strata = np.asarray(strata)
-    weights = np.zeros((replicates, len(strata)), dtype=dtype)
-    for value in np.unique(strata):
-        columns = np.flatnonzero(strata == value)
-        for start in range(0, replicates, BLOCK):
-            counts = index_counts(rng, min(BLOCK, replicates - start), len(columns))
-            if weights.dtype.kind == "u" and counts.size and counts.max() > np.iinfo(weights.dtype).max:
-                weights = weights.astype(np.min_scalar_type(counts.max()))
-            weights[start : start + len(counts), columns] = counts
-    return weights
-
-
-def index_counts(rng: np.random.Generator, rows: int, size: int) -> np.ndarray:
-    """``rows`` x ``size`` counts: row b counts the ``size`` indices in ``range(size)`` drawn for it
-    (the stream of one ``rng.integers(0, size, size=(rows, size))``, row by row)."""
-    if not size:
-        return np.zeros((rows, 0), dtype=np.int64)
-    drawn = rng.integers(0, size, size=(rows, size))
-    drawn += (np.arange(rows, dtype=np.int64) * size)[:, None]  # row b's indices count in its own range
-    return np.bincount(drawn.reshape(-1), minlength=rows * size).reshape(rows, size)
-
-
-def sign_matrix(draws: int, n_events: int, rng: np.random.Generator) -> np.ndarray:
-    """Sign-flip matrix (draws x events) of +-1 as int8, drawn :data:`BLOCK` rows at a time
-    (the stream of one ``rng.integers(0, 2, size=(draws, n_events))``)."""
-    signs = np.empty((draws, n_events), dtype=np.int8)
-    for start in range(0, draws, BLOCK):
-        size = min(BLOCK, draws - start)
-        signs[start : start + size] = rng.integers(0, 2, size=(size, n_events)) * 2 - 1
-    return signs
-
-
 @dataclass
 class Resampler:
-    """The bootstrap weights and sign-flip matrix of one analysis, over a fixed list of events.
+    """The bootstrap draws and sign-flip matrix of one analysis, over a fixed list of events.
 
-    Both are held as small exact integers (``draws``: counts in the smallest unsigned type that
-    holds the largest count drawn, :func:`stratified_weights`; ``flips``: int8 +-1) and turned into float64
-    :data:`BLOCK` rows at a time for the products (see the module docstring).
+    Both are held as small exact integers (``draws``: counts, uint8 for the Poisson scheme;
+    ``flips``: int8 +-1) and turned into float64 :data:`BLOCK` rows at a time for the products,
+    each stratum's counts times its replicate's :attr:`scales` (the module docstring).
     ``weights`` and ``signs`` give the whole float64 matrices (a fresh copy each time)."""
 
     events: list[tuple[str, str]]
@@ -100,24 +76,61 @@ class Resampler:
     flips: np.ndarray
     method: str = "studentized"
     """How :meth:`mean_intervals` forms intervals of means: "studentized" or "percentile"."""
+    sizes: tuple[int, ...] | None = None
+    """Events per stratum, in column order (each stratum's columns contiguous); None: one stratum."""
+
+    def __post_init__(self) -> None:
+        if self.sizes is None:
+            self.sizes = (self.draws.shape[1],)
+        if not sum(self.sizes) == len(self.events) == self.draws.shape[1] == self.flips.shape[1]:
+            raise ValueError(f"resampler: strata of {self.sizes} events, {len(self.events)} events, "
+                             f"draws {self.draws.shape}, flips {self.flips.shape}")
 
     @classmethod
     def for_events(cls, events: dict[tuple[str, str], bool], seed: int = SEED,
                    replicates: int = REPLICATES, permutations: int = PERMUTATIONS,
-                   method: str = "studentized") -> Resampler:
-        """``events`` maps (competition, event) to whether it is a knockout match (its stratum)."""
+                   method: str = "studentized", scheme: str = POISSON) -> Resampler:
+        """``events`` maps (competition, event) to whether it is a knockout match (its stratum);
+        ``scheme`` is :data:`POISSON` or :data:`MULTINOMIAL` (module docstring)."""
         if method not in ("studentized", "percentile"):
             raise ValueError(f"interval method must be 'studentized' or 'percentile', got {method!r}")
-        keys = sorted(events)
-        boot_seq, sign_seq = np.random.SeedSequence(seed).spawn(2)
+        if scheme not in (POISSON, MULTINOMIAL):
+            raise ValueError(f"bootstrap scheme must be {POISSON!r} or {MULTINOMIAL!r}, got {scheme!r}")
+        keys = sorted(events, key=lambda key: (bool(events[key]), key))
         strata = np.array([events[k] for k in keys], dtype=bool)
-        draws = stratified_weights(strata, replicates, np.random.default_rng(boot_seq), np.uint8)
-        return cls(keys, draws, sign_matrix(permutations, len(keys), np.random.default_rng(sign_seq)), method)
+        sizes = tuple(int(n) for n in np.unique(strata, return_counts=True)[1])
+        if scheme == POISSON:
+            draws = poisson_weights(keys, seed, replicates)
+        else:
+            boot_seq = np.random.SeedSequence(seed).spawn(2)[0]
+            draws = stratified_weights(strata, replicates, np.random.default_rng(boot_seq), np.uint8)
+        return cls(keys, draws, sign_flips(keys, seed, permutations), method, sizes)
+
+    @cached_property
+    def strata(self) -> list[slice]:
+        """Each stratum's range of columns."""
+        ends = np.cumsum((0, *self.sizes))
+        return [slice(int(a), int(b)) for a, b in zip(ends[:-1], ends[1:], strict=True)]
+
+    @cached_property
+    def scales(self) -> np.ndarray:
+        """Replicates x strata: n_h / N*_h, the stratum's size over its counts in the replicate
+        (0 where it drew none of the stratum); all 1 for the multinomial scheme."""
+        totals = np.zeros((len(self.draws), len(self.strata)))
+        for h, cols in enumerate(self.strata):
+            totals[:, h] = self.draws[:, cols].sum(axis=1, dtype=np.int64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(totals > 0, np.array(self.sizes, dtype=float) / totals, 0.0)
+
+    @cached_property
+    def unit(self) -> bool:
+        """Whether every scale is 1 (the weights are the counts themselves)."""
+        return bool((self.scales == 1.0).all())
 
     @property
     def weights(self) -> np.ndarray:
         """The bootstrap weights as float64 (replicates x events), a new array."""
-        return self.draws.astype(float)
+        return self.weight_columns(slice(None))
 
     @property
     def signs(self) -> np.ndarray:
@@ -126,9 +139,10 @@ class Resampler:
 
     @cached_property
     def fingerprint(self) -> str:
-        """SHA-256 of the draws and flips (dtype, shape, bytes) and the interval method: what every
-        result of this resampler depends on besides its inputs (:mod:`builder.score.memo`)."""
-        digest = hashlib.sha256(self.method.encode())
+        """SHA-256 of the draws and flips (dtype, shape, bytes), the strata's sizes and the interval
+        method: what every result of this resampler depends on besides its inputs
+        (:mod:`builder.score.memo`)."""
+        digest = hashlib.sha256(f"{self.method}\0strata {self.sizes}".encode())
         for matrix in (self.draws, self.flips):
             digest.update(f"\0{matrix.dtype.str} {matrix.shape}\0".encode())
             digest.update(np.ascontiguousarray(matrix).data)
@@ -136,12 +150,43 @@ class Resampler:
 
     def weight_columns(self, columns) -> np.ndarray:
         """``weights[:, columns]`` without the whole float64 matrix."""
-        return self.draws[:, columns].astype(float)
+        return np.concatenate([np.empty((0, len(self.events)))[:, columns], *self.weight_blocks(columns)])
 
     def weight_blocks(self, columns=None):
         """The float64 weights (of ``columns`` only, when given), :data:`BLOCK` replicates at a time."""
-        for _, block in _float_blocks(self.draws if columns is None else self.draws[:, columns]):
+        if columns is None:
+            for _, block, _ in self.blocks():
+                yield block
+            return
+        stratum = np.repeat(np.arange(len(self.sizes)), self.sizes)[columns]
+        for rows, block in _float_blocks(self.draws[:, columns]):
+            if not self.unit:
+                block *= self.scales[rows][:, stratum]  # element by element as blocks() scales them
             yield block
+
+    def blocks(self, patterns: np.ndarray | None = None):
+        """(rows, float64 weights, counts) :data:`BLOCK` replicates at a time; ``counts`` is
+        ``weights @ patterns`` formed per stratum from the integer counts (:meth:`_counts_of`),
+        None without ``patterns``."""
+        for rows, block in _float_blocks(self.draws):
+            counts = None if patterns is None else self._counts_of(block, rows, patterns)
+            if not self.unit:
+                for h, cols in enumerate(self.strata):
+                    block[:, cols] *= self.scales[rows, h, None]
+            yield rows, block, counts
+
+    def _counts_of(self, counts: np.ndarray, rows: slice, patterns: np.ndarray) -> np.ndarray:
+        """sum_h scales[:, h] * (counts[:, h's columns] @ patterns[h's columns]) of a block of
+        integer counts (as float64) and integer-valued ``patterns``: each stratum's product an
+        exact integer (far below 2**53), so the same in any grouping of ``patterns``' columns,
+        then scaled in stratum order."""
+        out = np.zeros((len(counts), patterns.shape[1]))
+        for h, cols in enumerate(self.strata):
+            part = counts[:, cols] @ patterns[cols]
+            if not self.unit:
+                part *= self.scales[rows, h, None]
+            out += part
+        return out
 
     def index(self) -> dict[tuple[str, str], int]:
         return {key: i for i, key in enumerate(self.events)}
@@ -150,18 +195,28 @@ class Resampler:
         """``weights @ x`` (replicates x columns of ``x``), formed a block of replicates at a time."""
         x = np.asarray(x, dtype=float)
         out = np.empty((len(self.draws),) + x.shape[1:])
-        for rows, block in _float_blocks(self.draws):
+        for rows, block, _ in self.blocks():
             out[rows] = block @ x
         return out
 
+    def exact_weighted(self, x: np.ndarray) -> np.ndarray:
+        """``weights @ x`` for integer-valued ``x`` (events x columns, e.g. how many of a bin's
+        vectors each match has), formed as :meth:`_counts_of` does: the same floats whatever the
+        grouping of the columns or of the events' sums."""
+        x = np.asarray(x, dtype=float)
+        out = np.empty((len(self.draws), x.shape[1]))
+        for rows, block in _float_blocks(self.draws):
+            out[rows] = self._counts_of(block, rows, x)
+        return out
+
     def counts(self, present: np.ndarray) -> np.ndarray:
-        """``weights @ present`` (replicates x columns: how many of each column's events a replicate
-        draws), one product per distinct column of ``present`` (the measures of a cell share one).
-        Exact whatever the grouping: integer counts summed in floats far below 2**53."""
+        """``weights @ present`` (replicates x columns: the weight of each column's events in a
+        replicate), one :meth:`exact_weighted` column per distinct column of ``present`` (the
+        measures of a cell share one)."""
         if not present.size:
             return self.weighted(present.astype(float))
         patterns, inverse = np.unique(present, axis=1, return_inverse=True)
-        return self.weighted(patterns.astype(float))[:, inverse.reshape(-1)]
+        return self.exact_weighted(patterns)[:, inverse.reshape(-1)]
 
     def mean_intervals(self, values: np.ndarray, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
         """Intervals of column means by this resampler's method (studentized by default)."""
@@ -239,10 +294,11 @@ class Resampler:
         """Replicates x columns: t* = (m* - m) / se* of centred columns (NaN where undefined),
         the products ``chunk`` columns at a time, each float64 block of weights made once for all.
 
-        The replicates' counts (how many of a column's events each draws) come from one product
-        per block for every distinct presence pattern of all the columns (a cell's measures
-        share one): exact integers whatever the grouping (see :meth:`counts`), so the same
-        counts as a product per chunk, with one pass over the block instead of one per chunk."""
+        The replicates' counts (the weight of a column's events in each) come from one product
+        per block and stratum for every distinct presence pattern of all the columns (a cell's
+        measures share one): formed from exact integers whatever the grouping (see
+        :meth:`counts`), so the same counts as a product per chunk, with one pass over the block
+        instead of one per chunk."""
         patterns, pattern_of = np.unique(present, axis=1, return_inverse=True)
         patterns, pattern_of = patterns.astype(float), pattern_of.reshape(-1)
         parts = []
@@ -250,8 +306,7 @@ class Resampler:
             part = centred[:, start : start + chunk]
             parts.append((slice(start, start + chunk), pattern_of[start : start + chunk], part, part**2))
         t = np.empty((len(self.draws), centred.shape[1]))
-        for rows, block in _float_blocks(self.draws):
-            counts = block @ patterns
+        for rows, block, counts in self.blocks(patterns):
             for cols, inverse, part, squares in parts:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     t[rows, cols] = _t_of(block @ part, block @ squares, counts[:, inverse])

@@ -151,7 +151,8 @@ def variance_decomposition(means: CellMeans, resampler: Resampler) -> dict[str, 
     present = ~np.isnan(x)
     cell_means = np.where(present, x, 0).sum(axis=0) / present.sum(axis=0)
     shares = _shares(cell_means[None, :], len(models), len(conditions))[0]
-    replicate = resampler.weighted(np.where(present, x, 0.0)) / resampler.weighted(present)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a replicate without a cell's events: dropped below
+        replicate = resampler.weighted(np.where(present, x, 0.0)) / resampler.weighted(present)
     boot = _shares(replicate[~np.isnan(replicate).any(axis=1)], len(models), len(conditions))
     tail = (1 - LEVEL) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail], axis=0)

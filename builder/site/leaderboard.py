@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from builder.score.definitions import (
     COMPOSITE_RULE,
+    INTERVALS,
     LEADERBOARD_SCORELINE,
     figure_key,
     help_text,
@@ -56,8 +57,8 @@ def _measure(id: str, essential: bool = False) -> BoardColumn:
 
 COLUMNS = (
     _measure("brier", essential=True),
-    BoardColumn("brier_ci", "95% interval", "Match-level bootstrap 95% interval of the mean Brier: the range the "
-                "mean would likely fall in with other matches of the same kind.", False, True),
+    BoardColumn("brier_ci", "95% interval", f"95% interval of the mean Brier ({INTERVALS.name}, see Methodology): "
+                "the range the mean would likely fall in with other matches of the same kind.", False, True),
     BoardColumn("n", "N", "Number of matches scored for this row (matched events: those every compared "
                 "forecaster of the same condition forecast).", True, True),
     _measure("coverage", essential=True),

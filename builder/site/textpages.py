@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import markdown
 from markupsafe import Markup
 
-from builder.score.definitions import PREMATCH, REGISTRY_ENTRIES
+from builder.score.definitions import PREMATCH, REGISTRY_ENTRIES, intervals_markdown
 from builder.site.models import TextPage
 from builder.site.models_board import DataPage, Download
 from builder.site.render import TEMPLATES_DIR
@@ -32,12 +32,14 @@ def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str
     body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
     if source == "audit.md":
         body = fill_urls(body, ctx.urls).replace("<LATEST_ANCHOR>", latest_anchor_text(ctx))
-    body = body.replace(MEASURES_MARK, measures_table())
+    body = body.replace(MEASURES_MARK, measures_table()).replace(INTERVALS_MARK, intervals_markdown())
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
 
 
 MEASURES_MARK = "<!-- measures: made from builder/score/definitions.py at every build -->"
 """Where the methodology page lists every measure: the registry's table replaces the line."""
+INTERVALS_MARK = "<!-- intervals: made from builder/score/definitions.py at every build -->"
+"""Where the methodology page names the interval method: ``definitions.intervals_markdown`` replaces it."""
 
 
 def measures_table() -> str:
