@@ -123,7 +123,7 @@ def test_configuration_values_are_bounded_with_one_line_errors(tmp_path, text, m
     config.write_text(f'[arena]\ncompetitions = ["worldcup-2026"]\n{text}\n')
     assert main(["tick", "--config", str(config), "--archive", str(tmp_path / "archive")]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"prematch-collector tick: {config}") or line.startswith(f"collector tick: {config}")
+    assert line.startswith(f"prematch tick: {config}"), line
     assert message in line and len(line) < 600
     assert not (tmp_path / "archive").exists()
 
