@@ -252,7 +252,8 @@ def test_builds_through_ticks_reuse_results_and_match_a_build_without_cache(tmp_
 
 def test_prophet_arena_symmetric_intervals_are_kept_as_computed(tmp_path):
     """The analysis page's Prophet Arena intervals (mean +- h): reused from the memo, the same floats."""
-    from builder.score.paper_tables import _Columns, _syms
+    from builder.score.paper_common import Columns as _Columns
+    from builder.score.paper_table_pa import _syms
 
     resampler = _resampler(scheme=MULTINOMIAL)  # the paper tables' scheme
     rng = np.random.default_rng(4)

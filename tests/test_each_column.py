@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from builder.score.each_column import studentized_each
-from builder.score.paper_tables import _cis, _Columns, _syms
+from builder.score.paper_common import Columns as _Columns
+from builder.score.paper_table_pa import _syms
+from builder.score.paper_tables import _cis
 from builder.score.resampling import BLOCK, MULTINOMIAL, POISSON, Resampler
 
 

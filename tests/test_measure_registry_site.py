@@ -21,7 +21,13 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main as builder
-from builder.score.definitions import INTERVALS, PAPER_INTERVALS, REGISTRY, REGISTRY_ENTRIES, label
+from builder.score.definitions import (
+    INTERVALS,
+    PAPER_INTERVALS,
+    REGISTRY,
+    REGISTRY_ENTRIES,
+    label,
+)
 
 SCOPES = ("own events", "matched", "best cell", "by stage", "by stated confidence", "10 bins")
 DECORATION = re.compile(r"^(?: \((?:" + "|".join(map(re.escape, SCOPES)) + r")\))?(?:, %)?"

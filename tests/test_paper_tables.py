@@ -13,8 +13,9 @@ from builder.score.metrics import (
     partial_credit_scoreline,
     scoreline_display,
 )
-from builder.score.paper_tables import T1_WEIGHTS, paper_tables, t1_score
+from builder.score.paper_tables import paper_tables
 from builder.score.scoring import score_archive
+from builder.score.t1 import T1_WEIGHTS, t1_score
 from collector.records import Event, Horizon, Score
 from tests.factories import (
     archive_from_records,

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from builder.score.inference import Resampler
-from builder.score.paper_tables import _Columns, _returns, _sym
+from builder.score.paper_common import Columns as _Columns
+from builder.score.paper_table_pa import _returns, _sym
 from builder.score.resampling import BLOCK, MULTINOMIAL
 from builder.score.returns import return_hda_prophet_arena
 

@@ -26,12 +26,13 @@ def test_the_hook_gets_the_final_rows_and_the_work_and_its_result_is_used():
     plain = score_archive(archive)
     calls = []
 
-    def elsewhere(rows, work):
-        calls.append((rows, work))
+    def elsewhere(rows, t5, work):
+        calls.append((rows, t5, work))
         return lambda: pickle.loads(pickle.dumps(work()))  # handed back as a child hands it back
 
     hooked = score_archive(archive, rows_scored=elsewhere)
     assert len(calls) == 1 and calls[0][0] is hooked.forecasts and len(hooked.forecasts) > 0
+    assert calls[0][1] is hooked.t5  # the archive's T5 layer, made once, handed to the slices and tables
     assert _analyses(hooked) == _analyses(plain)
     assert hooked.difficulty and hooked.robustness and hooked.diversity
     assert any(t.family.startswith(("ensemble/", "stage/")) for t in hooked.tests)  # the child's families joined
@@ -40,7 +41,7 @@ def test_the_hook_gets_the_final_rows_and_the_work_and_its_result_is_used():
 def test_a_hook_that_returns_none_has_the_analyses_made_in_place():
     archive = _archive()
     asked = []
-    scores = score_archive(archive, rows_scored=lambda rows, work: asked.append(rows) and None)
+    scores = score_archive(archive, rows_scored=lambda rows, t5, work: asked.append(rows) and None)
     assert asked and _analyses(scores) == _analyses(score_archive(archive))
 
 
@@ -54,7 +55,7 @@ def test_the_result_handed_back_is_what_the_work_makes():
 
 def test_without_inference_tests_no_robustness_tests_or_intervals_are_made():
     archive = _archive()
-    scores = score_archive(archive, inference_tests=False, rows_scored=lambda rows, work: work)
+    scores = score_archive(archive, inference_tests=False, rows_scored=lambda rows, t5, work: work)
     assert scores.robustness == [] and scores.tests == []
     assert scores.difficulty and scores.diversity
     assert all(row.low is None and row.high is None for row in scores.difficulty)

@@ -9,7 +9,6 @@ from builder.score.columns import NAMES, RowTable
 from builder.score.inference import Resampler
 from builder.score.scoring import score_archive, score_part
 from builder.score.slices import score_slices, slice_filter, slices
-from tests.test_inference import stratum_counts
 from collector.records import Forecast
 from tests.factories import (
     archive_from_records,
@@ -20,6 +19,7 @@ from tests.factories import (
     make_payload,
     synthetic_records,
 )
+from tests.test_inference import stratum_counts
 
 # awkward probabilities (sums of them round differently in different orders)
 VECTORS = [(0.137, 0.291, 0.572), (0.611, 0.173, 0.216), (0.333, 0.334, 0.333), (0.071, 0.469, 0.46),

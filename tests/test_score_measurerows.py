@@ -130,7 +130,9 @@ def test_layers_are_the_dicts_the_layers_functions_give(scored):
     found = [r.layers for r in rows]
     assert all(type(x) is Layers for x in found) and len({id(x.matrix) for x in found}) == 1
     for r, layers in zip(rows, found, strict=True):
-        old = fine_grained_board.row_layers(fine_grained_board.forecast_tasks(archive, r), r.measures, r.advancement)
+        truth = fine_grained_board.event_truth(archive, (r.competition_id, r.event_id))
+        old = fine_grained_board.row_layers(fine_grained_board.forecast_tasks(archive, r), r.measures, r.advancement,
+                                            truth)
         assert list(layers) == list(old) == list(ROW_LAYERS) and repr(layers) == repr(old)
         assert bits(layers.values()) == bits(old.values()) and orjson.dumps(clean(layers)) == orjson.dumps(clean(old))
     assert any(math.isnan(x["T2"]) for x in found) and not any(math.isnan(x["T1"]) for x in found)

@@ -15,7 +15,6 @@ import orjson
 
 from builder.score.paper_tables import PaperTable, paper_tables
 from builder.score.scoring import score_archive
-from builder.score.t5_layer import t5_layer
 from collector.archive.folder import check_archive_dir
 from collector.archive.reader import load_archive
 from collector.commandline import finish
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.archive}: no scored match forecasts (forecasts with outcomes) to tabulate")
     if args.reference is not None and args.reference not in {r.forecaster for r in scores.forecasts}:
         raise UsageError(f"--reference {args.reference!r}: no scored forecasts by that forecaster")
-    report = TablesReport(paper_tables(scores.forecasts, args.reference, t5_layer(archive)), list(archive.problems))
+    report = TablesReport(paper_tables(scores.forecasts, args.reference, scores.t5), list(archive.problems))
     if args.json:
         sys.stdout.buffer.write(orjson.dumps([asdict(t) for t in report.tables],
                                              option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))

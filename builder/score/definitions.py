@@ -22,7 +22,14 @@ import orjson
 
 from builder.score.fine_grained_layers import LAYER_WEIGHTS
 from builder.score.metrics import LOG_LOSS_FLOOR
-from builder.score.resampling import LEVEL, MULTINOMIAL, PERMUTATIONS, POISSON, REPLICATES, SEED
+from builder.score.resampling import (
+    LEVEL,
+    MULTINOMIAL,
+    PERMUTATIONS,
+    POISSON,
+    REPLICATES,
+    SEED,
+)
 
 LSA, WCA, PA, PREMATCH = "LLM-SoccerArena", "WorldCupArena", "Prophet Arena", "Prematch"
 OWN = "Prematch's own"
@@ -49,6 +56,16 @@ class MeasureDef:
     """Earlier ids of the same computation, still present in ``score --json`` rows."""
     plain: str = ""
     """What the figure tells a visitor, in one plain sentence (the glossary's first line)."""
+
+    @property
+    def source(self) -> str:
+        """Where it comes from: "<paper> <where>", or only ``where`` for Prematch's own."""
+        return self.where if self.paper == PREMATCH else f"{self.paper} {self.where}"
+
+    @property
+    def what(self) -> str:
+        """The plain sentence, then the definition, as one text (glossary and Method page)."""
+        return (f"{self.plain} " if self.plain else "") + self.text[0].upper() + self.text[1:] + "."
 
 
 def _m(id: str, label: str, unit: str, better: str, paper: str, where: str, text: str,
@@ -235,9 +252,7 @@ def describe(id: str) -> str:
 def help_text(id: str) -> str:
     """The glossary sentence of a measure: what it tells, its definition, unit, direction, source."""
     m = entry(id)
-    source = m.where if m.paper == PREMATCH else f"{m.paper} {m.where}"
-    lead = f"{m.plain} " if m.plain else ""
-    return f"{lead}{m.text[0].upper()}{m.text[1:]}. Unit: {m.unit}; {m.better}; basis: {m.basis}. Source: {source}."
+    return f"{m.what} Unit: {m.unit}; {m.better}; basis: {m.basis}. Source: {m.source}."
 
 
 COMPOSITE_RULE = ("C_50,5 (eq. 3) of the weighted mean (eq. 2) of the layers that have truth (weights "
@@ -322,9 +337,8 @@ def markdown_list() -> str:
     lines = ["| id | label | unit | direction | paper, where | basis | applies to |",
              "|---|---|---|---|---|---|---|"]
     for m in REGISTRY_ENTRIES:
-        where = m.where if m.paper == PREMATCH else f"{m.paper} {m.where}"
         ids = m.id + "".join(f" (also `{a}`)" for a in m.aliases)
-        lines.append(f"| `{ids.split(' ')[0]}`{ids[len(m.id):]} | {m.label} | {m.unit} | {m.better} | {where} | "
+        lines.append(f"| `{ids.split(' ')[0]}`{ids[len(m.id):]} | {m.label} | {m.unit} | {m.better} | {m.source} | "
                      f"{m.basis} | {m.applies} |")
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,7 @@
 """WorldCupArena's layers and composite for every scored match forecast, and per leaderboard cell.
 
-Per forecast (:func:`with_layers`): T1 is the result-and-score layer of
-:func:`builder.score.t1.t1_score`; T2-T4 are the fine-grained layers of
+Per forecast (:func:`row_layers`, called by ``builder.score.scoring`` as it builds each row):
+T1 is the result-and-score layer of :func:`builder.score.t1.t1_score`; T2-T4 are the fine-grained layers of
 :mod:`builder.score.fine_grained` against the event's match report. WorldCupArena eq. (2)
 skips what has no *truth*: a task the report has no data for is left out (NaN). A task whose
 truth exists but which the forecast did not forecast (no fine-grained part at all, or a
@@ -73,20 +73,6 @@ def row_layers(tasks: dict[str, float], measures: dict[str, float],
     """A row's ``layers``: T1 from its measures, T2-T4 from its ``tasks`` credited against the
     event's ``truth`` (:func:`credited`); NaN = no truth for the layer."""
     return fl.match_layers(credited(tasks, truth), t1_of(measures, advancement))
-
-
-def with_layers(archive: Archive, rows: list[ScoredForecast]) -> list[ScoredForecast]:
-    """Each row with ``layers`` (T1-T4, NaN = no truth) and ``fine_tasks`` (its own T2-T4 task scores).
-
-    ``builder.score.scoring`` gives rows their layers as it builds them (the same functions);
-    this is for rows scored without them."""
-    out = []
-    for row in rows:
-        tasks = forecast_tasks(archive, row)
-        truth = event_truth(archive, (row.competition_id, row.event_id))
-        out.append(dataclasses.replace(row, layers=row_layers(tasks, row.measures, row.advancement, truth),
-                                       fine_tasks=tasks))
-    return out
 
 
 def composite_of(rows: list[ScoredForecast], t5: T5Layer = NO_T5) -> dict[str, float | int | None]:

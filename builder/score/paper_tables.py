@@ -10,9 +10,9 @@ Each table keeps the conditions its paper ran and names them as the paper does.
   balanced aggregation over them (§4.1 "balanced and fully matched design", App. C.2 Fig. 4:
   "the balanced T-24h aggregation across both information-access conditions"), so rows are per
   forecaster and, per match, the mean of its closed-book and open-book values with equal weight
-  (samples averaged within each first). A
-  match counts for a forecaster only when it has every one of the two levels the forecaster ran
-  (balanced, no imputation; a baseline that runs closed book only contributes that one).
+  (samples averaged within each first). A match counts for a forecaster only when it has every
+  one of the two levels the forecaster ran (balanced, no imputation; a baseline that runs
+  closed book only contributes that one).
   Evidence-package forecasts are not in that design and never enter. The complete panel keeps
   the matches every listed forecaster scored. Sorted by Brier.
 * WorldCupArena Table 2 (seeds/001 §4.2): Model, Setting, N, Composite, Result, Exact,
@@ -57,20 +57,10 @@ from builder.score.each_column import studentized_each
 from builder.score.fine_grained_board import composite_of
 from builder.score.metrics import scoreline_display
 from builder.score.paper_common import Columns, PaperTable
-from builder.score.paper_table_pa import (  # noqa: F401
-    HORIZON,
-    STAND_INS,
-    _returns,
-    _sym,
-    _syms,
-    pa_table,
-)
+from builder.score.paper_table_pa import HORIZON, pa_table
 from builder.score.resampling import MULTINOMIAL, Resampler
-from builder.score.t1 import T1_WEIGHTS, t1_score  # noqa: F401 (T1_WEIGHTS: issue 14's name, kept here too)
 from builder.score.t5_layer import NO_T5, T5Layer
 from builder.score.types import ScoredForecast
-
-_Columns = Columns  # the name the table's tests and benchmarks import
 
 
 def paper_tables(rows: list[ScoredForecast], reference: str | None = None, t5: T5Layer = NO_T5) -> list[PaperTable]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from builder.score import difficulty, diversity, families, robustness
 from builder.score.blas import one_blas_thread
@@ -50,8 +51,9 @@ def row_analyses(rows: list[ScoredForecast], resampler, options: AnalysisOptions
         )
 
 
-RowsScored = Callable[[list[ScoredForecast], Callable[[], "RowAnalyses"]], Callable[[], "RowAnalyses"] | None]
-"""The hook ``score_archive`` calls once the rows exist: given the rows and the work of
+RowsScored = Callable[[list[ScoredForecast], Any, Callable[[], "RowAnalyses"]], Callable[[], "RowAnalyses"] | None]
+"""The hook ``score_archive`` calls once the rows exist: given the rows, the archive's T5 layer
+(``builder.score.t5_layer.T5Layer``, for the slices and paper tables made elsewhere) and the work of
 :func:`row_analyses` on them (a call with no arguments), it returns how to get that work's
 result when it runs it elsewhere (a forked child: :mod:`builder.score.slicework`), or None to
 have it run here."""

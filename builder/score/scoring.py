@@ -91,9 +91,10 @@ def _score_archive(archive: Archive, competition_id: str | None, inference_tests
     if flags and not options.include_leaked:
         match_forecasts = [f for f in match_forecasts if path_for(f) not in flags]
     scores.forecasts = score_match_forecasts(archive, match_forecasts)
+    scores.t5 = t5_layer(archive)
     resampler = inference.resampler_for(scores.forecasts, options.intervals) if scores.forecasts else None
     work = partial(row_analyses, scores.forecasts, resampler, options, inference_tests)
-    elsewhere = rows_scored(scores.forecasts, work) if rows_scored is not None else None
+    elsewhere = rows_scored(scores.forecasts, scores.t5, work) if rows_scored is not None else None
     market_rows = _boards(scores, archive, match_forecasts, options=options, resampler=resampler)[1]
     scores.calibration = calibration.calibration_rows(scores.forecasts)
     scores.confidence_groups = calibration.confidence_groups(scores.forecasts, options.confidence_groups)
@@ -132,9 +133,10 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
     the whole archive's).
     """
     with paused_garbage_collector(), one_blas_thread():
-        scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows)
+        scores = Scores(archive=str(archive.root), competition_id=None, forecasts=rows,
+                        t5=t5_layer(archive) if t5 is None else t5)
         resampler, market_rows = _boards(scores, archive, match_forecasts, all_view_intervals=False, options=options,
-                                         table=table, market_rows=market_rows, t5=t5)
+                                         table=table, market_rows=market_rows)
         if inference_tests and resampler is not None:
             scores.tests = inference.all_tests(rows, resampler, market_rows) + families.family_tests(rows, resampler)
         scores.notes = aggregate.NOTES + inference.NOTES
@@ -143,7 +145,7 @@ def score_part(archive: Archive, match_forecasts: list[Forecast], rows: list[Sco
 
 def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], all_view_intervals: bool = True,
             options: AnalysisOptions = LSA_DEFAULTS, table: RowTable | None = None, market_rows: dict | None = None,
-            resampler=None, t5: T5Layer | None = None):
+            resampler=None):
     """Fill the leaderboard, matched view and ensemble of ``scores``; return the resampler (``resampler``,
     or the rows' own when not given) and the rows' ``market.market_events`` (the market tests
     reuse them rather than pairing the rows again).
@@ -160,11 +162,10 @@ def _boards(scores: Scores, archive: Archive, match_forecasts: list[Forecast], a
     scores.matched = aggregate.matched_view(scores.leaderboard, scores.forecasts, market_rows, resampler,
                                             table=table)
     composites: dict[tuple, dict] = {}  # per cell, shared by both views (over every scored match of the cell)
-    t5 = t5_layer(archive) if t5 is None else t5
     scores.leaderboard = fine_grained_board.with_composite(scores.leaderboard, scores.forecasts, composites,
-                                                           table=table, t5=t5)
+                                                           table=table, t5=scores.t5)
     scores.matched = fine_grained_board.with_composite(scores.matched, scores.forecasts, composites, table=table,
-                                                       t5=t5)
+                                                       t5=scores.t5)
     scores.ensemble = aggregate.ensemble_rows(scores.forecasts, resampler, table=table)
     return resampler, market_rows
 

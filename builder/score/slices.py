@@ -103,7 +103,7 @@ def _score_slices(archive: Archive, scores: Scores, wanted: list[Slice]) -> dict
     match_forecasts = sorted((f for f in archive.forecasts if f.target_kind == "match"), key=Forecast.key)
     table = RowTable.of(scores.forecasts)  # once; each part takes its rows from it
     priced = market.table_market_events(table)  # once; each part keeps its events' entries
-    t5 = t5_layer(archive)  # once; each part's cells take their tournaments' T5
+    t5 = scores.t5 if scores.t5 is not None else t5_layer(archive)  # once; each part's cells take their tournaments' T5
     return {current: scores if current.whole else _score_slice(archive, current, match_forecasts, table, priced, t5)
             for current in wanted}
 

@@ -43,7 +43,7 @@ from builder.score.memo import MemoDelta, active_memo
 from builder.score.paper_tables import PaperTable, paper_tables
 from builder.score.row_analyses import RowAnalyses
 from builder.score.slices import score_slices
-from builder.score.t5_layer import t5_layer
+from builder.score.t5_layer import T5Layer
 from builder.score.types import ScoredForecast, Scores, Slice
 from collector.archive.reader import Archive
 
@@ -59,17 +59,18 @@ class SliceWork:
         self.background: Background | None = None
         self.waited = 0.0  # seconds scoring waited for the child's row analyses
 
-    def start(self, rows: list[ScoredForecast], analyses: Callable[[], RowAnalyses]) -> Callable[[], RowAnalyses] | None:
+    def start(self, rows: list[ScoredForecast], t5: T5Layer,
+              analyses: Callable[[], RowAnalyses]) -> Callable[[], RowAnalyses] | None:
         """Fork the child (when ``parallel``) that makes ``analyses`` (the whole archive's
         :func:`~builder.score.row_analyses.row_analyses`, first: scoring waits for them), then the
         slices and the tables from ``rows``; return how to get the analyses, or None (serially:
         score_archive makes them). score_archive's ``rows_scored`` hook."""
         if not self.parallel or self.background is not None:
             return None
-        whole = Scores(archive=str(self.archive.root), competition_id=None, forecasts=rows)
+        whole = Scores(archive=str(self.archive.root), competition_id=None, forecasts=rows, t5=t5)
         self.background = Background([("analyses", partial(_noted, analyses)),
                                       ("slices", partial(_noted, _parts, self.archive, whole, self.wanted)),
-                                      ("paper", partial(_noted, _tables, self.archive, rows))], parallel=True)
+                                      ("paper", partial(_noted, _tables, t5, rows))], parallel=True)
         self.progress(ANNOUNCE)
         return self._analyses
 
@@ -116,9 +117,9 @@ def _parts(archive: Archive, whole: Scores, wanted: list[Slice]) -> dict[Slice, 
             for current, found in score_slices(archive, whole, wanted).items() if not current.whole}
 
 
-def _tables(archive: Archive, rows: list[ScoredForecast]) -> tuple[PaperTable, ...]:
+def _tables(t5: T5Layer, rows: list[ScoredForecast]) -> tuple[PaperTable, ...]:
     """The analysis page's paper tables (none without rows, as the page shows none)."""
-    return tuple(paper_tables(rows, t5=t5_layer(archive))) if rows else ()
+    return tuple(paper_tables(rows, t5=t5)) if rows else ()
 
 
 def _noted(task: Callable, *args) -> tuple[object, MemoDelta | None]:

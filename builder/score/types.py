@@ -360,9 +360,12 @@ class Scores:
     problems: list[str] = field(default_factory=list)
     leakage: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Forecast archive path -> the leakage audit's (rule, reason) flags (builder/score/leakage.py)."""
+    t5: Any = None
+    """The archive's T5 layer (``builder.score.t5_layer.T5Layer``), made once by ``score_archive``:
+    the composite's fifth layer for every view, slice and paper table of this archive."""
 
     def to_dict(self) -> dict[str, Any]:
-        return clean(asdict(self))
+        return clean({k: v for k, v in asdict(self).items() if k != "t5"})
 
 
 def clean(value: Any) -> Any:

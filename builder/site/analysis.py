@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from builder.score.definitions import REGISTRY_ENTRIES, label
 from builder.score.paper_tables import paper_tables
-from builder.score.t5_layer import t5_layer
+from builder.score.t5_layer import NO_T5
 from builder.site.models import Meta
 from builder.site.models_board import Table
 from builder.site.render import declare
@@ -117,7 +117,7 @@ def calibration_tables(scores) -> tuple[Table, ...]:
 def analysis_page(ctx: SiteContext) -> AnalysisPage:
     scores = ctx.scores
     made = ctx.paper if ctx.paper is not None else \
-        paper_tables(scores.forecasts, t5=t5_layer(ctx.archive)) if scores.forecasts else ()
+        paper_tables(scores.forecasts, t5=scores.t5 or NO_T5) if scores.forecasts else ()
     paper = tuple((Table(t.title, t.columns, t.rows, t.measures, t.figures), t.caption) for t in made)
     definitions = Table("Which paper each measure follows", ("measure", "label", "paper", "where", "definition"),
                         tuple((m.id, m.label, m.paper, m.where, m.text) for m in REGISTRY_ENTRIES))

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import markdown
 from markupsafe import Markup
 
-from builder.score.definitions import PREMATCH, REGISTRY_ENTRIES, intervals_markdown
+from builder.score.definitions import REGISTRY_ENTRIES, intervals_markdown
 from builder.site.models import TextPage
 from builder.site.models_board import DataPage, Download
 from builder.site.render import TEMPLATES_DIR
@@ -47,9 +47,7 @@ def measures_table() -> str:
     direction and source, then what it is (a list reads at phone width, a 51-row table does not)."""
     lines = []
     for m in REGISTRY_ENTRIES:
-        source = m.where if m.paper == PREMATCH else f"{m.paper} {m.where}"
-        what = (f"{m.plain} " if m.plain else "") + m.text[0].upper() + m.text[1:] + "."
-        lines.append(f"* **{m.label}** (`{m.id}`; {m.unit}, {m.better}; {source}): {what}")
+        lines.append(f"* **{m.label}** (`{m.id}`; {m.unit}, {m.better}; {m.source}): {m.what}")
     return "\n".join(lines)
 
 
