@@ -48,6 +48,19 @@ def _package_definitions_only():
     use_definitions_dir(None)
 
 
+@pytest.fixture(autouse=True)
+def _secrets_of_this_test_only():
+    """Secrets registered by a client (``collector.redaction.register_secret``) live for the process;
+    each test starts with none and leaves none, so what is redacted never depends on test order."""
+    from collector import redaction
+
+    saved = set(redaction._registered)
+    redaction._registered.clear()
+    yield
+    redaction._registered.clear()
+    redaction._registered.update(saved)
+
+
 @pytest.fixture
 def server(monkeypatch):
     """A local server speaking OpenRouter's format (tests/fake_openrouter.py), with the client's
@@ -72,4 +85,25 @@ def worldcup_replay(data_dir, tmp_path_factory) -> Path:
     code = main(["replay", "worldcup-2026", "--out", str(out), "--data-dir", str(data_dir),
                  "--baselines", "uniform,base_rate,elo,squad_form"])
     assert code == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def worldcup_scored(worldcup_replay):
+    """:func:`worldcup_replay`'s archive loaded and scored once (no significance tests): (archive, scores)."""
+    from builder.score.scoring import score_archive
+    from collector.archive.reader import load_archive
+
+    archive = load_archive(worldcup_replay / "archive")
+    return archive, score_archive(archive, inference_tests=False)
+
+
+@pytest.fixture(scope="session")
+def worldcup_site(worldcup_replay, tmp_path_factory) -> Path:
+    """:func:`worldcup_replay`'s site, built once by ``prematch build`` without a cache (read only)."""
+    from builder.cli import main
+
+    out = tmp_path_factory.mktemp("worldcup-site") / "site"
+    assert main(["build", "--archive", str(worldcup_replay / "archive"), "--out", str(out), "--no-cache",
+                 "--quiet"]) == 0
     return out

@@ -10,15 +10,12 @@ import pytest
 from builder.score import fine_grained_layers as fl
 from builder.score.fine_grained_board import event_truth
 from builder.score.paper_tables import wca_table
-from builder.score.scoring import score_archive
 from builder.score.t5_layer import t5_layer
-from collector.archive.reader import load_archive
 
 
 @pytest.fixture(scope="module")
-def replayed(worldcup_replay):
-    archive = load_archive(worldcup_replay / "archive")
-    return archive, score_archive(archive, inference_tests=False)
+def replayed(worldcup_scored):
+    return worldcup_scored
 
 
 def test_the_baseline_has_t2_and_t3_scores_where_openfootball_has_truth_and_t4_has_no_data(replayed):

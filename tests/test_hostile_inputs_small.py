@@ -47,7 +47,10 @@ def test_bidi_and_control_characters_of_every_source_never_reach_a_page(tmp_path
 @pytest.mark.parametrize("value, shown", [(-0.0, "0%"), (-0.001, "0%"), (0.004, "0%"), (0.5, "50%"), (None, "–")])
 def test_a_negative_zero_is_never_shown_with_its_sign(value, shown):
     assert percent(value) == shown
-    assert number(-0.0) == "0.000"
+
+
+def test_a_negative_zero_number_is_shown_without_its_sign():
+    assert number(-0.0) == "0.000" and number(-0.0001) == "0.000" and number(-0.5) == "-0.500"
 
 
 def test_a_hand_edited_negative_zero_is_shown_as_0_percent_on_every_page(tmp_path):
@@ -73,7 +76,10 @@ def test_a_hand_edited_negative_zero_is_shown_as_0_percent_on_every_page(tmp_pat
     assert edited >= 5 and not load_archive(tmp_path / "archive").problems  # still valid records
     build_site(tmp_path / "archive", tmp_path / "site", commit="abc123", progress=lambda _: None)
     pages = {p: p.read_text() for p in (tmp_path / "site").rglob("*.html")}
-    assert any("0%" in text for text in pages.values())
+    matches = [t for p, t in pages.items() if "/matches/" in p.as_posix() and p.name != "index.html"]
+    assert matches and all(">0%<" in t for t in matches)  # the edited away probability, shown as a bare 0%
+    # the edited last choice of a four-team question (an eight-team one shows its first six only)
+    assert ">0%<" in (tmp_path / "site" / "questions" / "worldcup-2026" / "group_winner_a.html").read_text()
     for path, text in pages.items():
         assert "-0%" not in text and "−0%" not in text, path
 

@@ -47,8 +47,9 @@ def test_one_label_is_one_entry_and_a_second_label_for_a_computation_is_refused(
         definitions._check_unique()
 
 
-def test_the_papers_settings_and_scorelines_have_distinct_labels():
-    assert label("scoreline_90") != label("scoreline_wca") != label("scoreline_wca_c70")
-    assert label("market_return") != label("return_pa")
-    assert "Prophet Arena" in label("return_pa") and "Prematch" in label("market_return")
+def test_the_papers_scorelines_and_returns_are_printed_under_their_own_names():
+    assert (label("scoreline_90"), label("scoreline_wca"), label("scoreline_wca_c70")) == (
+        "Scoreline (raw, 90')", "Scoreline (raw, published score)", "Scoreline (WCA C₇₀)")
+    assert (label("market_return"), label("return_pa")) == ("Return (Prematch edge rule)", "Return (Prophet Arena rule)")
+    assert label("composite") == "Composite" and label("brier_pa") == "Brier (per market)"
     assert "configs/tasks.yaml" in entry("t1").text  # how T1 differs from the public grader

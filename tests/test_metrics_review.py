@@ -217,11 +217,16 @@ def test_studentized_interval_agrees_with_an_explicit_bootstrap_t_loop_on_skewed
     r = _resampler(24)
     low, high = r.studentized_intervals(values[:, None])
     m0, se0 = values.mean(), values.std(ddof=0) / math.sqrt(len(values))
+    knockout = np.arange(len(values)) >= len(values) - len(values) // 4  # _resampler's strata, by construction
     t = []
-    for counts, weights in zip(r.draws, r.weights, strict=True):
+    for counts in r.draws.astype(float):
         # the replicate's resample: each match as often as drawn, a copy weighing its stratum's scale
+        # n_h / (the stratum's draws), worked out here from the strata, not read from the resampler
+        with np.errstate(divide="ignore"):  # a stratum not drawn at all has no copies to weigh
+            scale = np.where(knockout, knockout.sum() / counts[knockout].sum(),
+                             (~knockout).sum() / counts[~knockout].sum())
         drawn = np.repeat(np.arange(len(values)), counts.astype(int))
-        share = weights[drawn] / counts[drawn]
+        share = scale[drawn]
         n = share.sum()
         mean = share @ values[drawn] / n
         se = math.sqrt(share @ (values[drawn] - mean) ** 2 / n / n)

@@ -67,7 +67,7 @@ def test_with_the_odds_key_the_tick_writes_snapshots(tmp_path, data_dir, monkeyp
         fake.odds_events = [odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", books)]
         monkeypatch.setenv("ODDS_API_KEY", ODDS_KEY)
         monkeypatch.setenv("ODDS_API_BASE_URL", fake.base_url)
-        tick(tmp_path, data_dir, "skip")
+        assert tick(tmp_path, data_dir, "skip") == 0
     snapshots = [r for r in load_archive(tmp_path / "archive").records if "mex-v-rsa/odds/the-odds-api" in r]
     assert snapshots, "an odds snapshot of the match whose T-24h window is open"
 
@@ -88,6 +88,6 @@ def test_api_football_reports_are_off_without_the_key_and_every_configured_leagu
     with FakeAPIFootball() as fake:
         monkeypatch.setenv("API_FOOTBALL_KEY", "test-api-football-key")
         monkeypatch.setenv("API_FOOTBALL_BASE_URL", fake.base_url)
-        main(command)
+        assert main(command) == 0
         assert any(path.startswith("/fixtures") and query.get("league") == ["1"] and query.get("season") == ["2026"]
                    and key == "test-api-football-key" for path, query, key in fake.seen)  # fmt: skip

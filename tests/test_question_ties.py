@@ -19,19 +19,15 @@ from builder.score.metrics_questions import (
     correct_count_question,
     exact_set_question,
 )
-from builder.score.scoring import score_archive
-from builder.site.build import build_site
-from collector.archive.reader import load_archive
-from collector.records import Choice, QuestionForecast
+from collector.records import QuestionForecast
+from tests.factories import make_question, make_question_forecast
 
 TEAMS = ("arg", "bra", "esp", "fra", "ger", "por")
 
 
 def forecast(probabilities: dict[str, float], picks: tuple[str, ...]) -> QuestionForecast:
-    kind = "single_choice" if len(picks) == 1 else "multi_choice_fixed_k"
-    choices = tuple(Choice(team=t, probability=p, rank=i + 1, is_final_pick=t in picks)
-                    for i, (t, p) in enumerate(probabilities.items()))
-    return QuestionForecast(question_id="q", prediction_type=kind, k=len(picks), choices=choices, final_picks=picks)
+    question = make_question("q", tuple(probabilities), k=len(picks))
+    return make_question_forecast(question, probabilities, picks).payload
 
 
 def test_ties_by_hand():
@@ -78,13 +74,8 @@ def test_the_order_of_equal_teams_never_makes_a_pick(weights, k, rng):
         assert made == set()
 
 
-@pytest.fixture(scope="module")
-def replay(worldcup_replay):
-    return load_archive(worldcup_replay / "archive")
-
-
-def test_uniform_makes_no_picks_and_gets_no_credit_on_the_2026_replay(replay):
-    scores = score_archive(replay, inference_tests=False)
+def test_uniform_makes_no_picks_and_gets_no_credit_on_the_2026_replay(worldcup_scored):
+    _, scores = worldcup_scored
     uniform = [q for q in scores.questions if q.forecaster == "uniform"]
     assert uniform and all(set(q.tied) == set(q.final_picks) for q in uniform)  # every pick was a tie
     share = {s.forecaster: s.measures for s in scores.question_summary if s.prediction_type == "single_choice"}
@@ -96,9 +87,8 @@ def test_uniform_makes_no_picks_and_gets_no_credit_on_the_2026_replay(replay):
                                                                if q.prediction_type == "single_choice"]))
 
 
-def test_question_cards_and_the_bracket_show_tie_for_uniform(worldcup_replay, tmp_path):
-    out = tmp_path / "site"
-    build_site(worldcup_replay / "archive", out, commit="test", progress=lambda _l: None)
+def test_question_cards_and_the_bracket_show_tie_for_uniform(worldcup_site):
+    out = worldcup_site
     page = (out / "questions/worldcup-2026/group_winner_a.html").read_text()
     cards = re.findall(r'<article class="forecast.*?</article>', page, re.S)
     [uniform] = [c for c in cards if "<strong>uniform</strong>" in c]

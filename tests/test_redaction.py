@@ -72,3 +72,21 @@ def test_the_writers_check_of_bytes_agrees_with_the_pattern(key, before, after, 
     with patch("collector.redaction.known_secrets", return_value=frozenset({key})):
         assert contains_secret(data) or pattern_for([key]).search(text) is None
         assert contains_secret(data) or not hidden
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=string.ascii_letters + string.digits, min_size=24, max_size=48),
+       st.text(alphabet=string.ascii_letters + string.digits + " .,:;-'\"()\n", max_size=300))
+def test_text_without_any_form_of_a_long_key_is_not_flagged(key, text):
+    """The other side of the writer's check: over-redaction. A text that holds no form of a key of 24 or
+    more characters (checked by the independent decoding oracle of tests/secret_search.py) is not said
+    to hold it, so ordinary answers are never withheld."""
+    from unittest.mock import patch
+
+    from collector.redaction import contains_secret
+    from tests.secret_search import occurrences
+
+    if occurrences(text, key):  # the oracle finds the key in some form: not this property's case
+        return
+    with patch("collector.redaction.known_secrets", return_value=frozenset({key})):
+        assert not contains_secret(text) and not contains_secret(text.encode())

@@ -14,7 +14,7 @@ from collector.cli import main
 from collector.records import ForecastStatus
 from collector.schedule.model_check import MISSED_PREFIX
 from tests.collection_helpers import TEST_LLM
-from tests.fake_openrouter import model_entry, recorded
+from tests.fake_openrouter import TEST_MODELS, model_entry, recorded
 
 NOW = "2026-06-10T12:00:00Z"  # the group stage's stage-opening window is open: 72 matches
 ARENA = ('arena = { competitions = ["worldcup-2026"], access = ["closed_book"], '
@@ -107,7 +107,7 @@ def test_the_models_list_is_read_whole_whatever_the_cap_on_answers(server):
             await client.aclose()
 
     status, payload = asyncio.run(ask())
-    assert status == 200 and len(payload["data"]) == len(recorded("models.json")["data"]) + 66
+    assert status == 200 and len(payload["data"]) == len(recorded("models.json")["data"]) + len(TEST_MODELS)
 
 
 def test_a_retry_of_a_rejected_model_is_left_for_a_later_tick_not_recorded_missed(tmp_path, data_dir, server,

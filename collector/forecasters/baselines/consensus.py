@@ -30,7 +30,11 @@ SPREAD = "max - min across books of each outcome's margin-free probability (home
 
 def consensus_probabilities(odds, method: str = "proportional") -> np.ndarray:
     """Median across bookmakers (rows) of each bookmaker's margin-free probabilities, renormalised."""
-    fair = fair_by_book(odds, method)
+    return _median(fair_by_book(odds, method))
+
+
+def _median(fair: np.ndarray) -> np.ndarray:
+    """The median of the books' margin-free probabilities per outcome, renormalised to sum to 1."""
     median = np.median(fair, axis=0)
     return median / median.sum()
 
@@ -58,8 +62,7 @@ def consensus_inputs(odds, method: str = "proportional") -> tuple[tuple[float, f
     for the return), ``spread`` per outcome (home, draw, away) max - min of the books' margin-free
     probabilities."""
     fair = fair_by_book(odds, method)
-    median = np.median(fair, axis=0)
-    probs = tuple(float(p) for p in median / median.sum())
+    probs = tuple(float(p) for p in _median(fair))
     inputs = {
         "margin_method": method, "aggregation": AGGREGATION, "books": int(fair.shape[0]),
         "buy_odds": [round(float(o), 6) for o in buy_odds(odds)],
