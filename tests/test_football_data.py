@@ -337,3 +337,22 @@ def test_a_payload_that_echoes_the_token_is_recorded_without_it(tmp_path, monkey
     assert report.problems == []
     outcome = load_archive(tmp_path / "archive").outcomes[("en-1-2025-26", "liverpool-fc-v-afc-bournemouth")]
     assert outcome.score_90.as_tuple() == (4, 2) and outcome.source_payload["referees"] == [{"name": "[redacted]"}]
+
+
+@respx.mock
+def test_a_payload_is_sanitised_only_when_its_outcome_is_written(tmp_path, monkeypatch):
+    """Every tick builds an outcome for each finished match; the payload (bookkeeping, never compared) is
+    sanitised for the one written, not again at a later sync that writes nothing."""
+    import collector.fixtures.match_records as match_records
+
+    monkeypatch.setenv("FOOTBALL_DATA_API_KEY", KEY)
+    seen = []
+    monkeypatch.setattr(match_records, "sanitised_value", lambda value: seen.append(value) or {"kept": "sanitised"})
+    played = match(1, "Liverpool FC", "AFC Bournemouth", score=regular(4, 2))
+    respx.get(PL_URL).mock(return_value=httpx.Response(200, json={"matches": [played]}))
+    for _ in range(2):
+        report = sync_competition(tmp_path / "archive", "en-1-2025-26", now=T0, clock=Clock.REPLAY, source=source())
+        assert report.problems == []
+    assert len(seen) == 1 and seen[0]["id"] == 1  # the one write; the second sync found nothing new
+    outcome = load_archive(tmp_path / "archive").outcomes[("en-1-2025-26", "liverpool-fc-v-afc-bournemouth")]
+    assert outcome.source_payload == {"kept": "sanitised"}  # what was written is the sanitised payload

@@ -121,3 +121,15 @@ def test_the_builds_last_step_removes_every_file_that_holds_the_key(tmp_path, mo
     assert all(line.endswith("holds a secret (an API key) in some form; removed from the site") for line in removed)
     assert folder_occurrences(tmp_path / "site", FAKE_KEY, static_files()) == {}
     assert (tmp_path / "site" / "index.html").exists()  # the rest of the site is there
+
+
+def test_a_key_in_a_duplicated_json_key_is_not_kept_in_the_attempts_text(only_the_key):
+    """The parsed value of ``{"a": KEY, "a": "x"}`` holds no key (the last value wins), its text does: the text
+    kept is the sanitised value written out again, never the body verbatim (which the writer would refuse)."""
+    from collector.forecasters.llm.sanitise import kept_body
+
+    text = orjson.dumps({"a": FAKE_KEY}).decode()[:-1] + ', "a": "x"}'
+    kept, data = kept_body(text)
+    assert data == {"a": "x"} and orjson.loads(kept) == {"a": "x"} and not contains_secret(kept)
+    plain = '{"a": "x",  "b": [1, 2]}'
+    assert kept_body(plain) == (plain, {"a": "x", "b": [1, 2]})  # a body holding no key is kept byte for byte

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import pytest
 
-from collector.cli import build_parser
+from collector.cli import build_parser, main
 from collector.competitions import load_competition
 from collector.forecasters.baselines import build_baseline
 from collector.forecasters.baselines.market import load_quotes
@@ -174,3 +174,40 @@ def test_the_replay_margin_option_defaults_to_proportional_and_says_median():
     assert args.margin == "proportional"
     replay = next(a for a in parser._subparsers._group_actions[0].choices["replay"]._actions if a.dest == "margin")
     assert "median across bookmakers" in replay.help and "default: proportional" in replay.help
+
+
+def test_the_replay_files_leave_out_prices_no_one_offered_and_name_them(tmp_path, league, event):
+    """``replay --odds`` reads its files through the same plausibility check as the tick's snapshots: odds within
+    1% of 1, a book's overround outside 0.95..1.35 and a time after the read are each a problem naming the file,
+    the bookmaker, the field and the value; the plausible books still give the consensus."""
+    body = orjson.loads(odds_api({**BOOKS, "near-one": (1.0000001,) * 3, "too-wide": (1.5, 1.5, 1.5),
+                                  "from-2099": (1.30, 6.00, 9.50)}, COLLECTED))
+    body[0]["bookmakers"][-1]["markets"][0]["last_update"] = "2099-01-01T00:00:00Z"
+    (tmp_path / "odds.json").write_bytes(orjson.dumps(body))
+    quotes, problems = load_quotes([tmp_path / "odds.json"], league)
+    assert sorted({q.bookmaker for q in quotes}) == sorted(BOOKS)
+    assert [p.path for p in problems] == [f"{tmp_path / 'odds.json'} liverpool-fc v afc-bournemouth"] * 3
+    near, wide, late = (p.message for p in problems)
+    assert near == "the-odds-api bookmaker 'near-one' h2h: odds 1.0000001 for home are not above 1.01; left out"
+    assert wide == "the-odds-api bookmaker 'too-wide' h2h: the 1X2 prices' overround 2.0000 is outside 0.95..1.35; left out"
+    assert late.startswith("the-odds-api bookmaker 'from-2099' h2h: last_update 2099-01-01T00:00:00+00:00 is after")
+    assert_consensus_of(build_baseline("market", quotes=quotes).forecast_now(task(league, event, T24)),
+                        list(BOOKS.values()))
+    (tmp_path / "E0.csv").write_text(football_data({**BOOKS, "williamhill": ("1.005", "1.005", "1.005")}), encoding="utf-8")
+    quotes, problems = load_quotes([tmp_path / "E0.csv"], league)
+    assert sorted({q.bookmaker for q in quotes}) == ["bet365", "pinnacle"]
+    assert [(p.path, p.message) for p in problems] == [(f"{tmp_path / 'E0.csv'} line 2", (
+        "football-data-co-uk bookmaker 'williamhill' h2h: odds 1.005 for home are not above 1.01; left out"))]
+
+
+def test_replay_odds_with_a_price_no_one_offered_stops_before_replaying(tmp_path, data_dir, capsys):
+    """The route users take: ``replay --odds file.json`` names the left-out quote and writes no archive."""
+    body = orjson.loads(odds_api({"near-one": (1.0000001,) * 3}, COLLECTED))
+    (tmp_path / "odds.json").write_bytes(orjson.dumps(body))
+    out = tmp_path / "epl"
+    code = main(["replay", "en-1-2025-26", "--out", str(out), "--data-dir", str(data_dir), "--baselines", "uniform",
+                 "--odds", str(tmp_path / "odds.json"), "--until", "2025-08-19T12:00Z"])
+    err = capsys.readouterr().err
+    assert code == 1 and not out.exists()
+    assert f"{tmp_path / 'odds.json'} liverpool-fc v afc-bournemouth" in err
+    assert "bookmaker 'near-one' h2h: odds 1.0000001 for home are not above 1.01" in err

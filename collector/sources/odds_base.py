@@ -7,7 +7,8 @@ it priced, with team ids resolved through the competition's aliases, the quotes 
 verbatim. A quote it cannot use (a price <= 1, an unknown outcome name, a missing field)
 becomes a problem naming the source, the match and the value; the other quotes stay. So does a
 quote that is no price anyone offered (:func:`implausible`: odds within 1% of 1, an overround
-outside :data:`OVERROUND`, an update time after the read), checked for every source by the tick.
+outside :data:`OVERROUND`, an update time after the read), checked for every source and every route
+(:func:`plausible_quotes`).
 """
 
 from __future__ import annotations
@@ -78,21 +79,30 @@ def implausible(quote: BookQuote, now: datetime) -> str | None:
     return None
 
 
-def keep_plausible(odds: EventOdds, now: datetime, source: str) -> None:
-    """Drop the quotes of ``odds`` that are :func:`implausible` (each a problem naming the bookmaker), and
-    those beyond :data:`MAX_QUOTES`."""
-    kept = []
-    for quote in odds.quotes:
+def plausible_quotes(quotes: list[BookQuote], now: datetime, source: str) -> tuple[list[BookQuote], list[str]]:
+    """The quotes of one match from one read that are not :func:`implausible`, at most :data:`MAX_QUOTES` of
+    them, and a problem for each quote left out (naming the source, the bookmaker, the field and its value).
+
+    Every route by which quotes enter the archive or a forecast passes here: the tick's odds step
+    (:func:`keep_plausible`) and the replay's odds files (:mod:`collector.forecasters.baselines.market`)."""
+    kept, problems = [], []
+    for quote in quotes:
         why = implausible(quote, now)
         if why is not None:
-            odds.problems.append(f"{source} bookmaker {quote.bookmaker!r} {quote.market}: {why}; left out")
+            problems.append(f"{source} bookmaker {quote.bookmaker!r} {quote.market}: {why}; left out")
         else:
             kept.append(quote)
     if len(kept) > MAX_QUOTES:
-        odds.problems.append(f"{source}: {len(kept)} quotes for one match, more than {MAX_QUOTES}; the first "
-                             f"{MAX_QUOTES} kept")
+        problems.append(f"{source}: {len(kept)} quotes for one match, more than {MAX_QUOTES}; the first "
+                        f"{MAX_QUOTES} kept")
         kept = kept[:MAX_QUOTES]
-    odds.quotes = kept
+    return kept, problems
+
+
+def keep_plausible(odds: EventOdds, now: datetime, source: str) -> None:
+    """Drop the quotes of ``odds`` that :func:`plausible_quotes` leaves out, each named in ``odds.problems``."""
+    odds.quotes, problems = plausible_quotes(odds.quotes, now, source)
+    odds.problems += problems
 
 
 class OddsSource(Protocol):

@@ -20,7 +20,9 @@ task, each bookmaker's latest quote at or before the request time (and before ki
 taken; the margin is removed within each bookmaker (``proportional`` by default, ``power`` or
 ``shin``: :mod:`collector.forecasters.baselines.margin`), the median taken per outcome and
 renormalised. A bookmaker with a bad price (not > 1, missing, an unknown outcome) is skipped and
-named as a problem with file, row and value; unknown team names are problems too. With no
+named as a problem with file, row and value, and so is a quote no one offered (odds within 1% of 1,
+an overround outside 0.95..1.35, a time after the read: the check every odds route shares,
+:func:`collector.sources.odds_base.plausible_quotes`); unknown team names are problems too. With no
 usable bookmaker the record is ``missed``. Expected goals and scores come from the Poisson rates
 that best reproduce the consensus home and away probabilities (``poisson_match``).
 """
@@ -36,6 +38,7 @@ import numpy as np
 from collector.errors import Problem
 from collector.forecasters.tasks import ForecastTask
 from collector.records import (
+    BookQuote,
     Competition,
     Forecast,
     ForecasterType,
@@ -45,7 +48,7 @@ from collector.records import (
 )
 from collector.sources.football_data_couk import parse_csv
 from collector.sources.odds_api import parse_odds_api
-from collector.sources.odds_base import OddsBatch
+from collector.sources.odds_base import OddsBatch, plausible_quotes
 
 from .common import CONDITIONS, MatchView, forecast_record, match_payload
 from .consensus import consensus_inputs
@@ -68,12 +71,16 @@ class Quote:
 
 
 def parse_football_data_csv(text: str, competition: Competition, source: str) -> tuple[list[Quote], list[Problem]]:
-    """One quote per row, real bookmaker and kind (pre-closing, closing); a bad row or book is a problem."""
+    """One quote per row, real bookmaker and kind (pre-closing, closing); a bad row or book is a problem, and so
+    is a quote no one offered (:func:`collector.sources.odds_base.plausible_quotes`, as of the read)."""
     matches, problems = parse_csv(text, competition, source)
-    quotes = [
-        Quote(m.home, m.away, m.kickoff, q.last_update, tuple(p.odds for p in q.prices), q.bookmaker, closing, m.where)
-        for m in matches for closing, found in ((False, m.opening), (True, m.closing)) for q in found
-    ]  # fmt: skip
+    read_at = datetime.now(UTC)
+    quotes = []
+    for m in matches:
+        for closing, found in ((False, m.opening), (True, m.closing)):
+            kept = _plausible(found, read_at, "football-data-co-uk", m.where, problems)
+            quotes += [Quote(m.home, m.away, m.kickoff, q.last_update, tuple(p.odds for p in q.prices), q.bookmaker,
+                             closing, m.where) for q in kept]
     return quotes, problems
 
 
@@ -82,7 +89,9 @@ def parse_odds_api_json(data: bytes | str, competition: Competition, source: str
 
     Parsed by :func:`collector.sources.odds_api.parse_odds_api`, as the live source's answers are:
     a live (list of events) or historical (``{timestamp, data}``) body; a bookmaker without a
-    usable price or time is a problem, the event's other bookmakers are kept."""
+    usable price or time is a problem, and so is a quote no one offered
+    (:func:`collector.sources.odds_base.plausible_quotes`, its stamp checked against the read);
+    the event's other bookmakers are kept."""
     raw = data.encode() if isinstance(data, str) else data
     batch = OddsBatch("the-odds-api", source, datetime.now(UTC))
     parse_odds_api(raw, competition, batch, historical=raw.lstrip()[:1] == b"{")
@@ -90,15 +99,25 @@ def parse_odds_api_json(data: bytes | str, competition: Competition, source: str
     for event in batch.events:
         where = f"{source} {event.home_team} v {event.away_team}"
         problems += [Problem(where, message) for message in event.problems]
+        stamped = []
         for q in event.quotes:
             stamp = q.last_update or batch.snapshot_at
             if stamp is None:
                 problems.append(Problem(where, f"bookmaker {q.bookmaker!r} h2h: no last_update"))
                 continue
-            odds = tuple(p.odds for p in q.prices)
-            quotes.append(Quote(event.home_team, event.away_team, event.kickoff_utc, stamp, odds, q.bookmaker,
-                                False, where))
+            stamped.append(q.model_copy(update={"last_update": stamp}))
+        kept = _plausible(stamped, batch.retrieved_at, "the-odds-api", where, problems)
+        quotes += [Quote(event.home_team, event.away_team, event.kickoff_utc, q.last_update,
+                         tuple(p.odds for p in q.prices), q.bookmaker, False, where) for q in kept]
     return quotes, problems
+
+
+def _plausible(found: list[BookQuote], read_at: datetime, source: str, where: str,
+               problems: list[Problem]) -> list[BookQuote]:
+    """The plausible quotes of ``found``; each one left out added to ``problems`` at ``where`` (file and match)."""
+    kept, bad = plausible_quotes(found, read_at, source)
+    problems += [Problem(where, message) for message in bad]
+    return kept
 
 
 def poisson_match(probs: tuple[float, float, float]) -> tuple[float, float]:

@@ -35,6 +35,8 @@ def kept_body(text: str | None) -> tuple[str | None, Any]:
     if data is raw:  # no secret is known: the value is the parsed one; a copy keeps ``raw`` as received
         data = orjson.loads(text)
     changed = pin_identifiers(raw, data) if isinstance(raw, dict) and isinstance(data, dict) else False
+    # the text can hold what its parsed value does not (a duplicated key's first value, a number, the
+    # whitespace between tokens): kept verbatim only when the text itself holds no secret either
     if not changed and data == raw and not contains_secret(text):
         return text, data
     return orjson.dumps(data).decode(), data
