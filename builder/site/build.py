@@ -106,8 +106,6 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     urls = urls or ArenaUrls()
     commit = commit or archive_commit(Path(archive_dir))
     pages = PageCache.open(cache)
-    if pages.note:
-        progress(f"  {pages.note}")
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-history") as pool:
             asked = pool.submit(history, Path(archive_dir), commit, urls)  # git works while the archive loads
@@ -167,6 +165,8 @@ def _kept(report: BuildReport, kept: dict, pages: PageCache, progress: Callable[
     pages.close()
     progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
              f"{how}its {len(kept)} files kept as they are")
+    for line in pages.notes():
+        progress(f"  {line}")
     return tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
 
 
@@ -194,7 +194,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
         return _kept(report, kept, pages, progress)
-    memo = BootstrapMemo.open(pages.folder)  # the bootstrap results of the latest build, by inputs
+    memo = BootstrapMemo.open(pages.store)  # the bootstrap results of the latest build, by inputs
     try:
         with remembering(memo):
             states = _build_all(archive, archive_dir, out_dir, commit, urls, (added, hosted), manifest, pages, progress)
@@ -202,10 +202,13 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
         pages.close()
         raise
     facts = SiteReport(commit, report.records, tuple((p.path, p.message) for p in report.problems), report.replay)
+    memo.save()
     unsaved = pages.save(out_dir, states, fingerprint, facts)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
     if pages.folder is not None:
-        progress(f"  {memo.summary()}" + "".join(f"; {note}" for note in (memo.note, memo.save()) if note))
+        progress(f"  {memo.summary()}" + (f"; {memo.note}" if memo.note else ""))
+    for line in pages.notes():  # why the cache was not used, and every entry it rejected
+        progress(f"  {line}")
     return tally(report, states, rendered=pages.rendered, reused=pages.reused)
 
 
