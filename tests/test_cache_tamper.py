@@ -13,7 +13,13 @@ from cache_tampering import forge_entries, swap_entries
 from factories import synthetic_records, write_records
 
 from builder.site.build import build_site
-from collector.archive.store import KEY_ENV, STORE_FILE, Store, pack_arrays, unpack_arrays
+from collector.archive.store import (
+    KEY_ENV,
+    STORE_FILE,
+    Store,
+    pack_arrays,
+    unpack_arrays,
+)
 
 TAMPERS = ("page-bytes", "page-script", "pages-swapped", "arrays-shifted", "arrays-swapped", "truncated",
            "unkeyed-entry", "site-states")

@@ -33,8 +33,6 @@ from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 
-import numpy as np
-
 STORE_FILE = "store.sqlite"
 KEY_FILE = "store.key"
 KEY_ENV = "PREMATCH_CACHE_KEY"
@@ -99,8 +97,10 @@ def cache_secret(folder: Path) -> tuple[bytes | None, str]:
     return key, ""
 
 
-def pack_arrays(arrays: Iterable[np.ndarray]) -> bytes:
+def pack_arrays(arrays: Iterable) -> bytes:
     """Arrays as the bytes of one ``.npz`` (plain arrays; object arrays are refused)."""
+    import numpy as np  # here, not at the top: verify's cached path imports this module without numpy
+
     plain = [np.asarray(a) for a in arrays]
     if any(a.dtype.hasobject for a in plain):
         raise ValueError("an array of Python objects cannot be kept (it would be a pickle)")
@@ -109,8 +109,10 @@ def pack_arrays(arrays: Iterable[np.ndarray]) -> bytes:
     return out.getvalue()
 
 
-def unpack_arrays(value: bytes) -> tuple[np.ndarray, ...]:
+def unpack_arrays(value: bytes) -> tuple:
     """The arrays of :func:`pack_arrays`, in order (never unpickles: ValueError instead)."""
+    import numpy as np
+
     with np.load(io.BytesIO(value), allow_pickle=False) as data:
         return tuple(data[f"arr_{i}"] for i in range(len(data.files)))
 
