@@ -125,3 +125,31 @@ def test_arrays_round_trip_and_pickles_are_refused():
     assert all(a.tobytes() == b.tobytes() and a.shape == b.shape for a, b in zip(arrays, back, strict=True))
     with pytest.raises(ValueError):
         pack_arrays([np.array([object()], dtype=object)])
+
+
+def test_ticks_with_a_correction_and_a_deleted_file_build_as_without_cache(tmp_path):
+    """A cached build after a corrected outcome (a new revision naming the old record) and after a
+    record file deleted from the working tree is the bytes of a build without a cache."""
+    from collector.archive.layout import path_for
+    from collector.archive.write.revise import next_revision
+    from collector.records import Forecast, Outcome, Score
+
+    records = synthetic_records(n_events=10, n_models=2, seed=11, knockout_from=7)
+    archive, cache, site = tmp_path / "archive", tmp_path / "cache", tmp_path / "site"
+    write_records(archive, records)
+    outcome = next(r for r in records if isinstance(r, Outcome) and r.score_90 is not None and not r.advancing_team)
+    corrected = next_revision(outcome, outcome.model_copy(update={"score_90": Score(home=outcome.score_90.home + 1,
+                                                                                     away=outcome.score_90.away)}),
+                              reason="the source corrected the score", recorded_at=outcome.recorded_at)
+    forecast = next(r for r in records if isinstance(r, Forecast))
+    steps = [lambda: None, lambda: write_records(archive, [corrected]), lambda: (archive / path_for(forecast)).unlink()]
+    before: dict[str, bytes] = {}
+    for step, change in enumerate(steps):
+        change()
+        build_site(archive, site, commit="c1", progress=lambda _line: None, cache=cache)
+        fresh = tmp_path / f"fresh{step}"
+        build_site(archive, fresh, commit="c1", progress=lambda _line: None)
+        assert _tree(site) == _tree(fresh), f"step {step}"
+        pages = {name: html for name, html in _tree(fresh).items() if name.endswith(".html")}
+        assert step == 0 or pages != before  # each change shows on the site (at the same commit)
+        before = pages
