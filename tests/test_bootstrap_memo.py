@@ -19,22 +19,27 @@ from hypothesis import strategies as st
 from builder.score import memo as memo_module
 from builder.score.difficulty import adjusted_intervals, bootstrap_adjusted
 from builder.score.each_column import studentized_each
-from builder.score.memo import KIND, BootstrapMemo, inputs_key, memoised, remembering
+from builder.score.memo import BootstrapMemo, inputs_key, memoised, remembering
 from builder.score.resampling import LEVEL, MULTINOMIAL, POISSON, Resampler
 from builder.site.build import build_site
+from builder.site.cache import BOOTSTRAP as KIND
+from builder.site.cache import CacheDB
 from collector.archive.store import STORE_FILE, Store, pack_arrays
 from collector.records import Outcome
 
 
 def _open(folder: Path) -> BootstrapMemo:
     """The memo a build in ``folder`` opens: the bootstrap entries of the folder's one cache."""
-    return BootstrapMemo.open(Store.open(folder))
+    cache = CacheDB.open(folder)
+    memo = cache.bootstrap_memo()
+    memo.cache = cache  # for _save
+    return memo
 
 
 def _save(memo: BootstrapMemo) -> str:
-    """What a build does at its end: the memo's results into the store, then the store committed."""
-    memo.save()
-    return memo.store.commit()
+    """What a build does at its end: the memo's results kept, then the store committed."""
+    memo.cache.keep_bootstrap(memo)
+    return memo.cache.store.commit()
 
 
 def _resampler(n_events: int = 30, replicates: int = 400, seed: int = 7, scheme: str = POISSON) -> Resampler:
@@ -183,8 +188,8 @@ def test_a_damaged_or_forged_memo_entry_is_rejected_and_computed(tmp_path, damag
                 out = io.BytesIO()
                 np.save(out, np.array([object()], dtype=object), allow_pickle=True)
                 db.execute("UPDATE entries SET value = ? WHERE key = ?", (out.getvalue(), key))
-    store = Store.open(tmp_path)
-    memo = BootstrapMemo.open(store)
+    memo = _open(tmp_path)
+    store = memo.cache.store
     with remembering(memo):
         again = resampler.studentized_intervals(values)
     assert (memo.computed, _same(again, fresh)) == (1, True)
@@ -210,11 +215,11 @@ def test_a_kept_result_of_the_wrong_shape_is_computed_again(tmp_path):
 
 def test_an_unwritable_cache_is_reported_and_the_results_stand(tmp_path):
     (tmp_path / "blocked").write_text("a file where the cache folder should be")
-    store = Store.open(tmp_path / "blocked")
-    memo = BootstrapMemo.open(store)
+    memo = _open(tmp_path / "blocked")
     with remembering(memo):
         _resampler().studentized_intervals(_values())
-    memo.save()
+    assert _save(memo) == ""  # nothing to write into
+    store = memo.cache.store
     assert "nothing written" in " ".join(store.report())
 
 

@@ -153,3 +153,27 @@ def test_ticks_with_a_correction_and_a_deleted_file_build_as_without_cache(tmp_p
         pages = {name: html for name, html in _tree(fresh).items() if name.endswith(".html")}
         assert step == 0 or pages != before  # each change shows on the site (at the same commit)
         before = pages
+
+
+def test_the_code_version_follows_every_file_of_the_packages(tmp_path):
+    """Any file of a package (a template, a module, shipped data) moves the one code version;
+    compiled caches do not (no cache keeps a list of files that could forget one)."""
+    from collector.archive.codeversion import code_digest, code_version
+
+    packages = {"builder": tmp_path / "builder", "site_templates": tmp_path / "site_templates"}
+    for root in packages.values():
+        (root / "static").mkdir(parents=True)
+    (packages["builder"] / "models.py").write_text("X = 1\n")
+    (packages["site_templates"] / "base.html").write_text("<footer>")
+    (packages["site_templates"] / "static" / "site.css").write_text("body {}")
+    seen = [code_digest(packages)]
+    for path, text in ((packages["builder"] / "models.py", "X = 2\n"),
+                       (packages["site_templates"] / "base.html", "<footer> "),
+                       (packages["site_templates"] / "static" / "site.css", "body { color: red }"),
+                       (packages["builder"] / "new.toml", "")):
+        path.write_text(text)
+        seen.append(code_digest(packages))
+    (packages["builder"] / "__pycache__").mkdir()
+    (packages["builder"] / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"compiled")
+    assert code_digest(packages) == seen[-1] and len(set(seen)) == len(seen)
+    assert code_version() == code_version() and len(code_version()) == 64

@@ -12,7 +12,7 @@ import pytest
 from site_archive import write_site_archive
 
 from builder.site.build import build_site
-from builder.site.cachedb import CACHE_FILE
+from builder.site.cache import CACHE_FILE
 from cache_tampering import forge_entries
 from builder.site.sitewriter import ArchiveCopy, Cached, SiteWriter
 from collector.errors import ArchiveError

@@ -99,12 +99,12 @@ def test_an_unreadable_file_is_reported_in_its_place(tmp_path, monkeypatch):
 
 
 def test_the_fingerprint_follows_the_installed_code(monkeypatch):
-    from collector.archive import facts_cache, store
+    from collector.archive import codeversion, facts_cache
 
     before = facts_cache.fingerprint()
     assert before == facts_cache.fingerprint() and len(before) == 64
-    monkeypatch.setattr(store, "code_version", lambda: "other code")
-    monkeypatch.setattr(facts_cache, "code_version", store.code_version)
+    monkeypatch.setattr(codeversion, "code_version", lambda: "other code")
+    monkeypatch.setattr(facts_cache, "code_version", codeversion.code_version)
     assert facts_cache.fingerprint() != before
 
 

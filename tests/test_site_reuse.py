@@ -17,7 +17,7 @@ from site_archive import write_site_archive
 
 from builder.site import build, sitereuse
 from builder.site.build import build_site
-from builder.site.cachedb import CACHE_FILE, SiteReport
+from builder.site.cache import CACHE_FILE, SiteReport
 from cache_tampering import rewrite_entry
 from builder.site.provenance import ArenaUrls
 from builder.site.sitereuse import site_fingerprint

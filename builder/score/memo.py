@@ -15,9 +15,9 @@ records: issue 21) would give the same floats again. Each such result is a pure 
 
 :func:`memoised` keeps the result under the SHA-256 of all of these while a
 :class:`BootstrapMemo` is active (:func:`remembering`); with none (tests, ``score_archive``
-called alone) it only computes. The results the latest build used, reused or computed are
-entries of kind ``bootstrap`` in the build's one cache (:mod:`collector.archive.store`: plain
-arrays, authenticated; an entry that fails is rejected and computed again). A result is the
+called alone) it only computes. The build's cache module (:mod:`builder.site.cache`) hands a
+memo the results the latest build kept and keeps the ones this build used (plain arrays,
+authenticated; an entry that fails is rejected and computed again). A result is the
 same bytes reused or computed (``tests/test_bootstrap_memo.py``), so the site is too.
 """
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -35,9 +34,8 @@ from functools import cache
 import numpy as np
 
 from builder.score.blas import POLICY
-from collector.archive.store import Store, code_version, pack_arrays, unpack_arrays
+from collector.archive.codeversion import code_version
 
-KIND = "bootstrap"
 FORMAT = "prematch-bootstrap-memo-2"
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -107,26 +105,10 @@ class MemoDelta:
 class BootstrapMemo:
     """The results of the latest build (``kept``) and of this one (``used``), by inputs key."""
 
-    def __init__(self, store: Store | None = None, kept: dict[str, Result] | None = None, note: str | None = None):
-        self.store, self.kept, self.note = store, kept or {}, note
+    def __init__(self, kept: dict[str, Result] | None = None, note: str | None = None):
+        self.kept, self.note = kept or {}, note
         self.used: dict[str, Result] = {}
         self.reused = self.computed = 0
-
-    @classmethod
-    def open(cls, store: Store | None) -> BootstrapMemo:
-        """The results the latest build kept in ``store`` (empty without one); an entry whose
-        arrays cannot be read is left out with a note (the store has already authenticated it)."""
-        if store is None or not store.active:
-            return cls()
-        kept, bad = {}, []
-        for key in store.keys(KIND):
-            value = store.get(KIND, key)
-            try:
-                kept[key] = unpack_arrays(value) if value is not None else None
-            except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError):
-                bad.append(key[:12])
-        note = f"bootstrap results {', '.join(bad)} unreadable; computed again" if bad else None
-        return cls(store, {k: v for k, v in kept.items() if v is not None}, note)
 
     def result(self, key: str, compute: Callable[[], Result], shapes: tuple[tuple[int, ...], ...]) -> Result:
         found = self.used.get(key, self.kept.get(key))
@@ -160,15 +142,10 @@ class BootstrapMemo:
         shallow copy, the arrays are not copied) and the counts."""
         return MemoDelta(dict(self.used), self.reused, self.computed, self.note)
 
-    def save(self) -> None:
-        """Put the results this build used into the store (none but them: it does not grow); the
-        ones it reused as they were kept are not written again."""
-        if self.store is None:
-            return
-        for key, result in self.used.items():
-            if self.kept.get(key) is not result:
-                self.store.put(KIND, key, pack_arrays(result))
-        self.store.keep_only(KIND, self.used)
+    def fresh(self) -> dict[str, Result]:
+        """The results this build used that are not the very ones it was handed (computed, or
+        absorbed from a child): what a cache has to write; the rest it holds already."""
+        return {key: result for key, result in self.used.items() if self.kept.get(key) is not result}
 
     def summary(self) -> str:
         return f"bootstrap results reused {self.reused}, computed {self.computed}"

@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 from builder.parallel import WORKERS_ENV, Background, workers
-from builder.score.memo import BootstrapMemo, remembering
+from builder.score.memo import remembering
 from builder.score.scoring import score_archive
 from builder.score.slices import slices
 from builder.score.slicework import SliceWork
@@ -38,7 +38,7 @@ from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
 from builder.site.buildreport import BuildReport, tally
-from builder.site.cachedb import SiteReport
+from builder.site.cache import SiteReport
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exportchunks import INDEX
@@ -194,7 +194,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
         return _kept(report, kept, pages, progress)
-    memo = BootstrapMemo.open(pages.store)  # the bootstrap results of the latest build, by inputs
+    memo = pages.bootstrap_memo()  # the bootstrap results of the latest build, by inputs
     try:
         with remembering(memo):
             states = _build_all(archive, archive_dir, out_dir, commit, urls, (added, hosted), manifest, pages, progress)
@@ -202,7 +202,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
         pages.close()
         raise
     facts = SiteReport(commit, report.records, tuple((p.path, p.message) for p in report.problems), report.replay)
-    memo.save()
+    pages.keep_bootstrap(memo)
     unsaved = pages.save(out_dir, states, fingerprint, facts)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
     if pages.folder is not None:

@@ -4,7 +4,7 @@ The downloads (:mod:`builder.site.exports`) are a pure function of the archive's
 commit and the code that loads, scores and exports them. The archive manifest already names the
 first two (the SHA-256 of every archive file and the commit), so the downloads' fingerprint is
 the SHA-256 of the manifest's bytes and of the code (:func:`collector.archive.store.code_version`). A build whose
-fingerprint is the one the previous build kept in the page cache (:mod:`builder.site.cachedb`)
+fingerprint is the one the previous build kept in the page cache (:mod:`builder.site.cache`)
 hands the site writer the previous site's files as :class:`~builder.site.sitewriter.Cached`
 contents instead of writing the tables again; any download missing or altered in the site (its
 state in the cache no longer vouches for it and its bytes differ) makes every download built
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from builder.site.exportchunks import PreviousFiles, parse_chunks
 from builder.site.sitewriter import Cached, FileState, vouched
-from collector.archive.store import code_version
+from collector.archive.codeversion import code_version
 
 SQLITE = "data/prematch.sqlite"  # as builder.site.exports names them
 DATA_DIR = "data"

@@ -12,7 +12,7 @@ build without a cache. Per-build facts (commit, anchor, last update) are kept ou
 (:mod:`builder.site.buildfacts`), so an unchanged page keeps its fingerprint from build to build.
 
 The pages live in the one cache (:mod:`collector.archive.store`, entries of kind ``page``;
-:mod:`builder.site.cachedb` holds the site's kinds): ``.git/prematch/`` of the archive's
+:mod:`builder.site.cache` holds the site's kinds): ``.git/prematch/`` of the archive's
 repository by default, or a folder the Pages workflow keeps with the Actions cache. Every entry
 is authenticated; one that fails is rejected, named in the build's progress lines and rendered
 again. A cache never changes what a page says, only how fast it is built.
@@ -30,12 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from builder.site.cachedb import CACHE_FILE, CacheDB, SiteReport
+from builder.score.memo import BootstrapMemo
+from builder.site.cache import CACHE_FILE, CacheDB, SiteReport
 from builder.site.exportchunks import PreviousFiles
 from builder.site.exportreuse import kept_exports, previous_files
 from builder.site.render import PageModel, render_page
 from builder.site.sitewriter import Cached, FileState
-from collector.archive.store import code_version
+from collector.archive.codeversion import code_version
 
 __all__ = ["CACHE_FILE", "Deferred", "PageCache", "Unfingerprintable", "model_fingerprint", "templates_fingerprint"]
 _ATOMS = (type(None), bool, int, float, str, enum.Enum, dt.datetime, dt.date, dt.time, Decimal, np.generic)
@@ -156,10 +157,14 @@ class PageCache:
         if self.db is not None:
             self.db.keep_exports(fingerprint, names, chunks)
 
-    @property
-    def store(self):
-        """The open store (:mod:`collector.archive.store`) the cache's entries live in, or None."""
-        return None if self.db is None else self.db.store
+    def bootstrap_memo(self) -> BootstrapMemo:
+        """The bootstrap results the latest build kept (an empty memo without a cache)."""
+        return BootstrapMemo() if self.db is None else self.db.bootstrap_memo()
+
+    def keep_bootstrap(self, memo: BootstrapMemo) -> None:
+        """Keep the bootstrap results this build used (written by :meth:`save`)."""
+        if self.db is not None:
+            self.db.keep_bootstrap(memo)
 
     def notes(self) -> list[str]:
         """Why the cache could not be used, and each entry it rejected (read as the build goes)."""

@@ -14,7 +14,7 @@ A site is a pure function of (every list sorted, nothing read from the clock):
 
 Their SHA-256 is the site's fingerprint (:func:`site_fingerprint`). The page cache keeps the
 fingerprint of the latest build and the folder it wrote beside the state of every file
-(:mod:`builder.site.cachedb`). A build whose fingerprint is that one, into that folder, which
+(:mod:`builder.site.cache`). A build whose fingerprint is that one, into that folder, which
 finds the folder exactly as that build left it (:func:`builder.site.sitewriter.site_intact`)
 scores nothing, renders nothing, writes nothing and leaves the cache as it was. Any difference
 (one archive file, the commit, a template, a page edited or a stray file in the site) is an
@@ -24,7 +24,7 @@ Every input but the archive's records is known before they are loaded, and the r
 only by their files' SHA-256: so when the cache's site was built at the build's commit, the
 build first reads and hashes the archive's files without parsing them (:func:`archive_hashes`);
 if the fingerprint is then the kept one, what that build reported of the archive (its valid
-records, the files it left out, the replay flag: :class:`builder.site.cachedb.SiteReport`, a
+records, the files it left out, the replay flag: :class:`builder.site.cache.SiteReport`, a
 function of the same files and code) is reported again, and nothing is validated. Any other
 outcome loads the archive as always (one more read of the files, only at an unchanged commit).
 """

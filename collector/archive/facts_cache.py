@@ -27,7 +27,7 @@ from collector.archive.facts_columns import (
     REQUIRED_TEXT,
     TEXT,
 )
-from collector.archive.store import code_version
+from collector.archive.codeversion import code_version
 
 STORE_NAME = "record-facts.npz"
 FORMAT = "prematch record facts 1"

@@ -1,7 +1,7 @@
 """The one cache of everything Prematch can recompute: a content-addressed, authenticated store.
 
 Every entry is (kind, key) -> value bytes, where ``key`` is the digest of the entry's inputs
-(which include :func:`code_version`) and the value is plain bytes or plain arrays
+(which include :func:`collector.archive.codeversion.code_version`) and the value is plain bytes or plain arrays
 (:func:`pack_arrays`), never a pickle. Each entry carries an HMAC-SHA256 tag over its kind,
 key, the SHA-256 of its value and its size, made with a secret the cache's owner alone holds
 (:func:`cache_secret`: ``PREMATCH_CACHE_KEY`` in the Pages job, else a per-machine key file in
@@ -26,45 +26,18 @@ import io
 import os
 import secrets
 import sqlite3
-import sys
 from collections.abc import Iterable
-from functools import cache
-from importlib import metadata
-from importlib.util import find_spec
 from pathlib import Path
 
 STORE_FILE = "store.sqlite"
 KEY_FILE = "store.key"
 KEY_ENV = "PREMATCH_CACHE_KEY"
-FORMAT = "prematch-store-1"
-CODE_PACKAGES = ("collector", "builder", "site_templates")
+FORMAT = "prematch-store-1"  # also in every entry's tag
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ("CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL,"
      " tag BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (kind, key))"),
 )
-
-
-@cache
-def code_version() -> str:
-    """SHA-256 of the installed code (:func:`code_digest` of the packages ``collector``, ``builder``
-    and ``site_templates`` as imported). Computed once per process; every cache key includes it,
-    so no cache keeps a hand-made list of files."""
-    return code_digest({package: Path(find_spec(package).origin).parent for package in CODE_PACKAGES})
-
-
-def code_digest(packages: dict[str, Path]) -> str:
-    """SHA-256 over every file of each package folder (sources, templates, static files, shipped
-    data; ``__pycache__`` left out), the Python and SQLite versions and the name and version of
-    every installed distribution."""
-    digest = hashlib.sha256(f"{FORMAT}\0{sys.version}\0sqlite {sqlite3.sqlite_version}\0".encode())
-    names = sorted({f"{(d.metadata['Name'] or '').lower()} {d.version}" for d in metadata.distributions()})
-    digest.update("\n".join(names).encode() + b"\0")
-    for package, root in sorted(packages.items()):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(f"{package}/{path.relative_to(root).as_posix()}\0".encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def cache_secret(folder: Path) -> tuple[bytes | None, str]:

@@ -1,13 +1,16 @@
-"""The site's entries in the one cache (:mod:`collector.archive.store`): pages, downloads, the site kept.
+"""The builder's one cache module: its entries in the one store (:mod:`collector.archive.store`).
 
-Kinds of entries:
+No other module of the builder reads or writes the store (an import-linter contract). Kinds of
+entries:
 
 * ``page``: a page's HTML under the fingerprint of its inputs (:mod:`builder.site.pagecache`);
 * ``site``: one entry, the latest build's site: the folder it was written to, its fingerprint,
   what it reported of the archive (:class:`SiteReport`), and the state of every file it wrote
   (:class:`builder.site.sitewriter.FileState`);
 * ``exports``: one entry, the latest build's downloads, their inputs' fingerprint and the chunk
-  index of the keyed tables (:mod:`builder.site.exportreuse`).
+  index of the keyed tables (:mod:`builder.site.exportreuse`);
+* ``bootstrap``: the bootstrap results the latest build used, by inputs key
+  (:mod:`builder.score.memo`), as plain arrays.
 
 Every entry is authenticated by the store; one that fails is rejected, named in the build's
 progress lines, and the build makes what it stood for again, exactly as without a cache.
@@ -17,16 +20,18 @@ the site is in place (:meth:`CacheDB.save`), so a failed build leaves the previo
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import orjson
 
+from builder.score.memo import BootstrapMemo
 from builder.site.sitewriter import FileState
-from collector.archive.store import STORE_FILE, Store
+from collector.archive.store import STORE_FILE, Store, pack_arrays, unpack_arrays
 
 CACHE_FILE = STORE_FILE
-SITE, EXPORTS, PAGE = "site", "exports", "page"
+SITE, EXPORTS, PAGE, BOOTSTRAP = "site", "exports", "page", "bootstrap"
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,25 @@ class CacheDB:
         downloads it wrote (kept by :meth:`save`)."""
         entry = {"fingerprint": fingerprint, "files": sorted(names), "chunks": chunks}
         self.store.put(EXPORTS, EXPORTS, orjson.dumps(entry, option=orjson.OPT_SORT_KEYS))
+
+    def bootstrap_memo(self) -> BootstrapMemo:
+        """A memo holding the bootstrap results the latest build kept; an entry whose arrays
+        cannot be read (the store has authenticated its bytes) is left out with a note."""
+        kept, bad = {}, []
+        for key in self.store.keys(BOOTSTRAP):
+            value = self.store.get(BOOTSTRAP, key)
+            try:
+                if value is not None:
+                    kept[key] = unpack_arrays(value)
+            except (ValueError, OSError, KeyError, zipfile.BadZipFile, EOFError):
+                bad.append(key[:12])
+        return BootstrapMemo(kept, f"bootstrap results {', '.join(bad)} unreadable; computed again" if bad else None)
+
+    def keep_bootstrap(self, memo: BootstrapMemo) -> None:
+        """Keep the results ``memo``'s build used, and only them (the store does not grow)."""
+        for key, result in memo.fresh().items():
+            self.store.put(BOOTSTRAP, key, pack_arrays(result))
+        self.store.keep_only(BOOTSTRAP, memo.used)
 
     def site_states(self, out_dir: Path) -> dict[str, FileState]:
         """The file states of the site the previous build wrote into ``out_dir`` ({} for another folder)."""
