@@ -39,3 +39,16 @@ def rewrite_entry(folder, kind: str, key: str, change) -> None:
     store = Store.open(folder)
     store.put(kind, key, change(store.get(kind, key)))
     assert store.commit() == ""
+
+
+def entry_keys(folder, kind: str) -> list[str]:
+    """The keys of ``kind`` in the store of ``folder``, as written (authenticated or not)."""
+    from collector.archive.store import STORE_FILE
+
+    path = folder / STORE_FILE
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        found = [key for (key,) in db.execute("SELECT key FROM entries WHERE kind = ? ORDER BY key", (kind,))]
+    db.close()
+    return found

@@ -108,15 +108,25 @@ def test_an_intact_cache_is_used(archive, uncached, tmp_path):
     assert reused and reused[0] > 0
 
 
-def test_the_key_file_is_private_and_the_runner_without_a_secret_keeps_nothing(tmp_path, monkeypatch):
+def test_the_key_file_is_private_and_a_runner_trusts_only_its_own_job(tmp_path, monkeypatch):
     monkeypatch.delenv(KEY_ENV, raising=False)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     store = Store.open(tmp_path / "cache")
     assert store.active and (tmp_path / "cache/store.key").stat().st_mode & 0o077 == 0
-    store.close()
-    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    store.put("page", "k", b"kept by this machine")
+    store.commit()
+    assert Store.open(tmp_path / "cache").get("page", "k") == b"kept by this machine"
+    # a runner without the secret, as in a job whose folder came from the Actions cache
+    for name, value in (("GITHUB_ACTIONS", "true"), ("GITHUB_RUN_ID", "7"), ("GITHUB_RUN_ATTEMPT", "1"),
+                        ("GITHUB_JOB", "build")):
+        monkeypatch.setenv(name, value)
     runner = Store.open(tmp_path / "cache")
-    assert not runner.active and "PREMATCH_CACHE_KEY is not set" in runner.report()[0]
+    assert runner.get("page", "k") is None and runner.rejected  # another job's entry
+    runner.put("page", "k", b"kept by this job")
+    runner.commit()
+    assert Store.open(tmp_path / "cache").get("page", "k") == b"kept by this job"  # the same job, a later step
+    monkeypatch.setenv("GITHUB_RUN_ID", "8")
+    assert Store.open(tmp_path / "cache").get("page", "k") is None  # the next run does not trust it
 
 
 def test_arrays_round_trip_and_pickles_are_refused():

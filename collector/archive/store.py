@@ -43,30 +43,32 @@ _SCHEMA = (
 def cache_secret(folder: Path) -> tuple[bytes | None, str]:
     """The key that authenticates the entries of the store in ``folder``, and a note.
 
-    ``PREMATCH_CACHE_KEY`` when set (the Pages job's secret); on a GitHub Actions runner without
-    it, None (a cache restored there could have been written by any job: it is not used);
-    otherwise this machine's key, ``store.key`` in the folder (made once, readable by its owner
-    only)."""
+    ``PREMATCH_CACHE_KEY`` when set (the Pages job's secret). Otherwise this machine's key,
+    ``store.key`` in the folder (made once, readable by its owner only). On a GitHub Actions
+    runner without the secret a folder may have been restored from the Actions cache, which any
+    job can write: there the key file is trusted only when this very job made it (it names the
+    run, attempt and job), so entries from any other job are rejected."""
     given = os.environ.get(KEY_ENV, "")
     if given:
         return given.encode(), ""
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        return None, f"{KEY_ENV} is not set on this runner: the cache is not trusted, every result computed"
+    runner = os.environ.get("GITHUB_ACTIONS") == "true"
+    owner = "-".join(os.environ.get(n, "") for n in ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_JOB")) if runner else ""
     path = Path(folder) / KEY_FILE
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            key = path.read_bytes().strip()
-        else:
+            key, _, made_by = path.read_bytes().strip().partition(b" ")
+        except FileNotFoundError:
+            key, made_by = b"", b""
+        if len(key) < 32 or made_by.decode(errors="replace") != owner:
             key = secrets.token_hex(32).encode()
+            temporary = path.with_name(f".{KEY_FILE}.{os.getpid()}")
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(handle, "wb") as out:
-                out.write(key + b"\n")
+                out.write(key + (b" " + owner.encode() if owner else b"") + b"\n")
+            os.replace(temporary, path)
     except OSError as exc:
         return None, f"cache {path.parent} not usable, nothing written ({exc}); every result computed"
-    if len(key) < 32:
-        return None, f"cache key {path} is shorter than 32 bytes: every result computed"
     return key, ""
 
 
@@ -100,16 +102,19 @@ class Store:
         self.rejected: list[str] = []  # "kind key…: why" of each entry refused, in the order found
         self.notes: list[str] = [note] if note else []
         self.changed = False
+        self._kinds: tuple[str, ...] = ()
 
     @classmethod
-    def open(cls, folder: Path | None) -> Store:
-        """The store of ``folder`` (None: a store that keeps nothing)."""
+    def open(cls, folder: Path | None, kinds: tuple[str, ...] = ()) -> Store:
+        """The store of ``folder`` (None: a store that keeps nothing); ``kinds``: read the index of
+        only these kinds (all when empty)."""
         if folder is None:
             return cls(None, None)
         secret, note = cache_secret(Path(folder))
         if secret is None:
             return cls(None, None, note)
         store = cls(Path(folder) / STORE_FILE, secret)
+        store._kinds = kinds
         store._connect()
         return store
 
@@ -121,14 +126,14 @@ class Store:
         try:
             if self.path.exists():
                 try:
-                    self.db = sqlite3.connect(self.path, timeout=60)
+                    self.db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
                     self._read()
                     return
                 except (sqlite3.Error, ValueError) as exc:
                     self._drop()
                     self.notes.append(f"cache {self.path} unreadable ({exc}); started afresh")
                     self.path.unlink(missing_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=60)
+            self.db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
             with self.db:
                 for statement in _SCHEMA:
                     self.db.execute(statement)
@@ -141,7 +146,9 @@ class Store:
         found = self.db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
         if found is None or found[0] != FORMAT:
             raise ValueError(f"format {found[0] if found else None!r}, not {FORMAT!r}")
-        for kind, key, digest, size, tag in self.db.execute("SELECT kind, key, digest, size, tag FROM entries"):
+        where = f" WHERE kind IN ({', '.join('?' * len(self._kinds))})" if self._kinds else ""
+        for kind, key, digest, size, tag in self.db.execute(f"SELECT kind, key, digest, size, tag FROM entries{where}",
+                                                            self._kinds):
             if not (isinstance(kind, str) and isinstance(key, str) and isinstance(digest, str)
                     and type(size) is int and isinstance(tag, bytes)):
                 self.rejected.append(f"{kind!s:.20} {key!s:.12}: not of the store's column types")
@@ -244,3 +251,27 @@ class Store:
         if self.rejected:
             lines.append(f"cache: {len(self.rejected)} entries rejected and computed again: " + "; ".join(self.rejected))
         return lines
+
+
+def read_entry(folder: Path | None, kind: str, key: str) -> tuple[bytes | None, list[str]]:
+    """One entry's value from the store of ``folder`` (None when absent or rejected), and the
+    store's notes: for a cache that keeps one entry per key (``verify``'s)."""
+    store = Store.open(folder, (kind,))
+    value = store.get(kind, key)
+    store.close()
+    return value, store.report()
+
+
+def write_entry(folder: Path | None, kind: str, key: str, value: bytes, keep: int = 1) -> str:
+    """Keep ``value`` under (kind, key) in the store of ``folder``, and at most ``keep`` entries of
+    ``kind`` (the others dropped, the oldest written first); "" or why it could not be kept."""
+    store = Store.open(folder, (kind,))
+    if not store.active:
+        return "; ".join(store.notes)
+    store.put(kind, key, value)
+    try:
+        order = [k for (k,) in store.db.execute("SELECT key FROM entries WHERE kind = ? ORDER BY rowid", (kind,))]
+    except sqlite3.Error:
+        order = []
+    store.keep_only(kind, [k for k in order if k != key][-(keep - 1):] + [key] if keep > 1 else [key])
+    return store.commit()
