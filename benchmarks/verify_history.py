@@ -97,8 +97,10 @@ def build(root: Path, commits: int, per_commit: int, tokens: int = 0) -> Path:
         previous = (path_for(manifest), digest.hexdigest())
         stream += _commit(files, when, f"archive: tick {when:%Y-%m-%dT%H:%M:%SZ}")
     subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=bytes(stream), check=True)
-    roots = root.parent / "bench-roots.pem"
-    roots.write_bytes(b"".join(c.root_pem() for c in chains))
+    roots = root.parent / "bench-roots"  # a folder of roots, one file per authority (its name)
+    roots.mkdir(exist_ok=True)
+    for i, chain in enumerate(chains):
+        (roots / f"tsa{i}.pem").write_bytes(chain.root_pem())
     return roots
 
 
