@@ -101,11 +101,12 @@ class EndpointClient:
             return ChatResult(failure="api_error", error=f"not sent: {self.stopped}", error_kind="stopped")
         if self._service is None:
             self._service = self._make()
+        self.calls += 1  # counted when sent (before any wait), so concurrent tasks see it at once
         try:
             _, exchanges = await self._service.request("POST", self.url, json=body, deadline=deadline,
                                                        retryable=retry_decision)
         except ServiceCallFailed as exc:
-            self.calls += len(exc.exchanges)
+            self.calls += max(0, len(exc.exchanges) - 1)  # the transport retries
             result = ChatResult(attempts=[self._attempt(ex, body, role, i) for i, ex in enumerate(exc.exchanges)])
             found = classify(exc.exchanges[-1]) if exc.exchanges else None
             result.error_kind = found.kind if found else None
@@ -114,7 +115,7 @@ class EndpointClient:
             result.failure = "timeout" if exc.kind == "timeout" else "api_error"
             result.error = sanitised_text(str(exc))
             return result
-        self.calls += len(exchanges)
+        self.calls += len(exchanges) - 1
         attempts = [self._attempt(ex, body, role, i) for i, ex in enumerate(exchanges)]
         unpacked = unpack(attempts[-1].response_text)
         if unpacked.problem:
