@@ -7,8 +7,8 @@ answer, an outcome or a score: it is built from the task alone (:func:`task_body
 
 The answer's ``answer`` is checked by the LLMs' validation (:mod:`collector.forecasters.llm.validation`),
 with the same repair round and statuses. The models here are the published protocol:
-``python -m collector endpoint-check --schemas DIR`` writes their JSON Schema and the OpenAPI
-document (``docs/protocol/``; a test fails when they drift).
+``prematch schema --protocol docs/protocol`` writes their JSON Schema and the OpenAPI document
+(:func:`protocol_documents`; a test fails when the committed files drift from the models).
 """
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ def protocol_schemas() -> dict[str, dict[str, Any]]:
 
 
 def _openapi(task: dict, answer: dict) -> dict[str, Any]:
-    components = {**task.pop("$defs", {}), **answer.pop("$defs", {})}
-    strip = {"$schema", "$id"}
+    components = {**task.get("$defs", {}), **answer.get("$defs", {})}  # the published schemas stay whole
+    strip = {"$schema", "$id", "$defs"}
     task_c = {k: v for k, v in task.items() if k not in strip}
     answer_c = {k: v for k, v in answer.items() if k not in strip}
 
@@ -191,3 +191,9 @@ def _openapi(task: dict, answer: dict) -> dict[str, Any]:
         }}},
         "components": {"schemas": schemas, "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     }
+
+
+def protocol_documents() -> dict[str, bytes]:
+    """File name -> the stable bytes of each published protocol document."""
+    return {name: orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+            for name, doc in sorted(protocol_schemas().items())}
