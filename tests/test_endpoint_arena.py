@@ -16,7 +16,7 @@ import pytest
 from builder.cli import main as builder_main
 from collector.archive.reader import load_archive
 from collector.cli import main
-from collector.forecasters.endpoint.protocol import PROTOCOL_VERSION, EndpointTask
+from collector.forecasters.endpoint_protocol import PROTOCOL_VERSION, EndpointTask
 from collector.records import ForecasterType, ForecastStatus
 from tests.fake_agent import TOKEN, serve_hostile, serve_reference
 from tests.secret_search import folder_occurrences

@@ -40,7 +40,7 @@ class CheckReport:
 
 
 def run(args: argparse.Namespace) -> int:
-    from collector.forecasters.endpoint.check import run_check
+    from collector.forecasters.endpoint_check import run_check
 
     sent, problems = run_check(args.url, token_env=args.token_env, timeout_s=args.timeout)
     return finish(CheckReport(args.url, sent, problems))

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     paths = export_schemas(args.archive / "schema")
     lines = [f"wrote {len(paths)} schema files to {args.archive / 'schema'}"]
     if args.protocol is not None:
-        from collector.forecasters.endpoint.protocol import protocol_documents
+        from collector.forecasters.endpoint_protocol import protocol_documents
 
         args.protocol.mkdir(parents=True, exist_ok=True)
         for name, data in protocol_documents().items():

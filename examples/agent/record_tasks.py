@@ -1,4 +1,4 @@
-"""Write endpoint-check's recorded tasks (collector/forecasters/endpoint/recorded/) from a replay's archive.
+"""Write endpoint-check's recorded tasks (collector/forecasters/endpoint_tasks/) from a replay's archive.
 
 The replay must have had an endpoint forecaster (the reference agent) under closed_book and
 evidence_package, probabilistic_forecast and direct_score, until the first knockout's stage-opening
@@ -18,7 +18,7 @@ import orjson
 from collector.archive.reader import load_archive
 from collector.forecasters.llm.prompting import match_repair_prompt, prompt_set
 
-OUT = Path(__file__).resolve().parents[2] / "collector" / "forecasters" / "endpoint" / "recorded"
+OUT = Path(__file__).resolve().parents[2] / "collector" / "forecasters" / "endpoint_tasks"
 KINDS = {  # name -> (target_kind, access, strategy, knockout or question kind)
     "match_group_probabilistic": ("match", "closed_book", "probabilistic_forecast", False),
     "match_group_direct_score": ("match", "closed_book", "direct_score", False),

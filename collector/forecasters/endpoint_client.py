@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from collector.config import ForecasterConfig
 from collector.errors import ConfigError
-from collector.forecasters.endpoint.protocol import PROTOCOL_VERSION, EndpointAnswer
+from collector.forecasters.endpoint_protocol import PROTOCOL_VERSION, EndpointAnswer
 from collector.forecasters.llm.errors import classify, retry_decision
 from collector.forecasters.llm.openrouter import ChatResult
 from collector.forecasters.llm.sanitise import kept_body

@@ -1,6 +1,6 @@
 """``endpoint-check``'s work: send an agent the recorded tasks of each kind and name every protocol problem.
 
-The recorded tasks (``recorded/*.json`` beside this module) are real tasks of a World Cup replay:
+The recorded tasks (``endpoint_tasks/*.json`` beside this module) are real tasks of a World Cup replay:
 a group match and a knockout (probabilistic and direct score), one under ``evidence_package``,
 a single-choice and a fixed-k tournament question, and a repair round. Each file holds the task
 as sent and the event or question it asks about, so the answer is judged by the very validation
@@ -21,11 +21,11 @@ import orjson
 from collector.competitions import competition_from_definition, load_definition
 from collector.config import EndpointSettings, ForecasterConfig
 from collector.errors import Problem, UsageError
-from collector.forecasters.endpoint.client import EndpointClient
+from collector.forecasters.endpoint_client import EndpointClient
 from collector.forecasters.llm.validation import Checked, validate_match, validate_question
 from collector.records import AttemptRole, Clock, Event, ForecastStatus, Question
 
-RECORDED = Path(__file__).parent / "recorded"
+RECORDED = Path(__file__).parent / "endpoint_tasks"
 ACCEPTED = frozenset({ForecastStatus.VALID, ForecastStatus.NORMALIZED})
 
 

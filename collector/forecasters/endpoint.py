@@ -2,7 +2,7 @@
 attempt kept) with the call made to an outside agent in the endpoint protocol instead of OpenRouter.
 
 Only the call and the record differ from :class:`~collector.forecasters.llm.forecaster.LLMForecaster`:
-:meth:`EndpointForecaster._call` POSTs the task (:func:`collector.forecasters.endpoint.protocol.task_body`)
+:meth:`EndpointForecaster._call` POSTs the task (:func:`collector.forecasters.endpoint_protocol.task_body`)
 and :meth:`EndpointForecaster._record` writes ``forecaster_type = endpoint`` with the protocol version
 and what the agent declared of itself. An agent costs the arena nothing, so it has a budget of its own
 (the arena's spending cap never defers it); ``max_calls_per_tick`` bounds what a tick asks of it.
@@ -15,8 +15,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from collector.config import ArenaConfig, ForecasterConfig
-from collector.forecasters.endpoint.client import EndpointClient, unpack
-from collector.forecasters.endpoint.protocol import PROTOCOL_VERSION, task_body
+from collector.forecasters.endpoint_client import EndpointClient, unpack
+from collector.forecasters.endpoint_protocol import PROTOCOL_VERSION, task_body
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import ChatResult
 from collector.forecasters.llm.prompting import prompt_set
