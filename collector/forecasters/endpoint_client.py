@@ -81,7 +81,7 @@ class EndpointClient:
         self._make = lambda: ServiceClient(
             f"endpoint {cfg.id}", settings.url, headers=headers, connect_timeout=min(10.0, settings.timeout_s),
             total_timeout=settings.timeout_s, retry=RetryPolicy(max_attempts=settings.max_attempts, base_delay=1.0,
-            max_delay=10.0), transport=transport, sleep=sleep, clock=clock, max_connections=4,
+            max_delay=10.0), transport=transport, sleep=sleep, clock=clock, max_connections=16,
             max_response_bytes=settings.max_response_bytes,
         )  # fmt: skip
         self._service: ServiceClient | None = None  # made at the first call of each tick
