@@ -16,6 +16,14 @@ from tests.fake_openrouter import LEAK_ENCODINGS, encoded_key
 
 AGENT_FILE = Path(__file__).resolve().parent.parent / "examples" / "agent" / "agent.py"
 TOKEN = "agent-token-0123456789abcdefXYZ"
+ARENA = """
+[arena]
+competitions = ["worldcup-2026"]
+access = ["closed_book"]
+strategies = ["probabilistic_forecast"]
+questions = false
+"""
+"""The arena of the endpoint tests: the World Cup, one condition, no questions (more [arena] keys may follow)."""
 
 
 @functools.cache

@@ -18,17 +18,11 @@ from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.forecasters.endpoint_protocol import PROTOCOL_VERSION, EndpointTask
 from collector.records import ForecasterType, ForecastStatus
-from tests.fake_agent import TOKEN, serve_hostile, serve_reference
+from tests.fake_agent import ARENA, TOKEN, serve_hostile, serve_reference
 from tests.secret_search import folder_occurrences
 
 NOW = "2026-06-10T12:00:00Z"
-CONFIG = """
-[arena]
-competitions = ["worldcup-2026"]
-access = ["closed_book"]
-strategies = ["probabilistic_forecast"]
-questions = false
-concurrency = 8
+CONFIG = ARENA + """concurrency = 8
 [[forecasters]]
 id = "uniform"
 type = "baseline"

@@ -10,15 +10,9 @@ from builder.cli import main as builder_main
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus, Horizon
-from tests.fake_agent import TOKEN, serve_reference
+from tests.fake_agent import ARENA, TOKEN, serve_reference
 
-CONFIG = """
-[arena]
-competitions = ["worldcup-2026"]
-access = ["closed_book"]
-strategies = ["probabilistic_forecast"]
-questions = false
-[[forecasters]]
+CONFIG = ARENA + """[[forecasters]]
 id = "uniform"
 type = "baseline"
 [[forecasters]]

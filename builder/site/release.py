@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from builder.site.api import api_files
-from builder.site.dataset import release_files
 from builder.site.feed import FEED, atom_feed
 from builder.site.tables import iter_tables
 
 
 def open_data_files(ctx) -> Iterator[tuple[str, bytes]]:
     """(site path, bytes) of every open-data file of the build whose context is ``ctx``."""
+    from builder.site.dataset import release_files  # pyarrow: imported when a build writes, not by every command
+
     yield from release_files(iter_tables(ctx.archive, ctx.scores), ctx.commit).items()
     yield FEED, atom_feed(ctx.archive, ctx.scores, ctx.commit, ctx.urls.site)
     yield from api_files(ctx.archive, ctx.scores, ctx.commit).items()
