@@ -31,7 +31,7 @@ from collector.forecasters.llm.openrouter import ChatResult
 from collector.forecasters.llm.sanitise import kept_body
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import Attempt, AttemptRole
-from collector.redaction import sanitised_text
+from collector.redaction import register_secret, sanitised_text
 
 
 @dataclass
@@ -76,6 +76,7 @@ class EndpointClient:
         headers = {"User-Agent": f"prematch-endpoint/{PROTOCOL_VERSION}"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
+            register_secret(token)  # at once: the pool (and its own registration) is made at the first call
         self.url, self.max_calls, self.calls = settings.url, settings.max_calls_per_tick, 0
         self.stopped: str | None = None
         self._make = lambda: ServiceClient(
