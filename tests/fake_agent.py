@@ -85,7 +85,7 @@ def hostile_answer(mode: str, task: dict, token: str, count: int) -> tuple[int, 
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         with self.server.lock:
             self.server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})

@@ -13,7 +13,9 @@ from builder.site.tables import iter_tables
 
 def open_data_files(ctx) -> Iterator[tuple[str, bytes]]:
     """(site path, bytes) of every open-data file of the build whose context is ``ctx``."""
-    from builder.site.dataset import release_files  # pyarrow: imported when a build writes, not by every command
+    from builder.site.dataset import (
+        release_files,  # pyarrow: imported when a build writes, not by every command
+    )
 
     yield from release_files(iter_tables(ctx.archive, ctx.scores), ctx.commit).items()
     yield FEED, atom_feed(ctx.archive, ctx.scores, ctx.commit, ctx.urls.site)

@@ -22,7 +22,11 @@ from collector.competitions import competition_from_definition, load_definition
 from collector.config import EndpointSettings, ForecasterConfig
 from collector.errors import Problem, UsageError
 from collector.forecasters.endpoint_client import EndpointClient
-from collector.forecasters.llm.validation import Checked, validate_match, validate_question
+from collector.forecasters.llm.validation import (
+    Checked,
+    validate_match,
+    validate_question,
+)
 from collector.records import AttemptRole, Clock, Event, ForecastStatus, Question
 
 RECORDED = Path(__file__).parent / "endpoint_tasks"

@@ -71,8 +71,8 @@ def build_endpoints(
 
     ``clock`` None: each follows its tasks' simulated time (a replay builds them once for every tick).
     """
-    from collector.forecasters.endpoint_client import EndpointClient
     from collector.forecasters.endpoint import EndpointForecaster
+    from collector.forecasters.endpoint_client import EndpointClient
 
     built, problems = [], []
     for f in config.enabled_forecasters():

@@ -93,7 +93,7 @@ class Handler(BaseHTTPRequestHandler):
     token: str | None = None
     faulty = False
 
-    def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+    def do_POST(self) -> None:
         if self.token is not None and self.headers.get("Authorization") != f"Bearer {self.token}":
             return self._send(401, b'{"error": "bad token"}')
         length = int(self.headers.get("Content-Length") or 0)
@@ -113,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the standard library's name
+    def log_message(self, format: str, *args) -> None:
         sys.stderr.write(f"agent: {self.command} {self.path} {args[1] if len(args) > 1 else ''}\n")
 
 
