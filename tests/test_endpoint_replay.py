@@ -53,4 +53,6 @@ def test_a_replay_with_the_reference_agent_is_scored_and_ranked_beside_the_basel
         assert agent_row["brier"] < cells["uniform"]["brier"]  # base rates beat the uniform forecast on these two
     page = (tmp_path / "site" / "index.html").read_text()
     assert "reference-agent" in page and "base_rate" in page and "uniform" in page
+    agent_page = (tmp_path / "site" / "forecasters" / "reference-agent.html").read_text()
+    assert "An outside agent" in agent_page and "prematch-reference-agent 1.0.0" in agent_page
     assert TOKEN not in capsys.readouterr().out
