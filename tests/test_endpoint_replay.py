@@ -35,6 +35,8 @@ def test_a_replay_with_the_reference_agent_is_scored_and_ranked_beside_the_basel
         config.write_text(CONFIG.format(url=agent.url))
         assert main(["replay", "worldcup-2026", "--config", str(config), "--out", str(tmp_path / "replay"),
                      "--data-dir", str(data_dir), "--until", "2026-06-12T06:00:00Z"]) == 0
+    assert main(["verify", "--repo", str(tmp_path / "replay")]) == 0  # the agent's request times agree with the commits
+    assert "requested_after_commit" not in capsys.readouterr().out
     archive = load_archive(tmp_path / "replay" / "archive")
     mine = [f for f in archive.forecasts if f.forecaster == "reference-agent"]
     assert {f.status for f in mine} == {ForecastStatus.VALID}

@@ -36,7 +36,8 @@ UNDECLARED = "undeclared"
 class EndpointForecaster(LLMForecaster):
     """Implements :class:`collector.forecasters.tasks.Forecaster` for one configured agent URL.
 
-    ``clock`` None: the forecaster follows each task's (simulated) ``now`` (a replay builds it once).
+    ``clock`` None: the forecaster's clock is each task's (simulated) ``now`` (a replay builds it once, and
+    dates each tick's commit at that instant: a later request time would disagree with it).
     """
 
     type = ForecasterType.ENDPOINT
@@ -66,9 +67,8 @@ class EndpointForecaster(LLMForecaster):
             return
         self._tick = task.now
         self.client.new_tick()
-        if self._follows_tasks:
-            start, now = datetime.now(UTC), task.now
-            self.clock = lambda: now + (datetime.now(UTC) - start)
+        if self._follows_tasks:  # a replay's tick happens at one simulated instant, which its commit is dated at
+            self.clock = lambda now=task.now: now
 
     async def _call(self, text, task, role, max_tokens, attempts: list[Attempt], deadline,
                     schema: dict | None = None, name: str | None = None) -> ChatResult:
