@@ -142,3 +142,23 @@ def test_a_missing_token_is_a_problem_and_the_others_go_on(tmp_path, data_dir, m
     assert tick(tmp_path, data_dir, ("agent", "http://127.0.0.1:9/", "AGENT_TOKEN")) == 1
     assert "AGENT_TOKEN is not set" in capsys.readouterr().err
     assert agent_records(tmp_path) == [] and len(agent_records(tmp_path, "uniform")) == 73  # the tournament too
+
+
+def test_under_evidence_package_the_task_holds_the_frozen_evidence_record(tmp_path, data_dir, monkeypatch):
+    monkeypatch.setenv("AGENT_TOKEN", TOKEN)
+    config = tmp_path / "arena.toml"
+    config.write_text(CONFIG.replace('access = ["closed_book"]', 'access = ["evidence_package"]')
+                      + AGENT.format(id="agent", url="{url}", env="AGENT_TOKEN", calls=3, timeout=20))
+    with serve_hostile("valid") as agent:
+        config.write_text(config.read_text().replace("{url}", agent.url))
+        main(["tick", "--now", NOW, "--config", str(config), "--archive", str(tmp_path / "archive"),
+              "--data-dir", str(data_dir)])  # fmt: skip
+        requests = list(agent.server.requests)
+    archive = load_archive(tmp_path / "archive")
+    records = agent_records(tmp_path)
+    assert len(requests) == len(records) == 3 and {f.status for f in records} == {ForecastStatus.VALID}
+    for record in records:
+        package = archive.records[record.evidence.path]  # the record names the package its task held
+        sent = next(EndpointTask.model_validate_json(r["body"]) for r in requests
+                    if orjson.loads(r["body"])["match"]["id"] == record.target_id)
+        assert sent.access == "evidence_package" and sent.evidence == package.model_dump(mode="json")
