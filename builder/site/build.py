@@ -52,6 +52,7 @@ from builder.site.measures import measures_lookup
 from builder.site.pagecache import PageCache
 from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
+from builder.site.release import open_data_files
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.sitereuse import archive_hashes, site_fingerprint, unhashed_problems
@@ -317,6 +318,8 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     for model in page_models(ctx, progress):
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
+        writer.put(name, content)
+    for name, content in open_data_files(ctx):  # Parquet dataset, Atom feed, JSON API (builder.site.release)
         writer.put(name, content)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     data = _put_exports(work, pages, writer, progress)
