@@ -57,7 +57,7 @@ def _relative(source: str, data_dir: Path | None) -> tuple[str, DataSource, str 
         name = source.split("://", 1)[1].split("/", 1)[1]
         return name, DataSource(None, urls={name: source}), source
     path = Path(source)
-    if data_dir is not None and (data_dir / source).is_file():
+    if data_dir is not None and not path.is_absolute() and (data_dir / source).is_file():
         return source, DataSource(data_dir), None
     if path.is_file():
         folder = path.resolve().parent
@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             relative, data, url = _relative(args.source, args.data_dir)
             derived = derive_definition(args.competition, data, relative, format_id=args.format,
-                                        time_zone=args.time_zone, url=url)
+                                        time_zone=args.time_zone, url=url,
+                                        reference=DataSource(args.data_dir) if args.data_dir else None)
         todo = list(derived.todo)
         text = HEADER + "".join(f"# {t}\n" for t in todo) + dumps(derived.definition)
         slots = len(derived.definition.get("knockout_slots", []))

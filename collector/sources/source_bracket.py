@@ -1,0 +1,154 @@
+"""The knockout bracket as the source says it (``define-competition`` of a cup with groups).
+
+Each knockout match's slot rules come from the source itself, in this order:
+
+1. its **placeholder labels** (a pre-tournament file: ``1B v 2A``, ``3A/B/C v 1D``, ``W49 v W50``,
+   ``L61 v L62``), taken as written; ``W``/``L`` labels read the source's match numbers (a file
+   without numbers has its knockout matches numbered in kickoff order from the format's first
+   knockout number, stage by stage);
+2. else its **results**: each team is placed by where it came from — its group position
+   (``1B``, ``2A``) when its previous match was in the group stage, else the winner or loser of
+   that previous knockout match (``W49``, ``L61``). A third-placed team takes the format's rule
+   of the slot whose other team is the same group position (so the official best-third table
+   binds to it), else a rule naming every group whose third went through.
+
+The format gives only the stage structure (how many matches each stage has, its match numbers
+when the source has none) and the best-third table. A match whose rule cannot be told (a
+previous match whose result is held back, a group table still open) is a problem naming the
+match and what is missing; a match of a future tournament without labels or teams is given the
+format's slot of its position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from collector.competitions.formats import Format
+from collector.competitions.slots import Decided, qualified_thirds
+from collector.records import Competition
+from collector.sources.base import SourceMatch
+from collector.sources.bracket import winner_and_loser
+
+
+@dataclass
+class SourceBracket:
+    """What the source says of its knockout matches: per source index, a number and two rules."""
+
+    numbers: dict[int, int] = field(default_factory=dict)
+    rules: dict[int, tuple[str, str]] = field(default_factory=dict)
+    format_slot: dict[int, int] = field(default_factory=dict)  # the format's slot a match took, when one fits
+    problems: list[str] = field(default_factory=list)
+
+
+def _at(rows, team: str) -> int | None:
+    """1-based position of ``team`` in a table (the first of a block level on every criterion)."""
+    return next((r.rank for r in rows if r.team == team), None)
+
+
+class _Deriver:
+    def __init__(self, matches: list[SourceMatch], competition: Competition, fmt: Format, decided: Decided,
+                 positions: dict[int, int]):
+        self.matches, self.competition, self.fmt, self.decided = matches, competition, fmt, decided
+        self.order = {i: (m.kickoff_date, m.kickoff_utc is None, m.kickoff_utc, positions.get(i, 0), i)
+                      for i, m in enumerate(matches)}
+        self.group_of = {t: g.name for g in competition.groups for t in g.teams}
+        self.out = SourceBracket()
+
+    def previous(self, i: int, team: str) -> int | None:
+        """The team's last match before match ``i`` (date, kickoff, then file order)."""
+        before = [j for j, m in enumerate(self.matches) if team in (m.home_team, m.away_team)
+                  and self.order[j] < self.order[i]]
+        return max(before, key=lambda j: self.order[j], default=None)
+
+    def team_rule(self, i: int, team: str) -> tuple[str | None, str | None]:
+        """(rule, None) or (None, why the source does not tell) for ``team`` in knockout match ``i``."""
+        j = self.previous(i, team)
+        if j is None:
+            return None, f"{team} plays no earlier match in the source"
+        earlier = self.matches[j]
+        if earlier.knockout:
+            number = self.out.numbers.get(j)
+            pair = winner_and_loser(earlier)
+            if number is None or pair is None:
+                return None, (f"the result of {earlier.label} ({team}'s previous match) is not known or held back, "
+                              "so whether it was won or lost cannot be told")
+            return ("W" if pair[0] == team else "L") + str(number), None
+        group = self.group_of.get(team)
+        rows = self.decided.tables.get(group or "")
+        if rows is None:
+            return None, f"group {group} of {team} has no complete table in the source (a result missing or held back)"
+        position = _at(rows, team)
+        if position in (1, 2):
+            return f"{position}{group}", None
+        if position == 3 and self.competition.best_third_placed:
+            return "3" + (group or ""), None  # refined once the opponent's rule is known (:meth:`third_rule`)
+        return None, f"{team} finished {position}th of group {group}, a place that sends no team to the knockouts"
+
+    def third_rule(self, group: str, other: str, stage: str) -> str:
+        """The format's rule for the third of ``group`` facing ``other`` in ``stage``, else every qualified group."""
+        for _, s, home, away in self.fmt.slots:
+            for mine, theirs in ((home, away), (away, home)):
+                if s == stage and theirs == other and mine[0] == "3" and group in mine[1:].split("/"):
+                    return mine
+        qualified = qualified_thirds(self.competition, self.decided) or [group]
+        return "3" + "/".join(sorted(set(qualified) | {group}))
+
+    def rules_of(self, i: int, stage: str) -> tuple[str, str] | None:
+        m = self.matches[i]
+        if m.home_team is None and m.away_team is None and m.home_slot is None and m.away_slot is None:
+            return None  # a future match the source does not label: the format's slot of its position
+        sides = []
+        for team, label in ((m.home_team, m.home_slot), (m.away_team, m.away_slot)):
+            if label is not None:
+                sides.append(label)
+                continue
+            rule, why = self.team_rule(i, team) if team is not None else (None, "the source names no team")
+            if rule is None:
+                self.out.problems.append(f"cannot tell the slot rule of {m.label} from the source: {why}")
+                return None
+            sides.append(rule)
+        home, away = sides
+        if home[0] == "3" and len(home) == 2 and m.home_slot is None:
+            home = self.third_rule(home[1], away, stage)
+        if away[0] == "3" and len(away) == 2 and m.away_slot is None:
+            away = self.third_rule(away[1], home, stage)
+        return home, away
+
+
+def derive_bracket(matches: list[SourceMatch], competition: Competition, fmt: Format, decided: Decided,
+                   positions: dict[int, int], per_stage: dict[str, list[int]]) -> SourceBracket:
+    """Numbers and rules of every knockout match the source lists, stage by stage (module docstring)."""
+    deriver = _Deriver(matches, competition, fmt, decided, positions)
+    out = deriver.out
+    for stage in fmt.stages():
+        slots = [s for s in fmt.slots if s[1] == stage]
+        left = sorted(per_stage.get(stage, []), key=lambda i: (matches[i].match_number or 0, deriver.order[i]))
+        if len(left) != len(slots):
+            out.problems.append(f"stage {stage}: the format {fmt.id} has {len(slots)} matches, the source {len(left)}")
+        derived = {i: deriver.rules_of(i, stage) for i in left}
+        _number(matches, left, slots, derived, out)
+    return out
+
+
+def _number(matches: list[SourceMatch], left: list[int], slots, derived: dict[int, Any], out: SourceBracket) -> None:
+    """Each match's number (the source's, else the format slot with its rules, else the next free one) and rules."""
+    free = [number for number, _, _, _ in slots]
+    for i in left:  # a format slot with the same two rules keeps the format's number (and its best-third column)
+        rules = derived[i]
+        fit = next((n for n, _, h, a in slots if rules is not None and {h, a} == set(rules)), None)
+        if fit is not None and fit in free:
+            out.format_slot[i] = fit
+            free.remove(fit)
+    for i in left:
+        if matches[i].match_number is not None:
+            out.numbers[i] = matches[i].match_number
+        elif i in out.format_slot:
+            out.numbers[i] = out.format_slot[i]
+        elif free:
+            out.numbers[i] = out.format_slot[i] = free.pop(0)
+        if derived[i] is not None and i in out.numbers:
+            out.rules[i] = derived[i]
+        elif matches[i].home_team is None and matches[i].away_team is None and i in out.format_slot:
+            _, _, h, a = next(s for s in slots if s[0] == out.format_slot[i])  # a future match without labels
+            out.rules[i] = (h, a)
