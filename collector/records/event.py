@@ -93,6 +93,17 @@ class Goal(Contract):
     period: Literal["regulation", "extra_time"] | None = None
 
 
+class SourceCorrection(Contract):
+    """A correction of a source's value applied at ingest (the competition's corrections file), with its citation."""
+
+    field: str = Field(min_length=1, description="the corrected field of the source's match, e.g. score.et or goals2")
+    source_value: Any = Field(default=None, description="what the source gives (None: the field was absent)")
+    value: Any = Field(description="the corrected value used instead")
+    citation: str = Field(min_length=1, description="where the corrected value is documented (a URL or reference)")
+    note: str = ""
+    file: str = Field(min_length=1, description="the corrections file it came from (its name)")
+
+
 class Outcome(Revisable):
     """The official result of an event.
 
@@ -115,6 +126,8 @@ class Outcome(Revisable):
         default=None, description="a tie's second leg: both legs' goals (after extra time if played), "
                                   "this leg's home team first")
     goals: tuple[Goal, ...] | None = Field(default=None, description="None when the source lists no goals")
+    corrections: tuple[SourceCorrection, ...] = Field(
+        default=(), description="corrections of the source applied to this match (its payload stays verbatim)")
     source: str
     source_retrieved_at: UtcDatetime
     source_payload: dict[str, Any] = Field(description="The source's raw payload for this match, verbatim")

@@ -9,11 +9,13 @@ neither recorded nor used to decide a knockout slot). Rules:
   extra time and is not level itself;
 * listed goals (own goals are listed under the team credited) add up to the final score,
   those of regulation (minute ≤ 90, stoppage ``90+x`` included) to the 90-minute score;
-* a goal after the 105th minute needs extra time (some files write stoppage time ``90+2`` as
-  ``92``, so minutes 91-105 without extra time are read as stoppage time).
+* a goal in extra time (``91`` without an offset, :func:`collector.sources.openfootball._goals`)
+  needs an extra-time score: without one the result is in doubt, never silently regulation.
 
-Score problems leave the match out; goals that do not add up to a consistent score are
-dropped from the outcome (the score is kept) and reported.
+A match with any of these problems is still registered (the bracket never depends on a score);
+its outcome is held back, with a problem naming file, match and values, until a correction
+(:mod:`collector.sources.corrections`) makes it consistent. A score in doubt decides nothing; goals
+that do not add up to a consistent score leave the score deciding who advances.
 """
 
 from __future__ import annotations
@@ -53,12 +55,12 @@ def _minute(goal: Goal) -> str:
     return f"{goal.minute}+{goal.stoppage}'" if goal.stoppage else f"{goal.minute}'"
 
 
-LAST_STOPPAGE_MINUTE = 105
+LAST_STOPPAGE_MINUTE = 105  # a bare minute beyond it is extra time even in a file that writes 92 for 90+2
 
 
 def late_goal_problems(goals: Iterable[Goal] | None, score_90: Score | None, extra: Score | None) -> list[str]:
-    """A goal in extra time's minutes when the source gives no extra-time score: the score is in doubt."""
-    late = [g for g in goals or () if g.minute is not None and g.minute > LAST_STOPPAGE_MINUTE]
+    """A goal in extra time when the source gives no extra-time score: the score is in doubt."""
+    late = [g for g in goals or () if g.period == "extra_time"]
     if not late or extra is not None or score_90 is None:
         return []
     return [f"goal(s) at {', '.join(_minute(g) for g in late)} but the source gives no extra-time score "
