@@ -51,6 +51,23 @@ def score_problems(score_90: Score | None, extra: Score | None, shootout: Score 
     return problems
 
 
+def edition_problems(competition, stage: str, score_90: Score | None, extra: Score | None,
+                     shootout: Score | None) -> list[str]:
+    """A knockout match's periods against the edition's rules (``extra_time``, ``shootouts``)."""
+    rule = competition.extra_time
+    plays_extra = rule == "always" or (rule == "final_only" and stage == "final")
+    problems = []
+    if extra is not None and not plays_extra:
+        problems.append(f"extra time {_pair(extra)} in a {stage} match, but the competition plays extra time "
+                        f"{'only in the final' if rule == 'final_only' else 'never'} (extra_time = {rule!r})")
+    if shootout is not None and extra is None and plays_extra and score_90 is not None and score_90.home == score_90.away:
+        problems.append(f"a shoot-out {_pair(shootout)} straight after a level 90 minutes {_pair(score_90)}, but the "
+                        f"competition plays extra time first (extra_time = {rule!r}); the extra-time score is missing")
+    if shootout is not None and not competition.shootouts:
+        problems.append(f"a shoot-out {_pair(shootout)}, but the competition has none (shootouts = false)")
+    return problems
+
+
 def _minute(goal: Goal) -> str:
     return f"{goal.minute}+{goal.stoppage}'" if goal.stoppage else f"{goal.minute}'"
 

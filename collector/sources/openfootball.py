@@ -41,6 +41,7 @@ from collector.sources.bracket import number_by_slot_dates
 from collector.sources.checks import (
     LAST_STOPPAGE_MINUTE,
     batch_problems,
+    edition_problems,
     goal_problems,
     late_goal_problems,
     score_problems,
@@ -140,6 +141,9 @@ class OpenfootballSource:
         inconsistent = score_problems(scores.get("score_90"), scores.get("score_extra_time"),
                                       scores.get("score_penalties"), stage not in two_legged_stages(competition)) \
             if scores else []
+        if scores and knockout and stage not in two_legged_stages(competition):
+            inconsistent += edition_problems(competition, stage, scores.get("score_90"), scores.get("score_extra_time"),
+                                             scores.get("score_penalties"))
         inconsistent += late_goal_problems(goals, scores.get("score_90"), scores.get("score_extra_time"))
         held = None
         if inconsistent:  # the result is in doubt: the match stays an event, its outcome decides nothing

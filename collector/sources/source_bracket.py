@@ -41,9 +41,13 @@ class SourceBracket:
     problems: list[str] = field(default_factory=list)
 
 
-def _at(rows, team: str) -> int | None:
-    """1-based position of ``team`` in a table (the first of a block level on every criterion)."""
-    return next((r.rank for r in rows if r.team == team), None)
+def _positions(rows, team: str) -> list[int]:
+    """The 1-based positions ``team`` may hold in a table: one, or each of a block level on every criterion."""
+    row = next((r for r in rows if r.team == team), None)
+    if row is None:
+        return []
+    size = sum(1 for r in rows if r.rank == row.rank)
+    return list(range(row.rank, row.rank + size))
 
 
 class _Deriver:
@@ -61,29 +65,31 @@ class _Deriver:
                   and self.order[j] < self.order[i]]
         return max(before, key=lambda j: self.order[j], default=None)
 
-    def team_rule(self, i: int, team: str) -> tuple[str | None, str | None]:
-        """(rule, None) or (None, why the source does not tell) for ``team`` in knockout match ``i``."""
+    def team_rules(self, i: int, team: str) -> tuple[list[str], str | None]:
+        """(candidate rules, None) or ([], why the source does not tell) for ``team`` in knockout match ``i``.
+
+        Several candidates when the team's group table leaves it level on every criterion with a
+        neighbour (the lots drawn are not in the source): the format's slot then chooses."""
         j = self.previous(i, team)
         if j is None:
-            return None, f"{team} plays no earlier match in the source"
+            return [], f"{team} plays no earlier match in the source"
         earlier = self.matches[j]
         if earlier.knockout:
             number = self.out.numbers.get(j)
             pair = winner_and_loser(earlier)
             if number is None or pair is None:
-                return None, (f"the result of {earlier.label} ({team}'s previous match) is not known or held back, "
-                              "so whether it was won or lost cannot be told")
-            return ("W" if pair[0] == team else "L") + str(number), None
-        group = self.group_of.get(team)
-        rows = self.decided.tables.get(group or "")
+                return [], (f"the result of {earlier.label} ({team}'s previous match) is not known or held back, "
+                            "so whether it was won or lost cannot be told")
+            return [("W" if pair[0] == team else "L") + str(number)], None
+        group = self.group_of.get(team) or ""
+        rows = self.decided.tables.get(group)
         if rows is None:
-            return None, f"group {group} of {team} has no complete table in the source (a result missing or held back)"
-        position = _at(rows, team)
-        if position in (1, 2):
-            return f"{position}{group}", None
-        if position == 3 and self.competition.best_third_placed:
-            return "3" + (group or ""), None  # refined once the opponent's rule is known (:meth:`third_rule`)
-        return None, f"{team} finished {position}th of group {group}, a place that sends no team to the knockouts"
+            return [], f"group {group} of {team} has no complete table in the source (a result missing or held back)"
+        positions = _positions(rows, team)
+        rules = [f"{p}{group}" for p in positions if p in (1, 2) or (p == 3 and self.competition.best_third_placed)]
+        if not rules:
+            return [], f"{team} finished {positions[0]}th of group {group}, a place that sends no team to the knockouts"
+        return rules, None
 
     def third_rule(self, group: str, other: str, stage: str) -> str:
         """The format's rule for the third of ``group`` facing ``other`` in ``stage``, else every qualified group."""
@@ -101,19 +107,20 @@ class _Deriver:
         sides = []
         for team, label in ((m.home_team, m.home_slot), (m.away_team, m.away_slot)):
             if label is not None:
-                sides.append(label)
+                sides.append([label])
                 continue
-            rule, why = self.team_rule(i, team) if team is not None else (None, "the source names no team")
-            if rule is None:
+            rules, why = self.team_rules(i, team) if team is not None else ([], "the source names no team")
+            if not rules:
                 self.out.problems.append(f"cannot tell the slot rule of {m.label} from the source: {why}")
                 return None
-            sides.append(rule)
-        home, away = sides
-        if home[0] == "3" and len(home) == 2 and m.home_slot is None:
-            home = self.third_rule(home[1], away, stage)
-        if away[0] == "3" and len(away) == 2 and m.away_slot is None:
-            away = self.third_rule(away[1], home, stage)
-        return home, away
+            sides.append(rules)
+        pairs = [(self._third(h, a, stage), self._third(a, h, stage)) for h in sides[0] for a in sides[1]]
+        in_format = {frozenset((h, a)) for _, s, h, a in self.fmt.slots if s == stage}
+        return next((p for p in pairs if frozenset(p) in in_format), pairs[0])
+
+    def _third(self, rule: str, other: str, stage: str) -> str:
+        """A third-placed team's rule (``3F``) widened to the format's (``3B/E/F``); any other rule as it is."""
+        return self.third_rule(rule[1], other, stage) if rule[0] == "3" and len(rule) == 2 else rule
 
 
 def derive_bracket(matches: list[SourceMatch], competition: Competition, fmt: Format, decided: Decided,
