@@ -111,3 +111,36 @@ def with_labels(matches: list[dict], labels: dict[int, tuple[str, str]], first_n
             number += 1
         out.append(m)
     return out
+
+
+def made_up_cup(group_a: list[tuple[int, int, list[int]]] | None = None,
+                knockouts: dict[int, dict] | None = None) -> list[dict]:
+    """A small made-up cup: 4 groups of 4 (team ``B2`` is ``Bravo 2``), quarter-finals 1A v 2B, 1B v 2A,
+    1C v 2D, 1D v 2C, semi-finals, a match for third place and a final, all played.
+
+    In every group the lower-numbered team beats the higher 1-0, unless ``group_a`` gives group A's
+    six results as (home index, away index, [home goals, away goals]). ``knockouts`` replaces fields
+    of knockout matches by position (0-3 quarter-finals, 4-5 semi-finals, 6 third place, 7 final).
+    """
+    names = {g: [f"{word} {i}" for i in range(1, 5)] for g, word in zip("ABCD", ("Alpha", "Bravo", "Charlie", "Delta"))}
+    matches: list[dict] = []
+    pairs = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)]
+    for g, teams in names.items():
+        results = group_a if g == "A" and group_a else [(h, a, [1, 0]) for h, a in pairs]
+        for k, (h, a, score) in enumerate(results):
+            matches.append({"round": f"Matchday {k // 2 + 1}", "date": f"2024-06-{k // 2 * 4 + 1 + 'ABCD'.index(g):02d}",
+                            "time": "18:00 UTC+0", "team1": teams[h], "team2": teams[a], "score": {"ft": score},
+                            "group": f"Group {g}"})
+    first, second = {g: t[0] for g, t in names.items()}, {g: t[1] for g, t in names.items()}
+    ko = [("Quarter-finals", "2024-06-20", first["A"], second["B"], {"ft": [2, 0]}),
+          ("Quarter-finals", "2024-06-20", first["B"], second["A"], {"ft": [1, 1], "et": [1, 1], "p": [4, 3]}),
+          ("Quarter-finals", "2024-06-21", first["C"], second["D"], {"ft": [1, 0]}),
+          ("Quarter-finals", "2024-06-21", first["D"], second["C"], {"ft": [0, 1]}),
+          ("Semi-finals", "2024-06-24", first["A"], first["B"], {"ft": [1, 0]}),
+          ("Semi-finals", "2024-06-25", first["C"], second["C"], {"ft": [1, 0]}),
+          ("Match for third place", "2024-06-27", first["B"], second["C"], {"ft": [2, 1]}),
+          ("Final", "2024-06-28", first["A"], first["C"], {"ft": [1, 1], "et": [2, 1]})]
+    for k, (label, day, home, away, score) in enumerate(ko):
+        match = {"round": label, "date": day, "time": "20:00 UTC+0", "team1": home, "team2": away, "score": score}
+        matches.append({**match, **(knockouts or {}).get(k, {})})
+    return matches

@@ -338,7 +338,8 @@ def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str,
     unnumbered = [m for m in batch.matches if m.knockout and m.stage not in fmt.stages()]
     problems = [f"could not place {m.label}: stage {m.stage} has no slots in format {fmt.id}" for m in unnumbered
                 if m.stage != "qualification"]
-    slots, table, placing = place_knockouts(batch.matches, competition, fmt)
+    slots, table, placing, notes = place_knockouts(batch.matches, competition, fmt)
+    warnings.extend(notes)
     return slots, table, problems + placing
 
 

@@ -63,8 +63,8 @@ def _by_order(matches: list[SourceMatch], indices: list[int], positions: dict[in
                                           matches[i].kickoff_date, positions[i]))
 
 
-def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: Format) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """(knockout slots, best-third table, problems) of the definition; ``competition`` has the format's slots.
+def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: Format) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str], list[str]]:
+    """(knockout slots, best-third table, problems, notes) of the definition; ``competition`` has the format's slots.
 
     A cup with groups and single matches takes its bracket from the source
     (:mod:`collector.sources.source_bracket`); leagues with play-offs and two-legged ties are
@@ -106,7 +106,7 @@ def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: F
         problems += [f"could not place {matches[i].label}: its teams {matches[i].home_team} v "
                      f"{matches[i].away_team} are not what any free slot of {stage} in format {fmt.id} yields "
                      f"({', '.join(f'{h} v {a}' for _, _, h, a in free) or 'none left'})" for i in ordered]
-    return _slots(matches, fmt, placed, positions), _table(fmt, placed, matches), problems
+    return _slots(matches, fmt, placed, positions), _table(fmt, placed, matches), problems, []
 
 
 def _from_source(matches, competition, fmt, decided, positions, per_stage):
@@ -124,7 +124,7 @@ def _from_source(matches, competition, fmt, decided, positions, per_stage):
               "assignments": [{"match_number": numbers[a["match_number"]], "group": a["group"]}
                               for a in row["assignments"] if a["match_number"] in numbers]}
              for row in fmt.best_third_table]
-    return sorted(slots, key=lambda s: s["match_number"]), table, bracket.problems
+    return sorted(slots, key=lambda s: s["match_number"]), table, bracket.problems, bracket.notes
 
 
 def _winner(matches: list[SourceMatch], placed, number: int, competition: Competition, fmt: Format):

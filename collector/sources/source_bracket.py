@@ -7,16 +7,17 @@ Each knockout match's slot rules come from the source itself, in this order:
    without numbers has its knockout matches numbered in kickoff order from the format's first
    knockout number, stage by stage);
 2. else its **results**: each team is placed by where it came from — its group position
-   (``1B``, ``2A``) when its previous match was in the group stage, else the winner or loser of
-   that previous knockout match (``W49``, ``L61``). A third-placed team takes the format's rule
+   (``1B``, ``2A``) when its previous match was in the group stage, else the winner of that
+   previous knockout match (``W49``; the loser, ``L61``, in a match for third place: a team that
+   plays on won, so no score is read). A third-placed team takes the format's rule
    of the slot whose other team is the same group position (so the official best-third table
    binds to it), else a rule naming every group whose third went through.
 
 The format gives only the stage structure (how many matches each stage has, its match numbers
-when the source has none) and the best-third table. A match whose rule cannot be told (a
-previous match whose result is held back, a group table still open) is a problem naming the
-match and what is missing; a match of a future tournament without labels or teams is given the
-format's slot of its position.
+when the source has none) and the best-third table. A match whose rule the source cannot tell
+(a group table left open by a result held back) takes the format's slot of its position, with a
+note naming the match and what the source lacks; so does a match of a future tournament without
+labels or teams.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from collector.competitions.formats import Format
 from collector.competitions.slots import Decided, qualified_thirds
 from collector.records import Competition
 from collector.sources.base import SourceMatch
-from collector.sources.bracket import winner_and_loser
 
 
 @dataclass
@@ -39,6 +39,7 @@ class SourceBracket:
     rules: dict[int, tuple[str, str]] = field(default_factory=dict)
     format_slot: dict[int, int] = field(default_factory=dict)  # the format's slot a match took, when one fits
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # rules taken from the format because the source cannot tell
 
 
 def _positions(rows, team: str) -> list[int]:
@@ -74,13 +75,11 @@ class _Deriver:
         if j is None:
             return [], f"{team} plays no earlier match in the source"
         earlier = self.matches[j]
-        if earlier.knockout:
+        if earlier.knockout:  # it went on from that match: won it, or lost a semi-final (never read from a score)
             number = self.out.numbers.get(j)
-            pair = winner_and_loser(earlier)
-            if number is None or pair is None:
-                return [], (f"the result of {earlier.label} ({team}'s previous match) is not known or held back, "
-                            "so whether it was won or lost cannot be told")
-            return [("W" if pair[0] == team else "L") + str(number)], None
+            if number is None:
+                return [], f"{earlier.label} ({team}'s previous match) has no slot"
+            return [("L" if self.matches[i].stage == "third-place" else "W") + str(number)], None
         group = self.group_of.get(team) or ""
         rows = self.decided.tables.get(group)
         if rows is None:
@@ -111,7 +110,8 @@ class _Deriver:
                 continue
             rules, why = self.team_rules(i, team) if team is not None else ([], "the source names no team")
             if not rules:
-                self.out.problems.append(f"cannot tell the slot rule of {m.label} from the source: {why}")
+                self.out.notes.append(f"check the slot rules of {m.label}: the source cannot tell them ({why}); "
+                                      "the format's slot of its position is written")
                 return None
             sides.append(rules)
         pairs = [(self._third(h, a, stage), self._third(a, h, stage)) for h in sides[0] for a in sides[1]]
@@ -156,6 +156,6 @@ def _number(matches: list[SourceMatch], left: list[int], slots, derived: dict[in
             out.numbers[i] = out.format_slot[i] = free.pop(0)
         if derived[i] is not None and i in out.numbers:
             out.rules[i] = derived[i]
-        elif matches[i].home_team is None and matches[i].away_team is None and i in out.format_slot:
-            _, _, h, a = next(s for s in slots if s[0] == out.format_slot[i])  # a future match without labels
+        elif i in out.format_slot:  # a future match without labels, or one the source cannot tell
+            _, _, h, a = next(s for s in slots if s[0] == out.format_slot[i])
             out.rules[i] = (h, a)
