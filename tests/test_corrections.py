@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from collector.archive.reader import load_archive
+from builder.cli import main as build_main
 from collector.cli import main
 from tournament_files import made_up_cup
 
@@ -44,6 +45,7 @@ def _sync(fork, data_dir, cid, archive):
     return _run(fork, data_dir, "sync", "--competition", cid, "--now", "2030-01-01", "--archive", str(archive))
 
 
+@pytest.mark.slow
 def test_euro_2020_misattributed_goals_hold_back_one_outcome_until_the_documented_correction(fork, data_dir, capsys):
     assert _run(fork, data_dir, "define-competition", "euro-2020", "--from", "openfootball/euro-2020/euro.json",
                 "--time-zone", "Europe/Berlin") == 0
@@ -70,6 +72,12 @@ def test_euro_2020_misattributed_goals_hold_back_one_outcome_until_the_documente
     questions = view.questions_of("euro-2020")
     assert len(view.outcomes) == 51 and len(questions) == 9
     assert all(("euro-2020", q.id) in view.resolutions for q in questions)
+    assert build_main(["build", "--archive", str(out / "archive"), "--out", str(fork / "site"), "--no-cache",
+                       "--quiet", "--config", str(fork / "arena.toml")]) == 0
+    page = (fork / "site" / "matches" / "euro-2020" / "m048.html").read_text()
+    assert "Corrections of the source" in page and "goals1: [] used" not in page
+    assert "goals2: [] in the source, [{&#34;minute&#34;: 4, &#34;name&#34;: &#34;Kane&#34;}" in page
+    assert "source: UEFA EURO 2020 quarter-final, Rome, 3 July 2021" in page
 
 
 def _made_up(fork, name, matches, *options):

@@ -247,6 +247,10 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams and stages "
                           f"{sorted(ko_stages)} fit no format; choose one with --format ({', '.join(list_formats())})")
     fmt = load_format(format_id)
+    if fmt.groups and (len(groups), sizes) != (fmt.groups, {fmt.group_size}):
+        raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams do not fit format {format_id} "
+                          f"({fmt.groups} groups of {fmt.group_size}); choose another with --format "
+                          f"({', '.join(list_formats())})")
     name = str(document.get("name") or new_id)
     edition = next(iter(re.findall(r"\d{4}", name)), new_id)
     public = url or (RAW_GITHUB + PUBLIC_FILES[relative] if relative in PUBLIC_FILES else None)
