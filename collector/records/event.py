@@ -141,8 +141,10 @@ class Outcome(Revisable):
             raise ValueError(f"an outcome with status {self.status.value} cannot carry a score")
         if scored and self.score_90 is None:
             raise ValueError(f"an outcome with status {self.status.value} needs score_90")
-        if self.score_penalties is not None and self.score_extra_time is None:
-            raise ValueError("a penalty shoot-out needs score_extra_time")
+        if self.score_penalties is not None and self.score_extra_time is None and \
+                (self.score_90 is None or self.score_90.home != self.score_90.away):
+            raise ValueError("a penalty shoot-out needs score_extra_time, or a level score_90 (a competition "
+                             "without extra time before its final)")
         if self.score_extra_time is not None and self.score_90 is not None:
             et, ft = self.score_extra_time, self.score_90
             if et.home < ft.home or et.away < ft.away:
