@@ -136,3 +136,17 @@ def test_the_made_world_cups_and_the_labelled_file_replay_with_every_outcome_and
         assert code == 0
         assert sum(1 for (c, _) in view.outcomes if c == cid) == 64
         assert sum(1 for (c, _), e in view.events.items() if c == cid and e.knockout) == 16
+
+
+def test_without_the_data_folder_the_error_names_the_file_as_defined_and_no_made_up_url(fork, monkeypatch, tmp_path,
+                                                                                        capsys):
+    root, data, files, _ = fork
+    if not (root / "competitions" / "worldcup-1998.toml").exists():
+        assert _define(fork, "worldcup-1998") == 0
+    monkeypatch.delenv("PREMATCH_DATA_DIR", raising=False)
+    capsys.readouterr()
+    assert main(["sync", "--competition", "worldcup-1998", "--config", str(root / "arena.toml"), "--now",
+                 "2030-01-01", "--archive", str(tmp_path / "archive")]) == 1
+    err = capsys.readouterr().err
+    assert f"problem: {files['worldcup-1998']}: no public URL is known for this file; use --data-dir" in err
+    assert "https://" not in err

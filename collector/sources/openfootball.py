@@ -87,8 +87,8 @@ class OpenfootballSource:
         except orjson.JSONDecodeError as exc:
             batch.problems.append(Problem(where, f"not valid JSON: {exc}"))
             return batch
-        except SourceError as exc:
-            batch.problems.append(Problem(where, str(exc)))
+        except SourceError as exc:  # the message names the file already
+            batch.problems.append(Problem(where, str(exc).removeprefix(f"{where}: ").removeprefix(f"{self.file}: ")))
             return batch
         raw_matches = _match_list(document)
         if raw_matches is None:
