@@ -105,3 +105,18 @@ def test_periods_against_the_editions_rules_are_problems(tmp_path, capsys):
     assert _sync(tmp_path / "b", "cup-final-only") == 1
     assert "extra time 2-1 in a quarter-final match, but the competition plays extra time only in the final" in \
         capsys.readouterr().err
+
+
+def test_round_names_outside_the_synonyms_table_are_named_and_a_definition_extends_it(tmp_path, capsys):
+    matches = made_up_cup(knockouts={6: {"round": "Spiel um Platz 3"}})
+    assert _define(tmp_path, "cup-rounds", matches) == 1
+    err = capsys.readouterr().err
+    assert "round(s) ['Spiel um Platz 3'] map to no stage" in err and "--round 'LABEL=STAGE'" in err
+    assert list((tmp_path / "competitions").iterdir()) == []
+    assert _define(tmp_path / "b", "cup-rounds", matches, "--round", "Spiel um Platz 3=third-place") == 0
+    assert 'source_rounds = ["Spiel um Platz 3"]' in (tmp_path / "b" / "competitions" / "cup-rounds.toml").read_text()
+    capsys.readouterr()
+    assert _sync(tmp_path / "b", "cup-rounds") == 0, capsys.readouterr().err
+    assert load_archive(tmp_path / "b" / "archive").events[("cup-rounds", "m031")].stage == "third-place"
+    assert main(["define-competition", "x", "--from", "y.json", "--round", "Finale=finals"]) == 2
+    assert "--round 'Finale=finals': expected LABEL=STAGE with a stage among" in capsys.readouterr().err

@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from collector.sources.derive import derive_definition
 
+        rounds, rules = _rounds(args.rounds), _rules(args)  # the options first: a usage error reads no file
         if args.competition in list_competitions():
             raise UsageError(f"{args.competition}: a definition with this id exists already; choose a new id")
         if args.source.startswith("football-data:"):
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             derived = derive_definition(args.competition, data, relative, format_id=args.format,
                                         time_zone=args.time_zone, url=url,
                                         reference=DataSource(args.data_dir) if args.data_dir else None,
-                                        rounds=_rounds(args.rounds), rules=_rules(args))
+                                        rounds=rounds, rules=rules)
         todo = list(derived.todo)
         text = HEADER + "".join(f"# {t}\n" for t in todo) + dumps(derived.definition)
         slots = len(derived.definition.get("knockout_slots", []))
