@@ -1,9 +1,9 @@
-"""The bracket read from the source: World Cups 1998 and 2002 (made from the shared results) and a
-pre-tournament file whose knockout teams are placeholder labels, defined, synced and replayed by the
-real commands with no hand edits.
+"""The bracket read from the source: World Cups 1986, 1994, 1998 and 2002 (made from the shared
+results) and a pre-tournament file whose knockout teams are placeholder labels, defined, synced and
+replayed by the real commands with no hand edits.
 
-The formats' fixed brackets are the 2006-2022 ones (1998 and 2002 paired their rounds otherwise):
-each knockout slot must come from where the source's teams came from, or from its labels.
+The formats' fixed brackets are those of 1990 and 2006-2022 (the others paired their rounds
+otherwise): each knockout slot must come from where the source's teams came from, or its labels.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def fork(tmp_path_factory, data_dir):
     data.mkdir()
     (data / "international-results").symlink_to(data_dir / "international-results")
     files = {f"worldcup-{year}": _file(data, f"wc{year}", world_cup_matches(data_dir, year), f"World Cup {year}")
-             for year in (1998, 2002)}
+             for year in (1986, 1994, 1998, 2002)}
     real_2018 = orjson.loads((data_dir / "openfootball/worldcup-2018/worldcup.json").read_bytes())["matches"]
     files["worldcup-2018-draw"] = _file(data, "wc2018-draw", with_labels(real_2018, LABELS_2018, 49), "World Cup 2018")
     (root / "competitions").mkdir()
@@ -60,16 +60,17 @@ def _sync(fork, cid, archive):
                  "--archive", str(archive), "--data-dir", str(data)])
 
 
-@pytest.mark.parametrize("year", [1998, 2002])
-def test_a_world_cup_with_its_own_bracket_is_defined_and_every_knockout_is_right(fork, data_dir, year, tmp_path,
-                                                                                 capsys):
+@pytest.mark.parametrize(("year", "options"), [(1986, ["--points-for-win", "2"]), (1994, []), (1998, []), (2002, [])])
+def test_a_world_cup_with_its_own_bracket_is_defined_and_every_knockout_is_right(fork, data_dir, year, options,
+                                                                                 tmp_path, capsys):
+    """1986 (two points a win, four best thirds) and 1994 (best thirds): 52 matches; 1998 and 2002: 64."""
     cid = f"worldcup-{year}"
-    assert _define(fork, cid) == 0
+    assert _define(fork, cid, *options) == 0
     assert "16 knockout slots" in capsys.readouterr().out
     assert _sync(fork, cid, tmp_path / "archive") == 0, capsys.readouterr().err
     view = load_archive(tmp_path / "archive")
     events = [e for (c, _), e in view.events.items() if c == cid]
-    assert len(events) == 64
+    assert len(events) == (52 if year < 1998 else 64)
     truth = {(m["date"], m["team1"], m["team2"]): m for m in world_cup_matches(data_dir, year)}
     competition = view.competitions[cid]
     names = {t.id: t.name for t in competition.teams}

@@ -1,10 +1,10 @@
 """Openfootball-shaped files of past World Cups made at run time from the shared international results.
 
-The shared data has no openfootball file of the World Cups 1998 and 2002; the international
-results have every match (date, teams, score including extra time), the shoot-outs' winners and
+The shared data has no openfootball file of the World Cups 1986, 1994, 1998 and 2002; the
+international results have every match (date, teams, score including extra time), the shoot-outs' winners and
 the scorers with minutes. From them :func:`world_cup_file` writes the ``matches`` shape a new
-user would download: groups found as the round robins of the first 48 matches (lettered in the
-order their first match was played), rounds named by their position in the bracket (the last
+user would download: groups found as the round robins of the group stage (every match but the
+last 16; lettered in the order their first match was played), rounds named by their position in the bracket (the last
 16 matches: 8 of the round of 16, 4 quarter-finals, 2 semi-finals, the match for third place
 and the final, in date order), ``ft`` from the goals up to the 90th minute, ``et`` the full
 score when extra time was played, ``p`` written ``[1, 0]`` or ``[0, 1]`` for the shoot-out's
@@ -44,18 +44,19 @@ def _groups(group_matches: list[dict[str, str]]) -> dict[str, str]:
     for m in group_matches:
         if root(m["home_team"]) not in order:
             order.append(root(m["home_team"]))
-    return {t: "ABCDEFGH"[order.index(root(t))] for t in parent}
+    return {t: "ABCDEFGH"[order.index(root(t))] for t in parent}  # 6 groups (1986-1994) or 8
 
 
 def world_cup_matches(data_dir: Path, year: int) -> list[dict]:
     base = data_dir / "international-results"
     results = _rows(base / "results.csv", year)
-    assert len(results) == 64, (year, len(results))
+    assert len(results) in (52, 64), (year, len(results))
+    group_stage = len(results) - 16
     scorers = defaultdict(list)
     for g in _rows(base / "goalscorers.csv", year):
         scorers[(g["date"], g["home_team"], g["away_team"])].append(g)
     shootouts = {(r["date"], r["home_team"], r["away_team"]): r["winner"] for r in _rows(base / "shootouts.csv", year)}
-    letters = _groups(results[:48])
+    letters = _groups(results[:group_stage])
     played: dict[str, int] = defaultdict(int)
     matches = []
     for index, r in enumerate(results):
@@ -74,12 +75,12 @@ def world_cup_matches(data_dir: Path, year: int) -> list[dict]:
                  "ground": r["city"],
                  "goals1": [_goal(g) for g in goals if g["team"] == r["home_team"]],
                  "goals2": [_goal(g) for g in goals if g["team"] == r["away_team"]]}
-        if index < 48:
+        if index < group_stage:
             group = letters[r["home_team"]]
             played[group] += 1
             match.update(round=f"Matchday {(played[group] + 1) // 2}", group=f"Group {group}")
         else:
-            match["round"] = KNOCKOUT_ROUNDS[index - 48]
+            match["round"] = KNOCKOUT_ROUNDS[index - group_stage]
         matches.append(match)
     return matches
 
