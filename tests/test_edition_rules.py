@@ -120,3 +120,21 @@ def test_round_names_outside_the_synonyms_table_are_named_and_a_definition_exten
     assert load_archive(tmp_path / "b" / "archive").events[("cup-rounds", "m031")].stage == "third-place"
     assert main(["define-competition", "x", "--from", "y.json", "--round", "Finale=finals"]) == 2
     assert "--round 'Finale=finals': expected LABEL=STAGE with a stage among" in capsys.readouterr().err
+
+
+def test_questions_that_could_have_been_asked_but_were_not_are_a_problem_line(tmp_path, capsys):
+    """Events known before the first kickoff and no question after it: a problem; an arena that first reads the
+    events after the first kickoff gets a note (it joined mid-competition)."""
+    assert _define(tmp_path, "cup-questions", made_up_cup()) == 0
+    arena = ["--config", str(tmp_path / "arena.toml"), "--archive", str(tmp_path / "archive"),
+             "--data-dir", str(tmp_path / "data")]
+    assert main(["sync", "--competition", "cup-questions", "--now", "2024-05-01", *arena]) == 0
+    capsys.readouterr()
+    assert main(["tick", "--now", "2024-06-02T12:00:00Z", *arena]) == 1
+    assert "questions = true, but none was registered for cup-questions, whose events were known at " \
+           "2024-05-01T00:00:00+00:00, before its questions closed at its first kickoff 2024-06-01T18:00:00+00:00" \
+           in capsys.readouterr().err
+    late = ["--config", str(tmp_path / "arena.toml"), "--archive", str(tmp_path / "late"),
+            "--data-dir", str(tmp_path / "data")]
+    assert main(["tick", "--now", "2024-06-02T12:00:00Z", *late]) == 0
+    assert "which had passed when its events were first read" in capsys.readouterr().out

@@ -234,8 +234,10 @@ def _register_questions(tick: TickContext) -> None:
                 tick.report.problems.append(Problem(cid, f"questions: {exc}"))
                 continue
             missing = missing_questions(tick.archive, cid, tick.now)
-            if missing is not None:
-                tick.report.problems.append(Problem(cid, missing))
+            if missing is not None and missing[1]:
+                tick.report.problems.append(Problem(cid, missing[0]))
+            elif missing is not None:
+                tick.report.notes.append(f"{cid}: {missing[0]}")
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:
