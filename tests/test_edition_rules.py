@@ -138,3 +138,12 @@ def test_questions_that_could_have_been_asked_but_were_not_are_a_problem_line(tm
             "--data-dir", str(tmp_path / "data")]
     assert main(["tick", "--now", "2024-06-02T12:00:00Z", *late]) == 0
     assert "which had passed when its events were first read" in capsys.readouterr().out
+
+
+def test_a_source_without_groups_is_told_what_it_lacks(tmp_path, capsys):
+    matches = [{k: v for k, v in m.items() if k != "group"} for m in made_up_cup()]
+    assert _define(tmp_path, "cup-no-groups", matches) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'data' / 'openfootball' / 'cup-no-groups' / 'cup.json'}: 0 group(s)" in err
+    assert "the source names no group of its group-stage matches (a 'group' field, or rounds named 'Group A')" in err
+    assert "cup-no-groups.toml" not in err and list((tmp_path / "competitions").iterdir()) == []

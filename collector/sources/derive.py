@@ -244,8 +244,12 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
     guessed = format_id is None
     format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages, _two_legged(raw, rounds or {}))
     if format_id is None:
+        lacks = ("; the source names no group of its group-stage matches (a 'group' field, or rounds named "
+                 "'Group A')" if not groups and any(s["id"] == "group" for s in stages) else "")
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams and stages "
-                          f"{sorted(ko_stages)} fit no format; choose one with --format ({', '.join(list_formats())})")
+                          f"{sorted(ko_stages)} fit no format{lacks}; choose one with --format "
+                          f"({', '.join(list_formats())}); a second group stage or a final round is not a stage "
+                          "kind yet")
     fmt = load_format(format_id)
     if fmt.groups and (len(groups), sizes) != (fmt.groups, {fmt.group_size}):
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams do not fit format {format_id} "
