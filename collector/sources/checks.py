@@ -1,7 +1,7 @@
 """Consistency checks of one source match at ingest: goals against scores, scores against each other.
 
 Each check returns messages naming the values; the adapter turns them into a problem naming
-file and match, and leaves the match out (fail closed: a result that contradicts itself is
+file and match, and holds the outcome back (fail closed: a result that contradicts itself is
 neither recorded nor used to decide a knockout slot). Rules:
 
 * extra time (``et``) is played only after a level 90 minutes, and its cumulative score is
@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from collector.competitions.kickoffs import kickoff_span
-from collector.records import Goal, Score
+from collector.records import Competition, Goal, Score
 
 
 def _pair(score: Score) -> str:
@@ -51,7 +51,7 @@ def score_problems(score_90: Score | None, extra: Score | None, shootout: Score 
     return problems
 
 
-def edition_problems(competition, stage: str, score_90: Score | None, extra: Score | None,
+def edition_problems(competition: Competition, stage: str, score_90: Score | None, extra: Score | None,
                      shootout: Score | None) -> list[str]:
     """A knockout match's periods against the edition's rules (``extra_time``, ``shootouts``)."""
     rule = competition.extra_time
