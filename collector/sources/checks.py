@@ -10,7 +10,9 @@ neither recorded nor used to decide a knockout slot). Rules:
 * listed goals (own goals are listed under the team credited) add up to the final score,
   those of regulation (minute ≤ 90, stoppage ``90+x`` included) to the 90-minute score;
 * a goal in extra time (``91`` without an offset, :func:`collector.sources.openfootball._goals`)
-  needs an extra-time score: without one the result is in doubt, never silently regulation.
+  needs an extra-time score: without one the result is in doubt, never silently regulation;
+* a knockout match follows the edition's rules (:func:`edition_problems`): extra time always,
+  only in the final (else a level match goes straight to a shoot-out) or never; shoot-outs or none.
 
 A match with any of these problems is still registered (the bracket never depends on a score);
 its outcome is held back, with a problem naming file, match and values, until a correction
