@@ -145,3 +145,22 @@ def test_faults_of_a_corrections_file_name_the_file_and_the_entry(fork, capsys):
     assert f"{path} corrections[2]: match '2024-06-20 Alpha 1 v Bravo 2': the source now gives score.ft = [2, 0] " \
            "itself; the correction is no longer needed" in err
     assert len(load_archive(fork / "archive").outcomes) == 32  # nothing else is held back
+
+
+def test_questions_left_open_by_a_held_back_outcome_are_named(fork, data_dir, capsys):
+    """The three questions the held-back quarter-final leaves open each get a line, in a replay and in a
+    sync two days after the last match day."""
+    code, data = _made_up(fork, "cup-d", made_up_cup(knockouts=SLOVAKIA_SHAPE))
+    assert code == 0
+    (data / "international-results").symlink_to(data_dir / "international-results")
+    capsys.readouterr()
+    assert main(["replay", "cup-d", "--out", str(fork / "replay"), "--config", str(fork / "arena.toml"),
+                 "--data-dir", str(data)]) == 1
+    err = capsys.readouterr().err
+    for question in ("champion", "semifinalists", "top_scorer_team"):
+        assert f"cup-d/questions/{question}: unresolved at the end of the replay: no outcome recorded for m025 " \
+               "(held back or not finished at the source); stage(s) third-place, final never registered" in err
+    assert "questions/group_winner" not in err
+    assert main(["sync", "--competition", "cup-d", "--now", "2024-06-30", "--archive", str(fork / "replay" / "archive"),
+                 "--config", str(fork / "arena.toml"), "--data-dir", str(data)]) == 1
+    assert "cup-d/questions/champion: unresolved after the last match day 2024-06-28" in capsys.readouterr().err
