@@ -151,3 +151,16 @@ def test_without_the_data_folder_the_error_names_the_file_as_defined_and_no_made
     err = capsys.readouterr().err
     assert f"problem: {files['worldcup-1998']}: no public URL is known for this file; use --data-dir" in err
     assert "https://" not in err
+
+
+def test_labels_of_a_file_without_match_numbers_read_the_kickoff_order(fork, capsys):
+    """W49 is the winner of the first knockout match by kickoff (France v Argentina, 17:00 in Kazan), whatever
+    slot of the format its labels 1C v 2D would fit."""
+    root, data, _, real_2018 = fork
+    unnumbered = [{k: v for k, v in m.items() if k != "num"} for m in with_labels(real_2018, LABELS_2018, 49)]
+    relative = _file(data, "wc2018-unnumbered", unnumbered, "World Cup 2018")
+    assert main(["define-competition", "worldcup-2018-unnumbered", "--from", relative, "--data-dir", str(data),
+                 "--config", str(root / "arena.toml")]) == 0
+    written = tomllib.loads((root / "competitions" / "worldcup-2018-unnumbered.toml").read_text())
+    assert {s["match_number"]: (s["home_rule"], s["away_rule"]) for s in written["knockout_slots"]} == LABELS_2018
+    assert next(s for s in written["knockout_slots"] if s["match_number"] == 49)["source_date"] == "2018-06-30"

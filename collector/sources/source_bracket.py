@@ -128,21 +128,27 @@ def derive_bracket(matches: list[SourceMatch], competition: Competition, fmt: Fo
     """Numbers and rules of every knockout match the source lists, stage by stage (module docstring)."""
     deriver = _Deriver(matches, competition, fmt, decided, positions)
     out = deriver.out
+    labelled = any(matches[i].home_slot or matches[i].away_slot for indices in per_stage.values() for i in indices)
     for stage in fmt.stages():
         slots = [s for s in fmt.slots if s[1] == stage]
         left = sorted(per_stage.get(stage, []), key=lambda i: (matches[i].match_number or 0, deriver.order[i]))
         if len(left) != len(slots):
             out.problems.append(f"stage {stage}: the format {fmt.id} has {len(slots)} matches, the source {len(left)}")
         derived = {i: deriver.rules_of(i, stage) for i in left}
-        _number(matches, left, slots, derived, out)
+        _number(matches, left, slots, derived, out, kickoff_order=labelled)
     return out
 
 
-def _number(matches: list[SourceMatch], left: list[int], slots, derived: dict[int, Any], out: SourceBracket) -> None:
-    """Each match's number (the source's, else the format slot with its rules, else the next free one) and rules."""
+def _number(matches: list[SourceMatch], left: list[int], slots, derived: dict[int, Any], out: SourceBracket,
+            kickoff_order: bool) -> None:
+    """Each match's number and rules: the source's number, else (``kickoff_order``: a file whose W/L labels
+    read numbers it does not write) the next free one in kickoff order, else the format slot with the same
+    rules, else the next free one."""
     free = [number for number, _, _, _ in slots]
     for i in left:  # a format slot with the same two rules keeps the format's number (and its best-third column)
         rules = derived[i]
+        if kickoff_order and matches[i].match_number is None:
+            continue
         fit = next((n for n, _, h, a in slots if rules is not None and {h, a} == set(rules)), None)
         if fit is not None and fit in free:
             out.format_slot[i] = fit
