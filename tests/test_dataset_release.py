@@ -90,3 +90,19 @@ def test_the_json_api_documents_follow_their_published_schemas(site):
         match = orjson.loads((api / "matches" / link["href"]).read_bytes())
         jsonschema.validate(match, schemas["match"])
         assert match["event_id"] == link["event_id"] and match["forecasts"]
+
+
+def test_the_data_page_links_every_open_data_file(worldcup_site):
+    """Parquet tables, dataset card, feed and API index are listed (with size and SHA-256) and each link resolves."""
+    import hashlib
+    import re
+
+    page = (worldcup_site / "data/index.html").read_text()
+    section = page.split("Open data:", 1)[1].split("</table>", 1)[0]
+    links = re.findall(r'<a href="([^"]+)">([^<]+)</a></td><td class="n">[^<]+</td><td><code class="hash">([0-9a-f]{64})', section)
+    names = {label for _, label, _ in links}
+    assert "feed.xml" in names and "api/v1/leaderboard.json" in names
+    assert any(n.endswith(".parquet") for n in names) and not any(n.count("/") > 3 for n in names if n.startswith("api/v1/matches/"))
+    for href, label, sha in links:
+        target = (worldcup_site / "data" / href).resolve()
+        assert target == (worldcup_site / label).resolve() and hashlib.sha256(target.read_bytes()).hexdigest() == sha

@@ -319,11 +319,11 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
-    for name, content in open_data_files(ctx):  # Parquet dataset, Atom feed, JSON API (builder.site.release)
-        writer.put(name, content)
+    opened = {name: writer.put(name, content)  # Parquet dataset, Atom feed, JSON API (builder.site.release)
+              for name, content in open_data_files(ctx)}
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     data = _put_exports(work, pages, writer, progress)
-    writer.put(*pages.page(data_page(ctx, data)))
+    writer.put(*pages.page(data_page(ctx, data, opened)))
     for name, content in static_files().items():
         writer.put(name, content)
     progress("writing the files that changed")

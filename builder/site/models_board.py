@@ -178,6 +178,7 @@ class DataPage:
     records: int
     problems: tuple[str, ...]
     intro: Markup
+    open_data: tuple[Download, ...] = ()  # Parquet tables, dataset card, Atom feed, JSON API
 
 
 @dataclass(frozen=True)
