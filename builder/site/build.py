@@ -52,7 +52,7 @@ from builder.site.measures import measures_lookup
 from builder.site.pagecache import PageCache
 from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
-from builder.site.release import open_data_files
+from builder.site.release import write_open_data
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.sitereuse import archive_hashes, site_fingerprint, unhashed_problems
@@ -231,7 +231,8 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
     beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     beside.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:
-        with _background(archive, archive_dir, scores, commit, manifest, pages, out_dir, Path(scratch), progress) as work:
+        with _background(archive, archive_dir, scores, commit, urls.site, manifest, pages, out_dir, Path(scratch),
+                         progress) as work:
             return _write_site(ctx, archive, archive_dir, pages, out_dir, work, progress)
 
 
@@ -280,17 +281,27 @@ def in_child(records: int, incremental: bool = False) -> bool:
     return workers() > 1 and (asked or incremental or records <= CHILD_RECORDS)
 
 
-def _background(archive, archive_dir: Path, scores, commit: str, manifest: bytes, pages: PageCache, out_dir: Path,
-                scratch: Path, progress: Callable[[str], None]) -> _Work:
+def _downloads(archive, archive_dir: Path, scores, commit: str, site: str | None, manifest: bytes, scratch: Path,
+               previous) -> dict[str, Path]:
+    """Every download, written under ``scratch``: the tables as CSV, JSON and SQLite with the
+    schemas and manifest (:func:`export_files`), and the open-data files (Parquet, feed, JSON API:
+    :mod:`builder.site.release`); site path -> file."""
+    files = export_files(iter_tables(archive, scores), archive_dir, commit, archive.sha256, workdir=scratch,
+                         manifest=manifest, previous=previous)
+    return files | write_open_data(scratch / "open", archive, scores, commit, site)
+
+
+def _background(archive, archive_dir: Path, scores, commit: str, site: str | None, manifest: bytes, pages: PageCache,
+                out_dir: Path, scratch: Path, progress: Callable[[str], None]) -> _Work:
     """Start the downloads (single-threaded, their result is files) in a forked child when
     :func:`in_child` says so, else have them made in this process when asked for; kept ones
     need no work. Everything they are made of (the records, the scores) is complete before
     the fork; the child writes only into ``scratch`` and sends back the files' paths."""
-    fingerprint = exports_fingerprint(manifest)
+    fingerprint = exports_fingerprint(manifest + f"\0site {site or ''}".encode())  # the feed names the site
     exports = pages.kept_exports(fingerprint, Path(out_dir).resolve())
     tasks = [] if exports is not None else [
-        ("exports", partial(export_files, iter_tables(archive, scores), archive_dir, commit, archive.sha256,
-                            workdir=scratch, manifest=manifest, previous=pages.previous_exports(Path(out_dir).resolve())))]
+        ("exports", partial(_downloads, archive, archive_dir, scores, commit, site, manifest, scratch,
+                            pages.previous_exports(Path(out_dir).resolve())))]
     background = Background(tasks, parallel=bool(tasks) and in_child(len(archive.records), pages.follows_a_build))
     if background.parallel:
         progress("  in a background process meanwhile: the downloads (CSV, JSON, SQLite)")
@@ -319,11 +330,9 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
         writer.put(name, content)
-    opened = {name: writer.put(name, content)  # Parquet dataset, Atom feed, JSON API (builder.site.release)
-              for name, content in open_data_files(ctx)}
-    progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
+    progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")  # and the open data (release.py)
     data = _put_exports(work, pages, writer, progress)
-    writer.put(*pages.page(data_page(ctx, data, opened)))
+    writer.put(*pages.page(data_page(ctx, data)))
     for name, content in static_files().items():
         writer.put(name, content)
     progress("writing the files that changed")

@@ -10,6 +10,7 @@ from markupsafe import Markup
 from builder.score.definitions import REGISTRY_ENTRIES, intervals_markdown
 from builder.site.models import TextPage
 from builder.site.models_board import DataPage, Download
+from builder.site.release import is_open_data
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext
 from builder.site.sitewriter import FileState
@@ -81,25 +82,24 @@ def _size(n: int) -> str:
     return f"{n / 1_048_576:.1f} MB" if n >= 1_048_576 else f"{n / 1024:.1f} KB"
 
 
-def data_page(ctx: SiteContext, files: Mapping[str, FileState],
-              opened: Mapping[str, FileState] | None = None) -> DataPage:
-    """The downloads page; ``files``: each download's size and SHA-256 as the site writer took them;
-    ``opened``: the open-data files (:mod:`builder.site.release`), listed but for the per-match API documents."""
+def data_page(ctx: SiteContext, files: Mapping[str, FileState]) -> DataPage:
+    """The downloads page; ``files``: each download's size and SHA-256 as the site writer took them
+    (the open-data files among them listed apart, but for the per-match API documents)."""
     path = "data/index.html"
-    downloads, schemas = [], []
+    downloads, schemas, open_data = [], [], []
     for name in sorted(files):
+        size, sha = _size(files[name].size), files[name].sha256
+        if is_open_data(name):
+            if not (name.startswith("api/v1/matches/") and name.count("/") > 3):
+                open_data.append(Download(name.removeprefix("data/") if name.startswith("data/") else f"../{name}",
+                                          name, size, sha))
+            continue
         rel = name.removeprefix("data/")
-        entry = Download(rel, rel, _size(files[name].size), files[name].sha256)
-        (schemas if rel.startswith("schema/") else downloads).append(entry)
-    open_data = tuple(
-        Download(name.removeprefix("data/") if name.startswith("data/") else f"../{name}", name,
-                 _size(state.size), state.sha256)
-        for name, state in sorted((opened or {}).items())
-        if not (name.startswith("api/v1/matches/") and name.count("/") > 3))
+        (schemas if rel.startswith("schema/") else downloads).append(Download(rel, rel, size, sha))
     return DataPage(
         path=path, meta=ctx.meta("Data", path, "data"), downloads=tuple(downloads), schemas=tuple(schemas),
         records=len(ctx.archive.records), problems=tuple(str(p) for p in ctx.archive.problems),
-        intro=_markdown(DATA_INTRO), open_data=open_data,
+        intro=_markdown(DATA_INTRO), open_data=tuple(open_data),
     )
 
 
