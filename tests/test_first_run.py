@@ -72,7 +72,7 @@ def test_replay_with_a_data_folder_that_lacks_the_data_leaves_nothing(tmp_path, 
     assert captured.out == ""
     assert captured.err.count("\n") == 1
     assert f"{empty}/openfootball/worldcup-2026/worldcup.json: cannot read data file" in captured.err
-    assert "--data-dir (or PREMATCH_DATA_DIR) must name a folder laid out as in the README" in captured.err
+    assert "--data-dir (or PREMATCH_DATA_DIR) must name a folder laid out as in docs/data.md" in captured.err
     assert not out.exists()
 
 

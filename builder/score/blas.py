@@ -3,7 +3,7 @@
 Threaded OpenBLAS (numpy's default) splits a product's rows between as many threads as the
 machine has cores, and a few products' last bits depend on that split: the site, ``score
 --json`` and ``paper-tables`` could print numbers that differ in the last bit between a
-two-core runner and an eight-core laptop (README, "Scoring speed"), or between a build that
+two-core runner and an eight-core laptop (docs/performance.md, "Scoring at archive scale"), or between a build that
 ran alone and one that ran beside its own forked child. And two processes that each run a
 BLAS thread per core on the same cores (the build's slices child beside its scoring,
 :mod:`builder.score.slicework`) spend much of their time waiting for each other: at 100,000
