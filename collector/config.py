@@ -149,7 +149,7 @@ class ProtocolSettings(_Model):
     timeout_cost_estimate_usd: Annotated[float, Field(ge=0)] = 0.05  # per timed-out call without known prices
 
 
-# -- time-stamping authorities and the arena's public addresses (issue 19) ------------------------
+# -- time-stamping authorities and the arena's public addresses ----------------------------------
 
 
 class TimestampAuthority(_Model):
@@ -255,11 +255,11 @@ class TimestampSettings(_Model):
 
 PublicUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
 
-# -- end of the issue 19 block -------------------------------------------------------------------
+# -- end of the time-stamping block ---------------------------------------------------------------
 
 
 class GathererSettings(_Model):
-    """``[evidence.gatherer]``: the one LLM that gathers each package's news digest (issue 17).
+    """``[evidence.gatherer]``: the one LLM that gathers each package's news digest.
 
     It is asked under the open-book protocol (``[protocol]`` and ``[protocol.search]``, exactly as
     an open-book forecaster) for ``items`` dated sources with short summaries.
@@ -343,7 +343,7 @@ class ArenaConfig(_Model):
     reports: ReportsSettings = ReportsSettings()
     markets: MarketsSettings = MarketsSettings()
     source_path: str = "prematch.toml"
-    # issue 11: a fork's competition definitions, relative to the configuration file
+    # a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
 
     def competitions_folder(self) -> Path | None:
