@@ -12,6 +12,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CONFTEST = """
@@ -48,6 +50,7 @@ def _run(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
                            str(tmp_path)], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_run_without_the_data_says_how_many_tests_it_skipped(tmp_path):
     done = _run(tmp_path)
     assert done.returncode == 0, done.stdout
@@ -55,6 +58,7 @@ def test_a_run_without_the_data_says_how_many_tests_it_skipped(tmp_path):
     assert "1 passed, 2 skipped" in done.stdout
 
 
+@pytest.mark.slow
 def test_where_the_data_is_required_its_absence_fails_the_run(tmp_path):
     done = _run(tmp_path, PREMATCH_REQUIRE_DATA="1")
     assert done.returncode == 1, done.stdout
