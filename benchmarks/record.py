@@ -47,7 +47,7 @@ def replace_block(page: str, script: str, new: str) -> str:
     if LATEST not in page:
         raise SystemExit(f"{PAGE}: no '{LATEST.strip()}' heading to add the run under")
     at = page.index(LATEST) + len(LATEST)
-    return page[:at] + "\n" + new + page[at:]
+    return page[:at] + "\n" + new + "\n" + page[at:].lstrip("\n")
 
 
 def main(argv: list[str]) -> int:
