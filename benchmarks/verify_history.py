@@ -97,8 +97,10 @@ def build(root: Path, commits: int, per_commit: int, tokens: int = 0) -> Path:
         previous = (path_for(manifest), digest.hexdigest())
         stream += _commit(files, when, f"archive: tick {when:%Y-%m-%dT%H:%M:%SZ}")
     subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=bytes(stream), check=True)
-    roots = root.parent / "bench-roots.pem"
-    roots.write_bytes(b"".join(c.root_pem() for c in chains))
+    roots = root.parent / "bench-roots"  # a folder of roots, one file per authority (its name)
+    roots.mkdir(exist_ok=True)
+    for i, chain in enumerate(chains):
+        (roots / f"tsa{i}.pem").write_bytes(chain.root_pem())
     return roots
 
 
@@ -152,12 +154,21 @@ def after_one_tick(root: Path, trusted: list[Path], runs: int) -> float:
     return min(times)
 
 
+def drop_checkpoints(folder: Path) -> None:
+    """Remove every verify checkpoint from the store in ``folder`` (the per-blob entries stay)."""
+    from collector.archive.store import Store
+    from collector.audit.checkpoint import KIND
+
+    store = Store.open(folder, (KIND,))
+    store.keep_only(KIND, [])
+    store.commit()
+
+
 def blob_caches_only(root: Path, trusted: list[Path], runs: int) -> float:
     """verify with the per-blob caches but no checkpoint: every check over the whole history."""
     times = []
     for _ in range(runs):
-        for point in (root / ".git" / "prematch").glob("verify-checkpoint-*.json"):
-            point.unlink()
+        drop_checkpoints(root / ".git" / "prematch")
         times.append(timed(lambda: verify_repository(root, tsa_roots=trusted)))
     return min(times)
 

@@ -12,7 +12,7 @@ from collector.commandline import build_parser as _build_parser
 
 COMMANDS = [
     "schema", "define_competition", "sync", "status", "verify", "guard", "tick", "replay", "demo", "models", "costs",
-    "reports",
+    "reports", "endpoint_check",
 ]
 DESCRIPTION = "Prematch collector: register fixtures, collect forecasts before kickoff, record outcomes in archive/."
 

@@ -280,11 +280,32 @@ class EvidenceSettings(_Model):
     gatherer: GathererSettings | None = Field(default=None, description="no gatherer: structured parts only")
 
 
+class EndpointSettings(_Model):
+    """``endpoint`` of an ``endpoint`` forecaster: an outside agent answering the arena's protocol over HTTPS.
+
+    The token, when the agent wants one, is read from the environment variable ``token_env`` and
+    sent only to ``url`` (``Authorization: Bearer``); it is a secret like any API key.
+    """
+
+    url: Annotated[str, Field(pattern=r"^https://[^\s]+$|^http://(127\.0\.0\.1|localhost|\[::1\])(:[0-9]+)?(/[^\s]*)?$")] = Field(
+        description="where the tasks are POSTed: https, or http on this machine's loopback (tests, local trials)")
+    token_env: Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]{2,63}$")] | None = Field(
+        default=None, description="name of the environment variable holding the agent's token (none: no token)")
+    timeout_s: Annotated[float, Field(gt=0, le=600)] = Field(default=60.0, description="seconds an answer may take")
+    max_response_bytes: Annotated[int, Field(ge=1024, le=4_194_304)] = Field(
+        default=65_536, description="bytes of an answer kept; a longer answer is cut and fails (api_error, oversized)")
+    max_calls_per_tick: Annotated[int, Field(ge=1, le=10_000)] = Field(
+        default=200, description="calls (first, retry, repair) one tick makes to the agent; the rest wait for the next")
+    max_attempts: Annotated[int, Field(ge=1, le=5)] = Field(default=2, description="transport attempts per call")
+
+
 class ForecasterConfig(_Model):
-    """One forecaster: an OpenRouter LLM (``model`` + canonical ``version``) or a built-in baseline."""
+    """One forecaster: an OpenRouter LLM (``model`` + canonical ``version``), a built-in baseline, or an
+    outside agent behind an ``endpoint``."""
 
     id: Annotated[str, Field(pattern=SLUG_PATTERN)] = Field(description="the forecaster's id in every record and page")
-    type: Literal["llm", "baseline"] = Field(description="an OpenRouter LLM, or a built-in baseline named by `id`")
+    type: Literal["llm", "baseline", "endpoint"] = Field(
+        description="an OpenRouter LLM, a built-in baseline named by `id`, or an outside agent behind `endpoint`")
     model: str | None = Field(default=None, description="OpenRouter model id (llm)")
     version: str | None = Field(
         default=None, description="the model's canonical slug, checked against what answers (llm; `prematch models --check`)")
@@ -300,11 +321,15 @@ class ForecasterConfig(_Model):
     structured_outputs: StructuredMode | None = Field(default=None, description="json_schema, json_object or none")
     prices: Prices | None = Field(default=None, description="list prices, for the cost estimate of a timed-out call")
     options: dict[str, str | int | float | bool] = Field(default_factory=dict, description="a baseline's own settings")
+    endpoint: EndpointSettings | None = Field(default=None, description="type endpoint: where and how it is asked")
 
     @model_validator(mode="after")
     def _llm_fields(self) -> ForecasterConfig:
         if self.type == "llm" and (not self.model or not self.version):
             raise ValueError(f"LLM forecaster {self.id!r} needs 'model' (OpenRouter id) and 'version'")
+        if (self.type == "endpoint") != (self.endpoint is not None):
+            raise ValueError(f"forecaster {self.id!r}: an [forecasters.endpoint] table is given with type "
+                             "'endpoint', and only then")
         return self
 
 

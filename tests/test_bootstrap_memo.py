@@ -5,30 +5,41 @@ a memo file that cannot be trusted is a note and a full computation, never a wro
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from factories import synthetic_records, write_records
+from cache_tampering import swap_entries
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builder.score import memo as memo_module
 from builder.score.difficulty import adjusted_intervals, bootstrap_adjusted
 from builder.score.each_column import studentized_each
-from builder.score.memo import (
-    MEMO_FILE,
-    BootstrapMemo,
-    inputs_key,
-    memoised,
-    read_memo,
-    remembering,
-    write_memo,
-)
+from builder.score.memo import BootstrapMemo, inputs_key, memoised, remembering
 from builder.score.resampling import LEVEL, MULTINOMIAL, POISSON, Resampler
 from builder.site.build import build_site
+from builder.site.cache import BOOTSTRAP as KIND
+from builder.site.cache import CacheDB
+from collector.archive.store import STORE_FILE, Store, pack_arrays
 from collector.records import Outcome
+
+
+def _open(folder: Path) -> BootstrapMemo:
+    """The memo a build in ``folder`` opens: the bootstrap entries of the folder's one cache."""
+    cache = CacheDB.open(folder)
+    memo = cache.bootstrap_memo()
+    memo.cache = cache  # for _save
+    return memo
+
+
+def _save(memo: BootstrapMemo) -> str:
+    """What a build does at its end: the memo's results kept, then the store committed."""
+    memo.cache.keep_bootstrap(memo)
+    return memo.cache.store.commit()
 
 
 def _resampler(n_events: int = 30, replicates: int = 400, seed: int = 7, scheme: str = POISSON) -> Resampler:
@@ -107,11 +118,11 @@ def test_kept_results_are_the_bytes_computed_afresh(tmp_path):
                 studentized_each(resampler, values)]
 
     fresh = everything()
-    first = BootstrapMemo.open(tmp_path)
+    first = _open(tmp_path)
     with remembering(first):
         assert all(_same(a, b) for a, b in zip(everything(), fresh, strict=True))
-    assert first.save() == "" and (tmp_path / MEMO_FILE).is_file()
-    second = BootstrapMemo.open(tmp_path)
+    assert _save(first) == "" and (tmp_path / STORE_FILE).is_file()
+    second = _open(tmp_path)
     with remembering(second):
         kept = everything()
     assert (second.reused, second.computed, second.note) == (5, 0, None)
@@ -133,62 +144,83 @@ def test_difficulty_interval_is_the_percentiles_of_the_bootstrap():
 def test_only_the_results_a_build_used_are_kept(tmp_path):
     resampler = _resampler()
     a, b = _values(seed=1), _values(seed=2)
-    memo = BootstrapMemo.open(tmp_path)
+    memo = _open(tmp_path)
     with remembering(memo):
         resampler.studentized_intervals(a)
         resampler.studentized_intervals(b)
-    memo.save()
-    memo = BootstrapMemo.open(tmp_path)
+    _save(memo)
+    memo = _open(tmp_path)
     with remembering(memo):
         resampler.studentized_intervals(b)
-    memo.save()
-    kept = read_memo(tmp_path / MEMO_FILE)
-    assert list(kept) == [inputs_key("studentized", (resampler, b, LEVEL, 128))]
+    _save(memo)
+    assert Store.open(tmp_path).keys(KIND) == [inputs_key("studentized", (resampler, b, LEVEL, 128))]
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "format", "pickled"])
-def test_an_unreadable_memo_is_a_note_and_a_full_computation(tmp_path, damage):
-    resampler, values = _resampler(), _values()
-    memo = BootstrapMemo.open(tmp_path)
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "shifted", "swapped", "unkeyed", "pickled"])
+def test_a_damaged_or_forged_memo_entry_is_rejected_and_computed(tmp_path, damage):
+    """Whatever is done to the cache file, the result is the computation's; a forged entry is named."""
+    import sqlite3
+
+    resampler, values, other = _resampler(), _values(), _values(seed=9)
+    memo = _open(tmp_path)
     with remembering(memo):
         fresh = resampler.studentized_intervals(values)
-    memo.save()
-    path = tmp_path / MEMO_FILE
+        resampler.studentized_intervals(other)
+    _save(memo)
+    path = tmp_path / STORE_FILE
+    key = inputs_key("studentized", (resampler, values, LEVEL, 128))
     if damage == "truncated":
         path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     elif damage == "garbage":
-        path.write_bytes(b"not a zip file at all")
-    elif damage == "format":
-        with np.load(path) as data:
-            arrays = {name: data[name] for name in data.files}
-        np.savez(path, **{**arrays, "format": np.array("someone-else-1")})
+        path.write_bytes(b"not a database at all")
     else:
-        np.savez(path, format=np.array(memo_module.FORMAT), keys=np.array([object()], dtype=object),
-                 counts=np.array([1]), r0_0=np.array([object()], dtype=object))
-    memo = BootstrapMemo.open(tmp_path)
-    assert memo.note is not None and "unreadable" in memo.note and str(path) in memo.note
+        with sqlite3.connect(path) as db:
+            if damage == "shifted":  # every array + 0.25, its digest and size updated, the tag left
+                value = pack_arrays(a + 0.25 for a in fresh)
+                db.execute("UPDATE entries SET value = ?, digest = ?, size = ? WHERE key = ?",
+                           (value, hashlib.sha256(value).hexdigest(), len(value), key))
+            elif damage == "swapped":  # the two results exchanged, each with its digest, size and tag
+                swap_entries(db, KIND)
+            elif damage == "unkeyed":  # written by someone without the cache's key
+                db.execute("UPDATE entries SET tag = zeroblob(32) WHERE key = ?", (key,))
+            else:  # an object array where the arrays were (np.load refuses pickles)
+                import io
+                out = io.BytesIO()
+                np.save(out, np.array([object()], dtype=object), allow_pickle=True)
+                db.execute("UPDATE entries SET value = ? WHERE key = ?", (out.getvalue(), key))
+    memo = _open(tmp_path)
+    store = memo.cache.store
     with remembering(memo):
         again = resampler.studentized_intervals(values)
-    assert (memo.reused, memo.computed) == (0, 1) and _same(again, fresh)
+    assert (memo.computed, _same(again, fresh)) == (1, True)
+    lines = " ".join(store.report())
+    if damage in ("truncated", "garbage"):
+        assert "unreadable" in lines and str(path) in lines
+    else:
+        assert "rejected" in lines and key[:12] in lines
 
 
 def test_a_kept_result_of_the_wrong_shape_is_computed_again(tmp_path):
     resampler, values = _resampler(), _values()
     key = inputs_key("studentized", (resampler, values, LEVEL, 128))
-    write_memo(tmp_path / MEMO_FILE, {key: (np.zeros(2), np.zeros(2))})  # 5 columns asked for
-    memo = BootstrapMemo.open(tmp_path)
+    store = Store.open(tmp_path)
+    store.put(KIND, key, pack_arrays((np.zeros(2), np.zeros(2))))  # 5 columns asked for
+    store.commit()
+    memo = _open(tmp_path)
     with remembering(memo):
         got = resampler.studentized_intervals(values)
     assert (memo.reused, memo.computed) == (0, 1) and "other shapes" in memo.note
     assert _same(got, resampler.studentized_intervals(values))
 
 
-def test_an_unwritable_memo_is_reported_and_the_results_stand(tmp_path):
+def test_an_unwritable_cache_is_reported_and_the_results_stand(tmp_path):
     (tmp_path / "blocked").write_text("a file where the cache folder should be")
-    memo = BootstrapMemo.open(tmp_path / "blocked")
+    memo = _open(tmp_path / "blocked")
     with remembering(memo):
         _resampler().studentized_intervals(_values())
-    assert "not written" in memo.save()
+    assert _save(memo) == ""  # nothing to write into
+    store = memo.cache.store
+    assert "nothing written" in " ".join(store.report())
 
 
 @settings(max_examples=25, deadline=None)
@@ -262,9 +294,9 @@ def test_prophet_arena_symmetric_intervals_are_kept_as_computed(tmp_path):
     asked.append({resampler.events[0]: 0.25})  # one event: no interval, not asked of the memo
     fresh = _syms(_Columns(resampler), asked)
     for step in range(2):
-        memo = BootstrapMemo.open(tmp_path)
+        memo = _open(tmp_path)
         with remembering(memo):
             assert _syms(_Columns(resampler), asked) == fresh
         assert (memo.reused, memo.computed) == ((0, 1) if step == 0 else (1, 0))
-        memo.save()
+        _save(memo)
     assert fresh[-1] == (0.25, None) and all(h is not None and h > 0 for _, h in fresh[:-1])

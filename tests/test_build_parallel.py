@@ -16,7 +16,7 @@ import builder.score.scoring as scoring
 import builder.score.slicework as slicework
 import builder.site.build as build
 from builder.parallel import WORKERS_ENV, BackgroundError
-from builder.score.memo import MEMO_FILE, read_memo
+from builder.site.cache import CacheDB
 from builder.site.build import build_site
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
@@ -249,7 +249,7 @@ def test_the_bootstrap_results_of_the_child_are_kept_for_the_next_build(archive,
         monkeypatch.setenv(WORKERS_ENV, workers)
         cache = tmp_path / f"cache-{workers}"
         build_site(archive, tmp_path / f"site-{workers}", commit="c1", progress=_quiet, cache=cache)
-        kept[workers] = read_memo(cache / MEMO_FILE)
+        kept[workers] = CacheDB.open(cache).bootstrap_memo().kept
     assert sorted(kept["1"]) == sorted(kept["2"]) and kept["2"]
     assert all(_same(kept["1"][key], kept["2"][key]) for key in kept["1"])
     lines: list[str] = []

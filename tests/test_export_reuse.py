@@ -9,7 +9,6 @@ from site_archive import write_site_archive
 
 import builder.site.build as build
 from builder.site.build import build_site
-from builder.site.exportreuse import code_fingerprint
 
 DOWNLOADS = ("data/forecasts.csv", "data/scores.json", "data/prematch.sqlite", "data/manifest.json")
 
@@ -96,16 +95,3 @@ def test_a_build_into_another_folder_writes_its_own_downloads(archive, tmp_path,
     build_site(archive, other, commit="c1", progress=_quiet, cache=cache)
     assert len(exports_built) == 2
     assert _tree(other) == _tree(site)
-
-
-def test_a_change_to_the_code_changes_the_downloads_fingerprint(tmp_path):
-    for folder in ("builder", "collector"):
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "module.py").write_text("X = 1\n")
-    fingerprints = [code_fingerprint.__wrapped__(tmp_path)]
-    for text in ("X = 2\n", "X = 1\n"):
-        (tmp_path / "collector" / "module.py").write_text(text)
-        fingerprints.append(code_fingerprint.__wrapped__(tmp_path))
-    (tmp_path / "builder" / "new.py").write_text("")
-    fingerprints.append(code_fingerprint.__wrapped__(tmp_path))
-    assert fingerprints[0] == fingerprints[2] and len(set(fingerprints)) == 3

@@ -64,6 +64,11 @@ def test_the_builder_reaching_the_archives_write_side_breaks_its_contract(tmp_pa
     assert done.returncode != 0 and "never writes it BROKEN" in done.stdout
 
 
+def test_a_second_builder_module_reaching_the_store_breaks_the_one_cache_contract(tmp_path):
+    done = lint_with_added_import(tmp_path, "builder/score/memo.py", "from collector.archive.store import Store")
+    assert done.returncode != 0 and "one cache module BROKEN" in done.stdout
+
+
 def test_a_page_calling_the_scoring_stage_breaks_its_contract(tmp_path):
     done = lint_with_added_import(tmp_path, "builder/site/matches.py", "from builder.score import scoring")
     assert done.returncode != 0

@@ -12,7 +12,8 @@ import pytest
 from site_archive import write_site_archive
 
 from builder.site.build import build_site
-from builder.site.cachedb import CACHE_FILE
+from builder.site.cache import CACHE_FILE
+from cache_tampering import forge_entries
 from builder.site.sitewriter import ArchiveCopy, Cached, SiteWriter
 from collector.errors import ArchiveError
 
@@ -107,23 +108,23 @@ def test_a_deleted_site_is_rebuilt_from_the_cache_with_the_same_bytes(small_arch
 @pytest.mark.slow
 def test_an_altered_page_in_the_cache_is_reported_and_rendered_again(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
-    with sqlite3.connect(cache / CACHE_FILE) as db:
-        db.execute("UPDATE pages SET html = CAST('<p>tampered</p>' AS BLOB)")
+    forged = forge_entries(cache / CACHE_FILE, "page", lambda _html: b"<p>tampered</p>")
     shutil.rmtree(site)  # every page must now come out of the cache
     lines: list[str] = []
-    build_site(small_archive, site, commit="c1", progress=lines.append, cache=cache)
-    assert _tree(site) == _tree(full)
-    assert any("unreadable in the cache, rendered again" in line for line in lines)
+    report = build_site(small_archive, site, commit="c1", progress=lines.append, cache=cache)
+    assert _tree(site) == _tree(full) and report.reused == 0
+    assert any(f"cache: {forged} entries rejected" in line for line in lines), lines
 
 
 @pytest.mark.slow
 def test_a_cache_with_rows_of_the_wrong_types_is_reported_and_ignored(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
     with sqlite3.connect(cache / CACHE_FILE) as db:
-        db.execute("UPDATE site SET ino = 'not a number'")
+        db.execute("UPDATE entries SET size = 'not a number'")
+    db.close()
     lines: list[str] = []
     report = build_site(small_archive, site, commit="c2", progress=lines.append, cache=cache)
-    assert any("unreadable" in line for line in lines) and report.rendered == report.pages
+    assert any("not of the store's column types" in line for line in lines) and report.rendered == report.pages
     build_site(small_archive, full, commit="c2", progress=_quiet)
     assert _tree(site) == _tree(full)
 

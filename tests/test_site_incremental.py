@@ -65,7 +65,7 @@ def test_an_unreadable_cache_is_reported_and_the_build_renders_everything(replay
     (cache / CACHE_FILE).write_bytes(b"not a sqlite file" * 100)
     lines: list[str] = []
     report = build_site(replay_repo / "archive", tmp_path / "site", progress=lines.append, cache=cache)
-    assert any("page cache" in line and "unreadable" in line for line in lines)
+    assert any(f"cache {cache / CACHE_FILE} unreadable" in line for line in lines), lines
     assert report.rendered == report.pages
     build_site(replay_repo / "archive", tmp_path / "full", progress=lambda _l: None)
     assert _tree(tmp_path / "site") == _tree(tmp_path / "full")
@@ -98,22 +98,7 @@ def test_a_cache_that_cannot_be_written_leaves_the_site_built(replay_repo, tmp_p
     lines: list[str] = []
     report = build_site(replay_repo / "archive", tmp_path / "site", progress=lines.append, cache=blocked)
     assert report.pages > 100 and (tmp_path / "site/index.html").is_file()
-    assert any("not written" in line for line in lines) and blocked.read_text().startswith("a file")
-
-
-def test_a_change_to_a_template_or_the_site_code_changes_every_fingerprint(tmp_path):
-    from builder.site.pagecache import templates_fingerprint
-
-    templates, code = tmp_path / "site_templates", tmp_path / "site"
-    templates.mkdir()
-    code.mkdir()
-    (templates / "base.html").write_text("<footer>")
-    (code / "models.py").write_text("X = 1\n")
-    before = templates_fingerprint((templates, code))
-    (code / "models.py").write_text("X = 2\n")  # e.g. a property of a page model
-    after_code = templates_fingerprint((templates, code))
-    (templates / "base.html").write_text("<footer> ")
-    assert len({before, after_code, templates_fingerprint((templates, code))}) == 3
+    assert any("nothing written" in line for line in lines) and blocked.read_text().startswith("a file")
 
 
 @pytest.mark.slow

@@ -23,11 +23,13 @@ from hypothesis import strategies as st
 from collector.archive.tokens import token_path, token_time
 from collector.archive.write.manifest import latest_manifest_path
 from collector.archive.write.writer import write_new_file
+from collector.audit.timestamps import TokenCache
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.config import parse_config
 from collector.records import Clock
 from collector.schedule.tick import run_tick
+from tests.cache_tampering import entry_keys
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 from tests.tsa_authority import (
     YEAR,
@@ -336,9 +338,9 @@ def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp
     stamp(repo, "stale", chains["stale"], at(12, 1, 1))
     repo.commit(at(12, 2), "an expired token")
     fresh = verify_repository(repo.root, use_cache=False, tsa_roots=[roots])
-    first = verify_repository(repo.root, tsa_roots=[roots])  # fills .git/prematch/token-cache.json
+    first = verify_repository(repo.root, tsa_roots=[roots])  # fills the token entry of .git/prematch's store
     again = verify_repository(repo.root, tsa_roots=[roots])  # answered from it
-    assert (repo.root / ".git/prematch/token-cache.json").is_file()
+    assert entry_keys(repo.root / ".git/prematch", TokenCache.KIND)
     for report in (first, again):
         assert [f.as_problem() for f in report.findings] == [f.as_problem() for f in fresh.findings]
         assert report.proofs.proofs == fresh.proofs.proofs

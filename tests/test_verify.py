@@ -14,13 +14,17 @@ import orjson
 import pytest
 
 from collector.archive.layout import path_for
+from collector.archive.store import STORE_FILE
 from collector.archive.write.manifest import write_tick_manifest
 from collector.archive.write.revise import next_revision
 from collector.archive.write.writer import ArchiveWriter
+from collector.audit.checkpoint import KIND as CHECKPOINT
+from collector.audit.facts import FactsCache, contract_fingerprint
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.records import Clock, Manifest
 from collector.records.byteform import record_bytes
+from tests.cache_tampering import entry_keys, forge_entries, rewrite_entry
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 
 ELO = "worldcup-2026/events/mex-v-rsa/forecasts/elo/closed_book.probabilistic_forecast.t_minus_24h.s0.json"
@@ -251,7 +255,7 @@ def test_not_a_repository_is_a_clear_error(tmp_path, capsys):
 
 def test_cached_results_never_hide_a_later_edit(clean):
     assert verify_repository(clean.root).ok  # fills the cache in .git/prematch
-    assert (clean.root / ".git/prematch/verify-cache.json").exists()
+    assert entry_keys(clean.root / ".git/prematch", FactsCache.KIND)
     target = clean.archive / ELO
     data = orjson.loads(target.read_bytes())
     data["payload"]["draw_90"] = 0.9
@@ -264,8 +268,16 @@ def test_cached_results_never_hide_a_later_edit(clean):
 
 def test_a_damaged_cache_is_rebuilt(clean):
     verify_repository(clean.root)
-    (clean.root / ".git/prematch/verify-cache.json").write_text("{not json")
+    folder = clean.root / ".git/prematch"
+    forge_entries(folder / STORE_FILE, CHECKPOINT, lambda _value: b"{}")  # so the per-blob cache is read
+    rewrite_entry(folder, FactsCache.KIND, contract_fingerprint(), lambda _value: b"{not json")
     assert verify_repository(clean.root).ok
+    forge_entries(folder / STORE_FILE, CHECKPOINT, lambda _value: b"{}")
+    planted = b'{"x": ["' + b"0" * 64 + b'", "planted problem", null]}'
+    assert forge_entries(folder / STORE_FILE, FactsCache.KIND, lambda _value: planted) == 1
+    again = verify_repository(clean.root)
+    assert again.ok and any(f"{FactsCache.KIND} {contract_fingerprint()[:12]}: authentication failed" in note
+                            for note in again.cache_notes), again.cache_notes
 
 
 def test_a_merged_pull_request_counts_from_its_merge_into_main(before_match):

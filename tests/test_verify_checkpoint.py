@@ -8,11 +8,14 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from collector.archive.store import STORE_FILE
 from collector.archive.write.writer import ArchiveWriter
+from collector.audit.checkpoint import KIND
 from collector.audit import gitlog
 from collector.audit.report import report_json
 from collector.audit.verify import verify_repository
 from collector.cli import main
+from tests.cache_tampering import entry_keys, forge_entries, rewrite_entry
 from tests.gitrepo import at, forecast
 from tests.test_verify import ELO, build_history, codes
 
@@ -21,8 +24,9 @@ def as_json(report) -> bytes:
     return orjson.dumps(report_json(report))
 
 
-def checkpoints(repo) -> list:
-    return sorted((repo.root / ".git" / "prematch").glob("verify-checkpoint-*.json"))
+def checkpoints(repo) -> list[str]:
+    """The keys of the checkpoints in the repository's store (``.git/prematch``)."""
+    return entry_keys(repo.root / ".git" / "prematch", KIND)
 
 
 def assert_same_as_cold(repo, **options):
@@ -103,36 +107,66 @@ def test_no_cache_neither_reads_nor_writes_a_checkpoint(clean):
 @pytest.mark.parametrize("damage", [
     b"{not json",
     b"[]",
-    b'{"format": 1}',
+    b'{"format": 2}',
     None,  # the right format and key, the wrong shape
 ], ids=["not-json", "a-list", "no-key", "bad-shape"])  # fmt: skip
 def test_a_damaged_checkpoint_is_reported_and_ignored(clean, damage, capsys):
+    """Written by the store's owner (another version of the code, say) but not of this form."""
     good = assert_same_as_cold(clean)
+    folder = clean.root / ".git" / "prematch"
     [stored] = checkpoints(clean)
     if damage is None:
-        data = orjson.loads(stored.read_bytes())
-        data["facts"] = data["facts"][:-1]
-        damage = orjson.dumps(data)
-    stored.write_bytes(damage)
+        def damage_of(value: bytes) -> bytes:
+            data = orjson.loads(value)
+            data["facts"] = data["facts"][:-1]
+            return orjson.dumps(data)
+    else:
+        def damage_of(_value: bytes) -> bytes:
+            return damage
+    rewrite_entry(folder, KIND, stored, damage_of)
     again = verify_repository(clean.root)
     assert as_json(again) == as_json(good)
     [note] = again.cache_notes
-    assert str(stored) in note and "ignored" in note
+    assert stored[:12] in note and "ignored" in note
     assert as_json(verify_repository(clean.root)) == as_json(good)  # rewritten whole
     assert verify_repository(clean.root).cache_notes == []
-    stored.write_bytes(b"{not json")
+    rewrite_entry(folder, KIND, stored, lambda _value: b"{not json")
     assert main(["verify", "--repo", str(clean.root)]) == 0
-    assert f"note: the verify checkpoint {stored} cannot be read" in capsys.readouterr().err
+    assert f"note: the verify checkpoint {stored[:12]} in {folder} cannot be read" in capsys.readouterr().err
 
 
 def test_a_checkpoint_of_another_key_is_never_used(clean):
     assert_same_as_cold(clean)
     [stored] = checkpoints(clean)
-    data = orjson.loads(stored.read_bytes())
-    data["findings"] = [["modified", ELO, "planted", None, True, False]]
-    data["key"] = "0" * 64  # as if another version of the code had written it
-    stored.write_bytes(orjson.dumps(data))
+
+    def planted(value: bytes) -> bytes:
+        data = orjson.loads(value)
+        data["findings"] = [["modified", ELO, "planted", None, True, False]]
+        data["key"] = "0" * 64  # as if another version of the code had written it
+        return orjson.dumps(data)
+
+    rewrite_entry(clean.root / ".git" / "prematch", KIND, stored, planted)
     assert verify_repository(clean.root).ok
+
+
+def test_a_forged_checkpoint_is_rejected(clean):
+    """One edited without the store's key (a clean report planted over findings) is never used."""
+    folder = clean.root / ".git" / "prematch"
+    target = clean.archive / ELO
+    target.write_bytes(target.read_bytes().replace(b'"elo-1"', b'"elo-2"'))
+    clean.commit(at(12, 5), "hand edit")
+    bad = verify_repository(clean.root)
+    assert not bad.ok
+
+    def clean_report(value: bytes) -> bytes:
+        data = orjson.loads(value)
+        data["findings"] = []
+        return orjson.dumps(data)
+
+    assert forge_entries(folder / STORE_FILE, KIND, clean_report) == 1
+    again = verify_repository(clean.root)
+    assert as_json(again) == as_json(bad) and not again.ok
+    assert any("rejected" in note for note in again.cache_notes)
 
 
 def test_facts_come_back_from_their_stored_form_unchanged():

@@ -8,40 +8,35 @@ archive) would give the same floats again. Each such result is a pure function o
 * the resampler's draws and flips (:attr:`~builder.score.resampling.Resampler.fingerprint`,
   the matrices' own bytes: no assumption on how they were drawn);
 * the values and parameters it is asked for (the arrays' dtype, shape and bytes, NaN included);
-* the code that computes it (every file of ``builder/score``), numpy's version and the BLAS
-  threading, which can set the products' last bits (:func:`code_fingerprint`; scoring runs on
-  one BLAS thread, :mod:`builder.score.blas`, and the settings stay in the key all the same).
+* the code that computes it (the installed code and libraries:
+  :func:`collector.archive.store.code_version`) and the BLAS threading, which can set the
+  products' last bits (:func:`code_fingerprint`; scoring runs on one BLAS thread,
+  :mod:`builder.score.blas`, and the settings stay in the key all the same).
 
 :func:`memoised` keeps the result under the SHA-256 of all of these while a
 :class:`BootstrapMemo` is active (:func:`remembering`); with none (tests, ``score_archive``
-called alone) it only computes. The memo is one ``bootstrap.npz`` in the build's cache folder
-(plain arrays, read with ``allow_pickle=False``, written atomically) holding the results the
-latest build used, reused or computed; a file that cannot be read (truncated, altered, another
-format) is a note and every result is computed. A result is the same bytes reused or computed
-(``tests/test_bootstrap_memo.py``), so the site is too.
+called alone) it only computes. The build's cache module (:mod:`builder.site.cache`) hands a
+memo the results the latest build kept and keeps the ones this build used (plain arrays,
+authenticated; an entry that fails is rejected and computed again). A result is the
+same bytes reused or computed (``tests/test_bootstrap_memo.py``), so the site is too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import version
-from pathlib import Path
 
 import numpy as np
 
 from builder.score.blas import POLICY
-from collector.archive.cache import save_arrays
+from collector.archive.codeversion import code_version
 
-MEMO_FILE = "bootstrap.npz"
-FORMAT = "prematch-bootstrap-memo-1"
-SCORE_CODE = Path(__file__).resolve().parent  # builder/score
+FORMAT = "prematch-bootstrap-memo-2"
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 Result = tuple[np.ndarray, ...]
@@ -49,15 +44,12 @@ _ACTIVE: ContextVar[BootstrapMemo | None] = ContextVar("bootstrap_memo", default
 
 
 @cache
-def code_fingerprint(folder: Path = SCORE_CODE) -> str:
-    """SHA-256 over every Python file of the scoring code, numpy's version, the CPUs this process
-    may use and the BLAS thread settings (computed once per process)."""
+def code_fingerprint() -> str:
+    """SHA-256 of the installed code (:func:`collector.archive.store.code_version`), the CPUs this
+    process may use and the BLAS thread settings, which can set the products' last bits."""
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     threads = [f"{name}={os.environ.get(name, '')}" for name in THREAD_SETTINGS]
-    digest = hashlib.sha256("\n".join([FORMAT, f"numpy {version('numpy')}", f"cpus {cpus}", *threads, POLICY]).encode())
-    for path in sorted(folder.rglob("*.py")):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+    return hashlib.sha256("\n".join([FORMAT, code_version(), f"cpus {cpus}", *threads, POLICY]).encode()).hexdigest()
 
 
 def inputs_key(kind: str, parts: tuple) -> str:
@@ -113,23 +105,10 @@ class MemoDelta:
 class BootstrapMemo:
     """The results of the latest build (``kept``) and of this one (``used``), by inputs key."""
 
-    def __init__(self, path: Path | None = None, kept: dict[str, Result] | None = None, note: str | None = None):
-        self.path, self.kept, self.note = path, kept or {}, note
+    def __init__(self, kept: dict[str, Result] | None = None, note: str | None = None):
+        self.kept, self.note = kept or {}, note
         self.used: dict[str, Result] = {}
         self.reused = self.computed = 0
-
-    @classmethod
-    def open(cls, folder: Path | None) -> BootstrapMemo:
-        """The memo kept in ``folder`` (empty when there is none, or with a note when it cannot be read)."""
-        if folder is None:
-            return cls()
-        path = Path(folder) / MEMO_FILE
-        if not path.is_file():
-            return cls(path)
-        try:
-            return cls(path, read_memo(path))
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-            return cls(path, note=f"bootstrap memo {path} unreadable ({exc}); every bootstrap result computed")
 
     def result(self, key: str, compute: Callable[[], Result], shapes: tuple[tuple[int, ...], ...]) -> Result:
         found = self.used.get(key, self.kept.get(key))
@@ -137,7 +116,7 @@ class BootstrapMemo:
             self.reused += 1
         else:
             if found is not None:
-                self.note = f"bootstrap memo {self.path}: a result of other shapes than asked for; computed again"
+                self.note = f"bootstrap result {key[:12]}: of other shapes than asked for; computed again"
             found = tuple(np.asarray(a) for a in compute())
             self.computed += 1
         self.used[key] = found
@@ -163,15 +142,10 @@ class BootstrapMemo:
         shallow copy, the arrays are not copied) and the counts."""
         return MemoDelta(dict(self.used), self.reused, self.computed, self.note)
 
-    def save(self) -> str:
-        """Write the results this build used (none but them: the file does not grow); "" or why not."""
-        if self.path is None:
-            return ""
-        try:
-            write_memo(self.path, self.used)
-        except OSError as exc:
-            return f"bootstrap memo {self.path} not written ({exc}); the next build computes every result"
-        return ""
+    def fresh(self) -> dict[str, Result]:
+        """The results this build used that are not the very ones it was handed (computed, or
+        absorbed from a child): what a cache has to write; the rest it holds already."""
+        return {key: result for key, result in self.used.items() if self.kept.get(key) is not result}
 
     def summary(self) -> str:
         return f"bootstrap results reused {self.reused}, computed {self.computed}"
@@ -180,27 +154,3 @@ class BootstrapMemo:
 def _fits(result: Result, shapes: tuple[tuple[int, ...], ...]) -> bool:
     return len(result) == len(shapes) and all(
         a.dtype == np.float64 and a.shape == tuple(shape) for a, shape in zip(result, shapes, strict=True))
-
-
-def read_memo(path: Path) -> dict[str, Result]:
-    """The memo file's results by key; ValueError (or KeyError) when it is not one this code wrote."""
-    with np.load(path, allow_pickle=False) as data:
-        if str(data["format"]) != FORMAT:
-            raise ValueError(f"format {str(data['format'])!r}, not {FORMAT!r}")
-        keys, counts = data["keys"], data["counts"]
-        if keys.ndim != 1 or counts.shape != keys.shape or counts.dtype.kind not in "iu":
-            raise ValueError("keys and counts are not two columns of one length")
-        found: dict[str, Result] = {}
-        for i, (key, count) in enumerate(zip(keys.tolist(), counts.tolist(), strict=True)):
-            if not (isinstance(key, str) and len(key) == 64) or not 0 < count <= 16:
-                raise ValueError(f"entry {i}: key {key!r} with {count} arrays")
-            found[key] = tuple(data[f"r{i}_{j}"] for j in range(count))
-        return found
-
-
-def write_memo(path: Path, results: dict[str, Result]) -> None:
-    """Write ``results`` to ``path`` atomically (:func:`collector.archive.cache.save_arrays`)."""
-    keys = sorted(results)
-    arrays = {f"r{i}_{j}": array for i, key in enumerate(keys) for j, array in enumerate(results[key])}
-    save_arrays(path, {"format": np.array(FORMAT), "keys": np.array(keys, dtype="U64"),
-                       "counts": np.array([len(results[k]) for k in keys], dtype=np.int64), **arrays})

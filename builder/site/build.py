@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 from builder.parallel import WORKERS_ENV, Background, workers
-from builder.score.memo import BootstrapMemo, remembering
+from builder.score.memo import remembering
 from builder.score.scoring import score_archive
 from builder.score.slices import slices
 from builder.score.slicework import SliceWork
@@ -38,7 +38,7 @@ from builder.site.binary_events import binary_event_pages
 from builder.site.bracket import bracket_pages, overlay_files
 from builder.site.buildfacts import build_facts_page
 from builder.site.buildreport import BuildReport, tally
-from builder.site.cachedb import SiteReport
+from builder.site.cache import SiteReport
 from builder.site.chart_page import charts_page
 from builder.site.charts import PLOTLY_JS
 from builder.site.exportchunks import INDEX
@@ -52,6 +52,7 @@ from builder.site.measures import measures_lookup
 from builder.site.pagecache import PageCache
 from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
+from builder.site.release import open_data_files
 from builder.site.render import TEMPLATES_DIR
 from builder.site.sitectx import SiteContext, has_replay_records
 from builder.site.sitereuse import archive_hashes, site_fingerprint, unhashed_problems
@@ -105,8 +106,6 @@ def build_site(archive_dir: Path, out_dir: Path, commit: str | None = None,
     urls = urls or ArenaUrls()
     commit = commit or archive_commit(Path(archive_dir))
     pages = PageCache.open(cache)
-    if pages.note:
-        progress(f"  {pages.note}")
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prematch-history") as pool:
             asked = pool.submit(history, Path(archive_dir), commit, urls)  # git works while the archive loads
@@ -166,6 +165,8 @@ def _kept(report: BuildReport, kept: dict, pages: PageCache, progress: Callable[
     pages.close()
     progress(f"  nothing changed since the last build (archive, commit, history, addresses, code): "
              f"{how}its {len(kept)} files kept as they are")
+    for line in pages.notes():
+        progress(f"  {line}")
     return tally(report, kept, rendered=0, reused=sum(1 for name in kept if name.endswith(".html")))
 
 
@@ -193,7 +194,7 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
     kept = pages.kept_site(fingerprint, out_dir)
     if kept is not None and site_intact(out_dir, kept):  # :mod:`builder.site.sitereuse`
         return _kept(report, kept, pages, progress)
-    memo = BootstrapMemo.open(pages.folder)  # the bootstrap results of the latest build, by inputs
+    memo = pages.bootstrap_memo()  # the bootstrap results of the latest build, by inputs
     try:
         with remembering(memo):
             states = _build_all(archive, archive_dir, out_dir, commit, urls, (added, hosted), manifest, pages, progress)
@@ -201,10 +202,13 @@ def _build(archive, archive_dir: Path, out_dir: Path, found: tuple[str, dict, di
         pages.close()
         raise
     facts = SiteReport(commit, report.records, tuple((p.path, p.message) for p in report.problems), report.replay)
+    pages.keep_bootstrap(memo)
     unsaved = pages.save(out_dir, states, fingerprint, facts)
     progress(f"  {pages.summary()}" + (f"; {unsaved}" if unsaved else ""))
     if pages.folder is not None:
-        progress(f"  {memo.summary()}" + "".join(f"; {note}" for note in (memo.note, memo.save()) if note))
+        progress(f"  {memo.summary()}" + (f"; {memo.note}" if memo.note else ""))
+    for line in pages.notes():  # why the cache was not used, and every entry it rejected
+        progress(f"  {line}")
     return tally(report, states, rendered=pages.rendered, reused=pages.reused)
 
 
@@ -313,6 +317,8 @@ def _write_files(ctx: SiteContext, archive, archive_dir: Path, pages: PageCache,
     for model in page_models(ctx, progress):
         writer.put(*pages.page(model))
     for name, content in overlay_files(ctx).items():  # each full-tournament forecast's bracket overlay, a JSON file
+        writer.put(name, content)
+    for name, content in open_data_files(ctx):  # Parquet dataset, Atom feed, JSON API (builder.site.release)
         writer.put(name, content)
     progress("exporting CSV, JSON, SQLite, schemas and the archive manifest")
     data = _put_exports(work, pages, writer, progress)

@@ -3,8 +3,8 @@
 The downloads (:mod:`builder.site.exports`) are a pure function of the archive's files, the
 commit and the code that loads, scores and exports them. The archive manifest already names the
 first two (the SHA-256 of every archive file and the commit), so the downloads' fingerprint is
-the SHA-256 of the manifest's bytes and of the code (:func:`code_fingerprint`). A build whose
-fingerprint is the one the previous build kept in the page cache (:mod:`builder.site.cachedb`)
+the SHA-256 of the manifest's bytes and of the code (:func:`collector.archive.store.code_version`). A build whose
+fingerprint is the one the previous build kept in the page cache (:mod:`builder.site.cache`)
 hands the site writer the previous site's files as :class:`~builder.site.sitewriter.Cached`
 contents instead of writing the tables again; any download missing or altered in the site (its
 state in the cache no longer vouches for it and its bytes differ) makes every download built
@@ -18,41 +18,20 @@ cache keeps of them, :func:`previous_files` what the next build may copy from.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import sys
 from collections.abc import Mapping
-from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 
 from builder.site.exportchunks import PreviousFiles, parse_chunks
 from builder.site.sitewriter import Cached, FileState, vouched
+from collector.archive.codeversion import code_version
 
 SQLITE = "data/prematch.sqlite"  # as builder.site.exports names them
 DATA_DIR = "data"
-ROOT = Path(__file__).resolve().parents[2]
-CODE = ("builder", "collector")  # what loads, scores and exports the archive
-LIBRARIES = ("numpy", "orjson", "pydantic", "pydantic-core")
-
-
-@cache
-def code_fingerprint(root: Path = ROOT, folders: tuple[str, ...] = CODE) -> str:
-    """SHA-256 over every file of the loading, scoring and export code and the versions of what
-    formats the bytes (Python, SQLite, numpy, orjson, pydantic): a change to any of them rebuilds
-    the downloads. Computed once per process."""
-    versions = [sys.version, sqlite3.sqlite_version] + [f"{name} {version(name)}" for name in LIBRARIES]
-    digest = hashlib.sha256("\n".join(versions).encode())
-    for folder in folders:
-        base = root / folder
-        for path in sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(f"{path.relative_to(root).as_posix()}".encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def exports_fingerprint(manifest: bytes) -> str:
     """The downloads' fingerprint: the archive manifest's bytes (every archive file and the commit) and the code."""
-    return hashlib.sha256(code_fingerprint().encode() + b"\0" + manifest).hexdigest()
+    return hashlib.sha256(code_version().encode() + b"\0" + manifest).hexdigest()
 
 
 def kept_exports(names: list[str], states: Mapping[str, FileState], out_dir: Path) -> dict[str, Cached] | None:
@@ -71,14 +50,14 @@ def chunk_entry(index: Mapping, states: Mapping[str, FileState]) -> dict:
     """What the page cache keeps of this build's keyed downloads: their chunk ``index`` (table ->
     chunk entries), the SHA-256 of the files it describes and the code that wrote them."""
     names = [SQLITE] + [f"{DATA_DIR}/{table}.{kind}" for table in index for kind in ("csv", "json")]
-    return {"code": code_fingerprint(), "files": {name: states[name].sha256 for name in names}, "tables": dict(index)}
+    return {"code": code_version(), "files": {name: states[name].sha256 for name in names}, "tables": dict(index)}
 
 
 def previous_files(entry, states: Mapping[str, FileState], out_dir: Path) -> PreviousFiles | None:
     """The previous site's downloads a keyed table's unchanged chunks may be copied from: those of
     the cache's chunk ``entry`` (:func:`chunk_entry`) written by this code and still in the site
     as that build left them (:func:`~builder.site.sitewriter.vouched`); None when there are none."""
-    if not isinstance(entry, dict) or entry.get("code") != code_fingerprint():
+    if not isinstance(entry, dict) or entry.get("code") != code_version():
         return None
     files, tables = entry.get("files"), entry.get("tables")
     if not isinstance(files, dict) or not isinstance(tables, dict):

@@ -51,6 +51,11 @@ def describe(name: str, kind: str, records, ctx: SiteContext) -> tuple[str, str]
                 f"prompt for each match, under {len(conditions)} condition(s) ({'; '.join(conditions)}) at "
                 f"{', '.join(horizons)} before kickoff. Its answer is validated against the forecast schema; "
                 "invalid answers get one repair call and are otherwise recorded with their status.", "")
+    if kind == "endpoint":
+        declared = sorted({f"{f.endpoint.name} {f.endpoint.version}" for f in records if f.endpoint and f.endpoint.name})
+        return ("An outside agent asked over HTTPS with the endpoint protocol (docs/enter-your-agent.md): the same "
+                "task, window, validation and repair round as the LLMs" + (f"; it declared itself as "
+                f"{', '.join(declared)}" if declared else "") + ".", "")
     base = records[0].model_version.rsplit("-", 1)[0] if records else name
     method = BASELINE_METHODS.get(name) or BASELINE_METHODS.get(base)
     if method is None:

@@ -24,7 +24,8 @@ STRATEGIES = {"probabilistic_forecast": "probabilities first", "direct_score": "
               "fine_grained": "fine-grained"}
 MEASURES = {id: label(id) for id in ("brier", "log_loss", "rps", "accuracy", "exact", "points")}
 """How a test's measure is named in sentences: the registry's label (``builder.score.definitions``)."""
-FORECASTER_TYPES = {"llm": "LLM", "baseline": "baseline", "market": "market", "ensemble": "ensemble"}
+FORECASTER_TYPES = {"llm": "LLM", "baseline": "baseline", "market": "market", "ensemble": "ensemble",
+                    "endpoint": "outside agent"}
 
 
 def plain(word: str, table: dict[str, str] | None = None) -> str:

@@ -11,11 +11,11 @@ fingerprint is new and takes the others' bytes from the cache; the site is byte-
 build without a cache. Per-build facts (commit, anchor, last update) are kept out of the models
 (:mod:`builder.site.buildfacts`), so an unchanged page keeps its fingerprint from build to build.
 
-The cache is one SQLite file (``pages.sqlite``, :mod:`builder.site.cachedb`) in a cache folder:
-``.git/prematch/`` of the archive's repository by default, or a folder the Pages workflow keeps
-with the Actions cache. It holds the pages of the latest build and the state of the site it
-wrote (:mod:`builder.site.sitewriter`). A cache that cannot be read is reported and the build
-renders everything; it never changes what a page says, only how fast it is built.
+The pages live in the one cache (:mod:`collector.archive.store`, entries of kind ``page``;
+:mod:`builder.site.cache` holds the site's kinds): ``.git/prematch/`` of the archive's
+repository by default, or a folder the Pages workflow keeps with the Actions cache. Every entry
+is authenticated; one that fails is rejected, named in the build's progress lines and rendered
+again. A cache never changes what a page says, only how fast it is built.
 """
 
 from __future__ import annotations
@@ -26,22 +26,19 @@ import enum
 import hashlib
 from collections.abc import Callable
 from decimal import Decimal
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-from builder.score import definitions
-from builder.site.cachedb import CACHE_FILE, CacheDB, SiteReport
+from builder.score.memo import BootstrapMemo
+from builder.site.cache import CACHE_FILE, CacheDB, SiteReport
 from builder.site.exportchunks import PreviousFiles
 from builder.site.exportreuse import kept_exports, previous_files
 from builder.site.render import PageModel, render_page
 from builder.site.sitewriter import Cached, FileState
-from site_templates import TEMPLATES_DIR
+from collector.archive.codeversion import code_version
 
 __all__ = ["CACHE_FILE", "Deferred", "PageCache", "Unfingerprintable", "model_fingerprint", "templates_fingerprint"]
-SITE_CODE = Path(__file__).resolve().parent  # builder/site
-REGISTRY_CODE = Path(definitions.__file__).resolve()  # every label a page prints
 _ATOMS = (type(None), bool, int, float, str, enum.Enum, dt.datetime, dt.date, dt.time, Decimal, np.generic)
 
 
@@ -49,18 +46,10 @@ class Unfingerprintable(TypeError):
     """A page model holds a value the fingerprint cannot vouch for; the page is always rendered."""
 
 
-def templates_fingerprint(folders: tuple[Path, ...] = (TEMPLATES_DIR, SITE_CODE)) -> str:
-    """SHA-256 over what turns a page model into HTML: every template, the site's Python code
-    (filters, properties of page models), the measure registry (the labels templates and page
-    models print: ``builder/score/definitions.py``) and the versions of jinja2 and markupsafe.
-    A change to any of them re-renders every page."""
-    digest = hashlib.sha256(f"jinja2 {version('jinja2')} markupsafe {version('markupsafe')}".encode())
-    digest.update(hashlib.sha256(REGISTRY_CODE.read_bytes()).digest())
-    for folder in folders:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".html", ".md", ".py")):
-            digest.update(f"{folder.name}/{path.relative_to(folder).as_posix()}".encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+def templates_fingerprint() -> str:
+    """What turns a page model into HTML: the installed code (:func:`collector.archive.store.code_version`:
+    every template, the site's Python code, the measure registry, jinja2's and markupsafe's versions)."""
+    return code_version()
 
 
 def model_fingerprint(model, templates: str) -> str:
@@ -129,7 +118,6 @@ class PageCache:
     rendered: int = 0
     reused: int = 0
     unreadable: int = 0  # reused pages whose bytes the cache could not give back (rendered again)
-    note: str = ""
     folder: Path | None = None  # the cache folder (None: no cache)
 
     @classmethod
@@ -138,7 +126,6 @@ class PageCache:
         cache = cls(templates_fingerprint(), folder=None if folder is None else Path(folder))
         if folder is not None:
             cache.db = CacheDB.open(folder)
-            cache.note = cache.db.note
         return cache
 
     @property
@@ -170,6 +157,19 @@ class PageCache:
         if self.db is not None:
             self.db.keep_exports(fingerprint, names, chunks)
 
+    def bootstrap_memo(self) -> BootstrapMemo:
+        """The bootstrap results the latest build kept (an empty memo without a cache)."""
+        return BootstrapMemo() if self.db is None else self.db.bootstrap_memo()
+
+    def keep_bootstrap(self, memo: BootstrapMemo) -> None:
+        """Keep the bootstrap results this build used (written by :meth:`save`)."""
+        if self.db is not None:
+            self.db.keep_bootstrap(memo)
+
+    def notes(self) -> list[str]:
+        """Why the cache could not be used, and each entry it rejected (read as the build goes)."""
+        return [] if self.db is None else self.db.store.report()
+
     def page(self, item) -> tuple[str, bytes | Cached]:
         """One page (a model or a :class:`Deferred`) as (path, content for :class:`SiteWriter`)."""
         try:
@@ -192,7 +192,6 @@ class PageCache:
         html = self.db.html(key) if self.db is not None else None
         if html is not None and hashlib.sha256(html).hexdigest() == sha256:
             return html
-        self.note = f"page cache: {item.path} unreadable or altered in the cache; rendered again"
         self.unreadable += 1
         html = render_page(item.build() if isinstance(item, Deferred) else item)
         if self.db is not None:

@@ -7,18 +7,14 @@ A site is a pure function of (every list sorted, nothing read from the clock):
 * the archive folder's path (the scores name it) and its git history, through the commit that
   added each record (:func:`builder.site.provenance.added_commits`, the record links);
 * the arena's public addresses (:class:`builder.site.provenance.ArenaUrls`);
-* the code that loads, scores and exports (:func:`builder.site.exportreuse.code_fingerprint`,
-  with the versions of Python, SQLite, numpy, orjson and pydantic), the templates and site code
-  (:func:`builder.site.pagecache.templates_fingerprint`, with jinja2's and markupsafe's versions)
-  and every static file copied into the site (stylesheets, scripts, plotly.js);
-* the version of every installed distribution (scipy, markdown, rfc3161-client, tzdata...: any
-  library the code may reach; a tool installed beside them only costs one full build);
+* the installed code and libraries (:func:`collector.archive.store.code_version`: every file of
+  the packages, templates and static files included, and every installed distribution's version);
 * the archive's problems that no file's hash covers (:func:`unhashed_problems`: a link or a
   device refused by the listing, a file that could not be read), since the site lists them.
 
 Their SHA-256 is the site's fingerprint (:func:`site_fingerprint`). The page cache keeps the
 fingerprint of the latest build and the folder it wrote beside the state of every file
-(:mod:`builder.site.cachedb`). A build whose fingerprint is that one, into that folder, which
+(:mod:`builder.site.cache`). A build whose fingerprint is that one, into that folder, which
 finds the folder exactly as that build left it (:func:`builder.site.sitewriter.site_intact`)
 scores nothing, renders nothing, writes nothing and leaves the cache as it was. Any difference
 (one archive file, the commit, a template, a page edited or a stray file in the site) is an
@@ -28,7 +24,7 @@ Every input but the archive's records is known before they are loaded, and the r
 only by their files' SHA-256: so when the cache's site was built at the build's commit, the
 build first reads and hashes the archive's files without parsing them (:func:`archive_hashes`);
 if the fingerprint is then the kept one, what that build reported of the archive (its valid
-records, the files it left out, the replay flag: :class:`builder.site.cachedb.SiteReport`, a
+records, the files it left out, the replay flag: :class:`builder.site.cache.SiteReport`, a
 function of the same files and code) is reported again, and nothing is validated. Any other
 outcome loads the archive as always (one more read of the files, only at an unchanged commit).
 """
@@ -39,34 +35,14 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from dataclasses import asdict
-from functools import cache
-from importlib.metadata import distributions
 from pathlib import Path
 
 import orjson
 
-from builder.site.charts import PLOTLY_JS
 from builder.site.exportreuse import exports_fingerprint
 from builder.site.provenance import ArenaUrls
 from collector.archive.reader import read_hashed_ahead, scan_record_files
 from collector.errors import Problem
-from site_templates import TEMPLATES_DIR
-
-
-def static_fingerprint(folder: Path = TEMPLATES_DIR, plotly: Path = PLOTLY_JS) -> str:
-    """SHA-256 over every file of the templates folder (static files included) and plotly.js,
-    read at every build (a few milliseconds), so a long-lived process sees an edited stylesheet."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    digest.update(b"plotly.min.js\0" + hashlib.sha256(Path(plotly).read_bytes()).digest())
-    return digest.hexdigest()
-
-
-@cache
-def installed_versions() -> tuple[str, ...]:
-    """``name==version`` of every installed distribution, sorted (once per process)."""
-    return tuple(sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in distributions()))
 
 
 def unhashed_problems(problems: Iterable[Problem], hashes: Mapping[str, str]) -> list[str]:
@@ -101,8 +77,6 @@ def site_fingerprint(manifest: bytes, root: Path | str, urls: ArenaUrls, added: 
     head = orjson.dumps({
         "exports": exports_fingerprint(manifest),
         "templates": templates,
-        "static": static_fingerprint(),
-        "libraries": installed_versions(),
         "root": str(root),
         "urls": asdict(urls),
     }, option=orjson.OPT_SORT_KEYS)

@@ -3,8 +3,7 @@
 One ``.npz`` file (plain numpy arrays, never pickles) in the cache folder holds, for every
 file content seen, its digest and its facts (:mod:`collector.archive.facts_columns`), with
 one table of distinct strings for every text column. Its fingerprint names the code that
-made it: the contract's source (``collector/records/``), the reader and layout whose
-verdicts and keys it caches, this extractor, and the pydantic versions. A file made by other
+made it (:func:`collector.archive.store.code_version`: every installed file and library). A file made by other
 code, or one that is corrupt, truncated or inconsistent, is not read: :func:`read_store`
 says why and the caller falls back to validating every file. Writes are atomic (a
 temporary file renamed over the old one), so a reader never sees half a store.
@@ -19,8 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import orjson
-import pydantic
-import pydantic_core
 
 from collector.archive.cache import save_arrays
 from collector.archive.facts_columns import (
@@ -30,25 +27,17 @@ from collector.archive.facts_columns import (
     REQUIRED_TEXT,
     TEXT,
 )
+from collector.archive.codeversion import code_version
 
 STORE_NAME = "record-facts.npz"
 FORMAT = "prematch record facts 1"
-_PACKAGE = Path(__file__).resolve().parent.parent  # collector/
-_FINGERPRINTED = ("archive/facts_columns.py", "archive/facts_cache.py", "archive/reader.py", "archive/layout.py")
 
 
 def fingerprint() -> str:
-    """SHA-256 over the store's format, the versions of pydantic and the source of every module
-    whose behaviour a cached row stands for; any change there makes every cached row stale."""
-    digest = hashlib.sha256(f"{FORMAT}\0{pydantic.VERSION}\0{pydantic_core.__version__}\0".encode())
-    for path in _fingerprinted_sources():
-        digest.update(f"{path.relative_to(_PACKAGE).as_posix()}\0".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def _fingerprinted_sources() -> list[Path]:
-    return sorted((_PACKAGE / "records").glob("*.py")) + [_PACKAGE / name for name in _FINGERPRINTED]
+    """SHA-256 over the store's format and the installed code and libraries
+    (:func:`collector.archive.store.code_version`: the contract, the reader, this extractor,
+    pydantic...); any change there makes every cached row stale."""
+    return hashlib.sha256(f"{FORMAT}\0{code_version()}".encode()).hexdigest()
 
 
 @dataclass

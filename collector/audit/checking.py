@@ -37,18 +37,19 @@ def run_checks(repo: Path, archive_path: str, use_cache: bool, tsa_roots: list[P
 
 def _verify(repo: Path, archive_path: str, use_cache: bool, roots=None, anchors=(), earlier=None) -> Report:
     caches: list[FactsCache] = []
-    cache_path = git_dir(repo) / "prematch" / "verify-cache.json" if use_cache else None
+    cache_folder = git_dir(repo) / "prematch" if use_cache else None
     if earlier is not None:
         since = History(earlier.commits, earlier.changes, earlier.head)
         history = read_history(repo, archive_path, meanwhile=lambda: caches.append(known_facts(earlier.files)),
                                since=since)  # fmt: skip
     else:
-        history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_path)))
+        history = read_history(repo, archive_path, meanwhile=lambda: caches.append(FactsCache(cache_folder)))
     cache = caches[0]
     files = file_histories(history)
     report = Report(repo, archive_path, history.head, history.commits, files, changes=history.changes)
     report.findings += load_facts(repo, files, cache)
     cache.save()
+    report.cache_notes += cache.notes  # an unusable cache, or entries it rejected
     report.findings += checks.links(history.changes)
     report.findings += checks.append_only(files)
     timeline = checks.build_timeline(files)  # shared by the timing checks and the token proofs
@@ -58,9 +59,9 @@ def _verify(repo: Path, archive_path: str, use_cache: bool, roots=None, anchors=
     report.findings += checks.manifest_chain(files)
     report.findings += evidence_checks.evidence(files)
     report.findings += checks.commit_dates(history.commits)
-    token_cache = git_dir(repo) / "prematch" / "token-cache.json" if use_cache else None
-    report.proofs = timestamps.check_tokens(repo, history, files, dict(roots or {}), token_cache, timeline)
+    report.proofs = timestamps.check_tokens(repo, history, files, dict(roots or {}), cache_folder, timeline)
     report.findings += report.proofs.findings
+    report.cache_notes += report.proofs.cache_notes
     found, report.proofs.attestations = check_attestations(repo, history, files)
     report.findings += found
     report.anchors, missing = anchor_report(files, list(anchors), report.proofs.valid)

@@ -1,7 +1,7 @@
 """``verify``'s checkpoint: its last report, stored in ``.git/prematch/`` and keyed by the commit it verified.
 
 A commit id is a hash of its tree and of its parents' ids, so HEAD's id names the whole
-history ``verify`` reads. The same HEAD read by the same code (:func:`code_fingerprint`), with
+history ``verify`` reads. The same HEAD read by the same code (:func:`collector.archive.codeversion.code_version`), with
 the same options (archive path, the trusted roots' bytes, the anchors) and the same grafts
 (``info/grafts`` changes what ``git log`` walks; so do replaced objects, ``refs/replace/``: a
 clone with any is never checkpointed), gives the same report, so the checkpoint answers it
@@ -11,25 +11,26 @@ the checkpoint's commit reuses the stored history and reads only the commits sin
 stand in for the per-blob cache (only new blobs are validated); every check then runs again
 over the whole history, so its findings are those of a cold run.
 
-It is only a speed-up: ``--no-cache`` never reads or writes it, and one that cannot be read, or
-does not have the shape written here, is reported (:attr:`Checkpoint.note`) and ignored. It is
+It is an entry of the one authenticated store (:mod:`collector.archive.store`, kind
+``verify-checkpoint``): one edited, swapped or written without the key is rejected. It is only a
+speed-up: ``--no-cache`` never reads or writes it, and one that cannot be read, or does not have
+the shape written here, is reported (:attr:`Checkpoint.note`) and ignored. It is
 kept apart from the checks so that a hit imports no record model and no cryptography library.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import importlib.util
 import os
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from collector.archive.codeversion import code_version
 from collector.archive.git import git
+from collector.archive.store import read_entry, write_entry
 from collector.audit.anchors import Anchor
 from collector.audit.facts_form import facts_from_list, facts_to_list
 from collector.audit.gitlog import Change, Commit, History
@@ -38,37 +39,10 @@ from collector.audit.proofs import SHIPPED_ROOTS, Proof, ProofCheck
 from collector.audit.report import Report
 from collector.errors import ArchiveError
 
-FORMAT = 1
+FORMAT = 2
+KIND = "verify-checkpoint"
 KEPT = 3  # checkpoints kept per clone (one per set of options): the newest
-_SOURCES = ("audit", "archive", "records")  # collector/<folder>/*.py: the code a report depends on
-_LIBRARIES = ("pydantic", "pydantic_core", "rfc3161_client", "cryptography", "orjson")
 _UNREADABLE = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, orjson.JSONDecodeError)
-
-
-def code_fingerprint() -> str:
-    """Changes whenever the code that makes a report does: the audit, archive and record modules'
-    source, the errors module, the Python and library versions (read from the installed
-    distributions' folder names: importing the libraries, or ``importlib.metadata``, would cost
-    more than the whole cached run)."""
-    package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256(f"checkpoint {FORMAT} python {sys.version}".encode())
-    for folder in _SOURCES:
-        for source in sorted((package / folder).glob("*.py")):
-            digest.update(f"{folder}/{source.name}\0".encode() + source.read_bytes())
-    digest.update((package / "errors.py").read_bytes())
-    for name in _LIBRARIES:
-        digest.update(f"{name} {_installed_version(name)}\0".encode())
-    return digest.hexdigest()
-
-
-def _installed_version(module: str) -> str:
-    """The installed distribution's folder name (``name-version.dist-info``) beside ``module``'s package."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return "absent"
-    site = Path(next(iter(spec.submodule_search_locations))).parent
-    found = sorted(p.name for p in site.glob(f"{module}-*.dist-info"))
-    return ",".join(found) or "unknown"
 
 
 def _roots_bytes(tsa_roots: list[Path] | None) -> bytes | None:
@@ -90,7 +64,6 @@ class Checkpoint:
 
     def __init__(self, folder: Path, key: str, head: str):
         self.folder, self.key, self.head = folder, key, head
-        self.path = folder / f"verify-checkpoint-{key[:32]}.json"
         self.note: str | None = None  # why a stored checkpoint was ignored
         self._data: dict[str, Any] | None = None
 
@@ -114,16 +87,19 @@ class Checkpoint:
             grafted = grafts.read_bytes() if grafts.exists() else b""
         except OSError:
             return None
-        digest = hashlib.sha256(code_fingerprint().encode())
+        digest = hashlib.sha256(f"checkpoint {FORMAT}\0{code_version()}".encode())
         for part in (archive_path.encode(), roots, orjson.dumps(list(anchors)), grafted):
             digest.update(f"{len(part)}\0".encode() + part)
         return cls(git_dir / "prematch", digest.hexdigest(), lines[3])
 
     def _stored(self) -> dict[str, Any] | None:
-        if self._data is None and self.note is None and self.path.exists():
+        if self._data is None and self.note is None:
+            value, notes = read_entry(self.folder, KIND, self.key)
+            self.note = "; ".join(notes) or None
             try:
-                data = orjson.loads(self.path.read_bytes())
-                if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != self.key:
+                data = orjson.loads(value) if value is not None else None
+                if data is not None and (not isinstance(data, dict) or data.get("format") != FORMAT
+                                         or data.get("key") != self.key):
                     raise ValueError("not a checkpoint of this format and key")
                 self._data = data
             except _UNREADABLE as exc:
@@ -131,7 +107,7 @@ class Checkpoint:
         return self._data
 
     def _ignore(self, exc: Exception) -> None:
-        self.note = f"the verify checkpoint {self.path} cannot be read ({type(exc).__name__}: {exc}); ignored"
+        self.note = f"the verify checkpoint {self.key[:12]} in {self.folder} cannot be read ({type(exc).__name__}: {exc}); ignored"
         self._data = None
 
     def stored_report(self, repo: Path, archive_path: str) -> Report | None:
@@ -149,19 +125,10 @@ class Checkpoint:
             self._data = None  # the stored form is not needed again
 
     def save(self, report: Report) -> None:
-        """Store ``report`` as this checkpoint (atomically); the oldest beyond :data:`KEPT` are removed.
-        A folder that cannot be written leaves verify uncached, never failed."""
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(orjson.dumps(_stored_form(report, self.key)))
-            os.replace(tmp, self.path)  # a private cache inside .git, not an archive file
-            others = sorted(self.folder.glob("verify-checkpoint-*.json"), key=lambda p: p.stat().st_mtime)
-            for old in others[:-KEPT]:
-                old.unlink()
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        """Store ``report`` as this checkpoint; the oldest beyond :data:`KEPT` are dropped. A folder
+        that cannot be written leaves verify uncached, never failed (the reason is a note)."""
+        note = write_entry(self.folder, KIND, self.key, orjson.dumps(_stored_form(report, self.key)), keep=KEPT)
+        self.note = self.note or note or None
 
 
 def _stored_form(report: Report, key: str) -> dict[str, Any]:

@@ -8,17 +8,15 @@ a fingerprint of the record schemas, and is only a speed-up: ``--no-cache`` igno
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 from pathlib import Path
 from typing import NamedTuple
 
 import orjson
-import pydantic
-import pydantic_core
 
+from collector.archive.codeversion import code_version
 from collector.archive.layout import identity
+from collector.archive.store import read_entry, write_entry
 from collector.audit.facts_form import Facts, facts_from_list, facts_to_list
 from collector.audit.history import FileHistory
 from collector.records import (
@@ -82,22 +80,9 @@ def facts_of(record: Record) -> Facts:
 
 
 def contract_fingerprint() -> str:
-    """Changes whenever the contract's code, its validation library or the facts kept change: old
-    entries lapse.
-
-    The record models import only each other, the standard library and pydantic, so their
-    source, the reader (which validates), the layout (which checks paths) and the pydantic and
-    pydantic-core versions determine every validation result. (Hashing those is much cheaper
-    than generating the JSON Schema at every run, which cost a third of a cached verify.)
-    """
-    digest = hashlib.sha256(f"pydantic {pydantic.VERSION} core {pydantic_core.__version__}".encode())
-    package = Path(__file__).resolve().parents[1]
-    for source in sorted((package / "records").glob("*.py")) + [
-        package / name for name in ("archive/reader.py", "archive/layout.py", "audit/facts.py", "audit/facts_form.py")
-    ]:
-        digest.update(source.read_bytes())
-    digest.update(str(FACTS_VERSION).encode())
-    return digest.hexdigest()
+    """Changes whenever the installed code or libraries (the contract, the reader, pydantic:
+    :func:`collector.archive.codeversion.code_version`) or the facts kept change: old entries lapse."""
+    return hashlib.sha256(f"facts {FACTS_VERSION}\0{code_version()}".encode()).hexdigest()
 
 
 class Checked(NamedTuple):
@@ -109,25 +94,28 @@ class Checked(NamedTuple):
 
 
 class FactsCache:
-    """Checked blobs by ``blob:path``, stored in ``<git dir>/prematch/verify-cache.json``."""
+    """Checked blobs by ``blob:path``: one entry of the store in ``<git dir>/prematch/``
+    (:mod:`collector.archive.store`, kind ``verify-facts``, keyed by :func:`contract_fingerprint`)."""
 
-    def __init__(self, path: Path | None):
-        self.path = path
+    KIND = "verify-facts"
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
         self.entries: dict[str, Checked] = {}
         self.dirty = False
+        self.notes: list[str] = []
         self.fingerprint = contract_fingerprint()
-        if path is not None and path.exists():
-            self._read(path)
+        if folder is not None:
+            self._read(folder)
 
-    def _read(self, path: Path) -> None:
+    def _read(self, folder: Path) -> None:
+        value, self.notes = read_entry(folder, self.KIND, self.fingerprint)
         try:
-            data = orjson.loads(path.read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return  # an unreadable cache is simply rebuilt
-        if data.get("fingerprint") != self.fingerprint:
-            return
-        for key, (sha, problem, facts) in data.get("entries", {}).items():
-            self.entries[key] = Checked(sha, problem, facts_from_list(facts) if facts is not None else None)
+            data = orjson.loads(value) if value is not None else {}
+            for key, (sha, problem, facts) in data.items():
+                self.entries[key] = Checked(sha, problem, facts_from_list(facts) if facts is not None else None)
+        except (orjson.JSONDecodeError, TypeError, ValueError, AttributeError):
+            self.entries = {}  # an entry of another shape is simply rebuilt
 
     def get(self, blob: str, path: str) -> Checked | None:
         return self.entries.get(f"{blob}:{path}")
@@ -137,21 +125,15 @@ class FactsCache:
         self.dirty = True
 
     def save(self) -> None:
-        if self.path is None or not self.dirty:
+        """Keep the entries (a folder that cannot be written leaves verify uncached, never failed)."""
+        if self.folder is None or not self.dirty:
             return
         entries = {
             key: [c.sha256, c.problem, facts_to_list(c.facts) if c.facts is not None else None]
             for key, c in self.entries.items()
         }
-        data = orjson.dumps({"fingerprint": self.fingerprint, "entries": entries})
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(data)
-            os.replace(tmp, self.path)  # a private cache, not an archive file: replacing is fine
-        except OSError:  # a read-only clone is verified all the same, just not cached
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        note = write_entry(self.folder, self.KIND, self.fingerprint, orjson.dumps(entries))
+        self.notes += [note] if note else []
 
 
 def known_facts(files: dict[str, FileHistory]) -> FactsCache:

@@ -8,6 +8,9 @@ addition. Files under ``archive/schema/`` are regenerated from the models and ma
 Every added record file must validate against the contract at its own path (files are keyed
 by path: one file's bytes added at several paths are checked at each). Time-stamp tokens and attestation
 bundles beside the manifests (``collector.archive.tokens``) are not records but append-only too.
+An endpoint forecaster's records come only from the tick (asked in the arena's window, committed in
+its manifest): a change that adds a forecast of type ``endpoint``, or of a forecaster configured as
+one in ``prematch.toml`` at the base or the head, is refused.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive", head: st
             word = _WORDS.get(status, f"changes ({status})")
             problems.append(Problem(path, f"this change {word} an existing archive file; the archive is append-only"))
     retries = {}
+    agents = endpoint_ids(repo, (base, head)) if added else frozenset()
     paths_of: dict[str, list[str]] = {}
     for relative, blob in added.items():
         paths_of.setdefault(blob, []).append(relative)
@@ -85,7 +89,26 @@ def check_changes(repo: Path, base: str, archive_path: str = "archive", head: st
             record, problem = parse_record(relative, data)
             if problem is not None:
                 problems.append(Problem(prefix + problem.path, f"added file does not validate: {problem.message}"))
+            elif record.kind == "forecast" and (record.forecaster_type.value == "endpoint" or record.forecaster in agents):
+                problems.append(Problem(prefix + relative, f"adds a forecast of endpoint forecaster {record.forecaster}; "
+                                        "an endpoint's records come only from the arena's tick"))
             elif getattr(record, "supersedes", None) and record.kind == "forecast":
                 retries[prefix + relative] = prefix + record.supersedes
     problems += retry_problems(repo, retries, head)
     return GuardReport(base, len(added) + proofs_added, problems)
+
+
+def endpoint_ids(repo: Path, revisions: tuple[str, ...], config: str = "prematch.toml") -> frozenset[str]:
+    """The ids configured with ``type = "endpoint"`` in ``config`` at any of ``revisions`` (a revision
+    without the file, or with a file that does not parse, names none)."""
+    import tomllib
+
+    ids: set[str] = set()
+    for revision in revisions:
+        try:
+            data = tomllib.loads(git(repo, "show", f"{revision}:{config}").decode("utf-8"))
+        except (ArchiveError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        tables = data.get("forecasters") if isinstance(data.get("forecasters"), list) else []
+        ids |= {t["id"] for t in tables if isinstance(t, dict) and t.get("type") == "endpoint" and isinstance(t.get("id"), str)}
+    return frozenset(ids)

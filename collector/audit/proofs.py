@@ -35,6 +35,7 @@ class ProofCheck:
     proofs: dict[str, Proof] = field(default_factory=dict)  # forecast path -> proof
     roots: int = 0
     attestations: int = 0  # attestation bundles that name their manifest (collector.audit.attestations)
+    cache_notes: list[str] = field(default_factory=list)  # the token cache unusable, or entries it rejected
 
 
 def manifest_order(files: dict[str, FileHistory]) -> list[FileHistory]:

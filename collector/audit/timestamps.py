@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.metadata
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from rfc3161_client import VerificationError, VerifierBuilder, decode_timestamp_response
 
+from collector.archive.store import read_entry, write_entry
 from collector.archive.tokens import token_target
 from collector.audit import checks
 from collector.audit.gitlog import NULL_BLOB, History, read_blobs
@@ -79,11 +79,11 @@ def proof_histories(history: History) -> dict[str, FileHistory]:
 
 
 def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], roots: Roots,
-                 cache_path: Path | None = None, timeline: checks.Timeline | None = None) -> ProofCheck:  # fmt: skip
+                 cache_folder: Path | None = None, timeline: checks.Timeline | None = None) -> ProofCheck:  # fmt: skip
     """Check every committed token, then give each forecast its proof (see the module docstring).
 
-    ``cache_path``: results per (token blob, manifest SHA-256, trusted roots) are kept there, like
-    the record facts (:class:`TokenCache`). ``timeline``: the files' (``checks.build_timeline``), built once.
+    ``cache_folder``: results per (token blob, manifest SHA-256, trusted roots) are kept in its
+    store, like the record facts (:class:`TokenCache`). ``timeline``: the files' (``checks.build_timeline``), built once.
     """
     result = ProofCheck(tokens=proof_histories(history), roots=root_count(roots))
     result.findings += checks.append_only(result.tokens)
@@ -93,7 +93,7 @@ def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], ro
     if result.tokens and not root_count(roots):
         result.findings.append(Finding("token_unchecked", "manifests", f"{len(result.tokens)} token file(s) not "
                                        "checked: no trusted TSA roots (see --tsa-roots)", violation=False))
-    cache = TokenCache(cache_path, roots)
+    cache = TokenCache(cache_folder, roots)
     keys = {path: f"{e.added.new_blob}:{token_target(path)[1]}:{_manifest_sha(files, e)}" for path, e in added.items()}
     todo: dict[str, list[FileHistory]] = {}
     for path, entry in added.items():
@@ -111,6 +111,7 @@ def check_tokens(repo: Path, history: History, files: dict[str, FileHistory], ro
         elif stamped is not None:
             result.valid.setdefault(token_target(entry.path)[0], []).append((stamped, entry.path))
     cache.save()
+    result.cache_notes = cache.notes
     _forecast_proofs(files, result, checks.build_timeline(files) if timeline is None else timeline)
     return result
 
@@ -123,23 +124,26 @@ def _manifest_sha(files: dict[str, FileHistory], entry: FileHistory) -> str | No
 class TokenCache:
     """Token results by ``blob:manifest sha256``, valid for one set of trusted roots and one library version.
 
-    Stored in ``<git dir>/prematch/token-cache.json``; only a speed-up (``--no-cache`` skips it).
+    One entry of the store in ``<git dir>/prematch/`` (:mod:`collector.archive.store`, kind
+    ``verify-tokens``, keyed by that fingerprint); only a speed-up (``--no-cache`` skips it).
     """
 
-    def __init__(self, path: Path | None, roots: Roots):
+    KIND = "verify-tokens"
+
+    def __init__(self, folder: Path | None, roots: Roots):
         digest = hashlib.sha256(f"rfc3161-client {_library_version()} v2".encode())
         for authority in sorted(roots):
             digest.update(f"\0{authority}\0".encode())
             for cert in roots[authority]:
                 digest.update(cert.fingerprint(hashes.SHA256()))
-        self.fingerprint, self.path, self.dirty = digest.hexdigest(), path, False
+        self.fingerprint, self.folder, self.dirty = digest.hexdigest(), folder, False
         self.entries: dict[str, tuple[str | None, str | None, datetime | None]] = {}
-        if path is not None and path.exists():
-            with contextlib.suppress(OSError, ValueError, TypeError, orjson.JSONDecodeError):
-                data = orjson.loads(path.read_bytes())
-                if data.get("fingerprint") == self.fingerprint:
-                    self.entries = {k: (c, m, datetime.fromisoformat(t) if t else None)
-                                    for k, (c, m, t) in data["entries"].items()}  # fmt: skip
+        self.notes: list[str] = []
+        if folder is not None:
+            value, self.notes = read_entry(folder, self.KIND, self.fingerprint)
+            with contextlib.suppress(ValueError, TypeError, AttributeError, orjson.JSONDecodeError):
+                self.entries = {k: (c, m, datetime.fromisoformat(t) if t else None)
+                                for k, (c, m, t) in orjson.loads(value or b"{}").items()}  # fmt: skip
 
     def get(self, key: str):
         return self.entries.get(key)
@@ -149,17 +153,11 @@ class TokenCache:
         self.dirty = True
 
     def save(self) -> None:
-        if self.path is None or not self.dirty:
+        if self.folder is None or not self.dirty:
             return
         entries = {k: [c, m, t.isoformat() if t else None] for k, (c, m, t) in self.entries.items()}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(orjson.dumps({"fingerprint": self.fingerprint, "entries": entries}))
-            os.replace(tmp, self.path)  # a private cache inside .git, not an archive file
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        note = write_entry(self.folder, self.KIND, self.fingerprint, orjson.dumps(entries))
+        self.notes += [note] if note else []
 
 
 def _library_version() -> str:

@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "--config ([arena] competitions_dir)")
     parser.add_argument("--out", type=Path, required=True, help="new (or empty) folder for the replay's git repository")
     add_data_dir_option(parser)
-    add_config_option(parser, "arena configuration to take horizons, windows, baselines and its "
+    add_config_option(parser, "arena configuration to take horizons, windows, baselines, endpoint agents and its "
                               "[arena] competitions_dir from (LLMs are dropped)")
     parser.add_argument("--until", type=parse_utc_instant, default=None,
                         help=f"stop after the tick at this simulated time ({INSTANT_HELP})")

@@ -18,10 +18,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                             ))
     parser.add_argument("--archive", type=Path, default=Path("archive"),
                         help="archive folder, created if missing (default: archive)")
+    parser.add_argument("--protocol", type=Path, default=None,
+                        help="also write the endpoint protocol's JSON Schemas and OpenAPI document into this "
+                             "folder (the repository keeps them in docs/protocol)")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     check_archive_dir(args.archive, may_be_missing=True)
     paths = export_schemas(args.archive / "schema")
-    return finish(Done([f"wrote {len(paths)} schema files to {args.archive / 'schema'}"]))
+    lines = [f"wrote {len(paths)} schema files to {args.archive / 'schema'}"]
+    if args.protocol is not None:
+        from collector.forecasters.endpoint_protocol import protocol_documents
+
+        args.protocol.mkdir(parents=True, exist_ok=True)
+        for name, data in protocol_documents().items():
+            (args.protocol / name).write_bytes(data)
+        lines.append(f"wrote the endpoint protocol's documents to {args.protocol}")
+    return finish(Done(lines))

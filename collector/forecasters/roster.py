@@ -28,6 +28,9 @@ class Roster:
     async def aclose(self) -> None:
         if self.client is not None:
             await self.client.aclose()
+        for forecaster in self.forecasters:  # endpoint forecasters: one client per agent
+            if getattr(forecaster, "type", None) is ForecasterType.ENDPOINT:
+                await forecaster.client.aclose()
 
 
 def build_roster(
@@ -54,7 +57,37 @@ def build_roster(
             roster.forecasters.append(build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id))
         except (ImportError, PrematchError, TypeError) as exc:
             roster.problems.append(Problem(config.source_path, f"forecaster {f.id}: {exc}"))
+    forecasters, problems = build_endpoints(config, clock=clock, data_dir=data_dir, transport=transport)
+    roster.forecasters += forecasters
+    roster.problems += problems
     return roster
+
+
+def build_endpoints(
+    config: ArenaConfig, *, clock: Callable[[], datetime] | None, data_dir: Path | str | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> tuple[list, list[Problem]]:  # fmt: skip
+    """Every enabled ``endpoint`` forecaster with its own client; a missing token is a problem, not a crash.
+
+    ``clock`` None: each follows its tasks' simulated time (a replay builds them once for every tick).
+    """
+    from collector.forecasters.endpoint import EndpointForecaster
+    from collector.forecasters.endpoint_client import EndpointClient
+
+    built, problems = [], []
+    for f in config.enabled_forecasters():
+        if f.type != "endpoint":
+            continue
+        holder: list = []
+        try:
+            client = EndpointClient(f, transport=transport, clock=clock or (lambda h=holder: h[0].clock()))
+        except ConfigError as exc:
+            problems.append(Problem(config.source_path, f"endpoint forecaster skipped: {exc}"))
+            continue
+        forecaster = EndpointForecaster(f, config, client, clock, data_dir)
+        holder.append(forecaster)  # the client's clock is the forecaster's (simulated in a replay)
+        built.append(forecaster)
+    return built, problems
 
 
 @dataclass(frozen=True)
@@ -74,6 +107,11 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
     """Scheduling view of every enabled forecaster (for ``next_due_after``; no API key needed)."""
     specs = []
     for f in config.enabled_forecasters():
+        if f.type == "endpoint":
+            specs.append(ForecasterSpec(f.id, ForecasterType.ENDPOINT, f.version or "undeclared",
+                                        tuple(c for c in config.conditions_for(f) if c[1].value != "fine_grained"),
+                                        answers_league_table=False))
+            continue
         if f.type == "llm":
             specs.append(ForecasterSpec(f.id, ForecasterType.LLM, f.version, config.conditions_for(f), f.model,
                                         answers_tournament=bool(f.options.get("full_tournament", False)),
@@ -90,7 +128,8 @@ def forecaster_specs(config: ArenaConfig, data_dir: Path | str | None = None) ->
 
 def build_baselines(config: ArenaConfig, data_dir: Path | str | None = None) -> list:
     """Every enabled baseline, built once (a replay reuses their per-date fits); an unknown one raises."""
-    return [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()]
+    return [build_baseline(f.options.get("baseline", f.id), data_dir, id=f.id) for f in config.enabled_forecasters()
+            if f.type == "baseline"]
 
 
 def check_baseline_data(competition: Competition, data_dir: Path | str | None = None) -> None:
@@ -121,6 +160,7 @@ __all__ = [
     "ForecasterSpec",
     "Roster",
     "build_baselines",
+    "build_endpoints",
     "build_roster",
     "check_baseline_data",
     "forecaster_specs",

@@ -61,6 +61,7 @@ from .forecast import (
     TRANSPORT_FAILURES,
     Access,
     Choice,
+    EndpointReport,
     EvidenceRef,
     Forecast,
     ForecasterType,

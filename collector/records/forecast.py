@@ -37,6 +37,7 @@ class ForecasterType(StrEnum):
     LLM = "llm"
     BASELINE = "baseline"
     MARKET = "market"
+    ENDPOINT = "endpoint"  # an outside agent asked over HTTPS with the arena's endpoint protocol
 
 
 class Access(StrEnum):
@@ -240,6 +241,17 @@ class EvidenceRef(Contract):
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
+class EndpointReport(Contract):
+    """For an endpoint forecaster: the protocol version it was asked under and what the agent declared
+    of itself in its last answer (name, version, cost: its own word, never checked)."""
+
+    protocol_version: Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]+$")] = Field(
+        description="version of the endpoint protocol the tasks were sent in (docs/protocol/)")
+    name: Annotated[str, Field(max_length=100)] | None = Field(default=None, description="the agent's declared name")
+    version: Annotated[str, Field(max_length=100)] | None = Field(default=None, description="its declared version")
+    cost_usd: NonNegativeFloat | None = Field(default=None, description="its declared cost of the answer, USD")
+
+
 class Forecast(Record):
     """One forecast key's single record, whatever happened when it was due."""
 
@@ -284,6 +296,8 @@ class Forecast(Record):
         default=False, description="served_model is another model than the one requested (beyond a version suffix)"
     )
     evidence: EvidenceRef | None = Field(default=None, description="evidence_package: the package the prompt held")
+    endpoint: EndpointReport | None = Field(
+        default=None, description="endpoint forecasters: protocol version and the agent's declared name, version, cost")
 
     @model_validator(mode="after")
     def _consistent(self) -> Forecast:

@@ -85,10 +85,10 @@ class Timed:
 
 
 def replay_config(competition_id: str, config_path: Path | None, baselines: Sequence[str]) -> ArenaConfig:
-    """The arena config for a replay: one competition, baseline forecasters only (LLMs dropped)."""
+    """The arena config for a replay: one competition, its baselines and endpoint agents (LLMs dropped)."""
     if config_path is not None:
         base = load_config(config_path)
-        kept = [f.model_dump(mode="json", exclude_none=True) for f in base.forecasters if f.type == "baseline"]
+        kept = [f.model_dump(mode="json", exclude_none=True) for f in base.forecasters if f.type != "llm"]
         data = {"arena": {"competitions": [competition_id], "access": [a.value for a in base.access],
                           "strategies": [s.value for s in base.strategies],
                           "horizons": [h.value for h in base.horizons],
@@ -103,8 +103,12 @@ def replay_config(competition_id: str, config_path: Path | None, baselines: Sequ
 
 
 def build_forecasters(config: ArenaConfig, data_dir, market=None) -> list:
-    """Every configured baseline, built once for the whole replay; the market forecaster when given."""
-    return roster.build_baselines(config, data_dir) + ([market] if market is not None else [])
+    """Every configured baseline and endpoint agent, built once for the whole replay (the agents follow each
+    tick's simulated clock); the market forecaster when given. An agent whose token is missing raises."""
+    endpoints, problems = roster.build_endpoints(config, clock=None, data_dir=data_dir)
+    if problems:
+        raise ConfigError("; ".join(p.message for p in problems))
+    return roster.build_baselines(config, data_dir) + endpoints + ([market] if market is not None else [])
 
 
 def fixtures_or_reason(competition_id: str, data_dir):

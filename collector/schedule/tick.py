@@ -207,7 +207,8 @@ def llm_failures(report: TickReport, forecasters: Sequence) -> list[Problem]:
         reason = getattr(client, "stopped", None)
         if reason and id(client) not in seen:
             seen.add(id(client))
-            problems.append(Problem("openrouter", reason))
+            source = forecaster.id if getattr(forecaster, "type", None) is ForecasterType.ENDPOINT else "openrouter"
+            problems.append(Problem(source, reason))
     if report.llm_records and report.llm_failed == report.llm_records and not problems:
         problems.append(Problem("openrouter", f"all {report.llm_records} LLM forecast(s) of this tick failed "
                                               "(api_error or timeout); is the provider down or the base URL wrong?"))
