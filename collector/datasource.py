@@ -109,7 +109,7 @@ class DataSource:
         """Where ``relative`` is read from (a path or a URL), for error messages and records."""
         if self.data_dir is not None:
             return str(self.data_dir / relative)
-        return self._url(relative) or f"{self.base_url}/{relative}"
+        return self._url(relative) or relative  # no URL is made up for a file that has none
 
     def read_bytes(self, relative: str) -> bytes:
         """The bytes of one data file; :class:`SourceError` names the file when it is unavailable."""

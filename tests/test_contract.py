@@ -107,7 +107,9 @@ def test_extra_time_is_cumulative_and_shootouts_need_it():
     with pytest.raises(ValidationError, match="cumulative"):
         make_outcome(score_90=Score(home=1, away=1), score_extra_time=Score(home=0, away=1))
     with pytest.raises(ValidationError, match="needs score_extra_time"):
-        make_outcome(score_90=Score(home=1, away=1), score_penalties=Score(home=3, away=4))
+        make_outcome(score_90=Score(home=2, away=1), score_penalties=Score(home=3, away=4))
+    # a level 90 minutes straight to a shoot-out: a competition with extra time only in its final
+    assert make_outcome(score_90=Score(home=1, away=1), score_penalties=Score(home=3, away=4)).score_extra_time is None
 
 
 def test_writer_is_append_only_and_stable(archive_dir):

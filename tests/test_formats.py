@@ -107,7 +107,7 @@ def test_a_format_that_does_not_fit_names_the_matches_and_writes_nothing(tmp_pat
                  "cup-24-wc", "--data-dir", str(data_dir), "--config", str(tmp_path / "arena.toml")])
     err = capsys.readouterr().err
     assert code == 1 and list((tmp_path / "c").iterdir()) == []
-    assert "could not place Round of 16 2014-06-28 Brazil v Chile: its teams bra v chi" in err
+    assert "8 group(s) of [4] teams do not fit format cup-24-wc (6 groups of 4)" in err
 
 
 def test_an_unknown_time_zone_option_is_one_line_and_writes_nothing(tmp_path, data_dir, capsys):

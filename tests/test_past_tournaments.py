@@ -20,6 +20,7 @@ from collector.cli import main
 from collector.competitions.loader import definitions_dir
 from collector.competitions.standings import MatchResult, compute_table
 from collector.sources.openfootball_rounds import flatten_rounds
+from test_corrections import docs_block
 
 pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
 
@@ -31,9 +32,9 @@ PAST = {  # id: (file, extra define-competition options)
     "euro-2020": ("openfootball/euro-2020/euro.json", ["--time-zone", "Europe/Berlin"]),
     "clubworldcup-2025": ("openfootball/clubworldcup-2025/clubworldcup.json", ["--time-zone", "America/New_York"]),
 }
-# A real error of the source: the goals of Ukraine 0-4 England are listed under Ukraine.
-SOURCE_ERRORS = {"euro-2020": ["matches[47] (48) Quarter-finals 2021-07-03 Ukraine v England: 4 goal(s) listed (4-0) "
-                               "do not add up to the score 0-4 (goals left out, the score kept)"]}
+# A real error of the source, the goals of Ukraine 0-4 England listed under Ukraine, is corrected by the
+# corrections file the user documentation shows (tests/test_corrections.py: without it, that outcome is held back).
+SOURCE_ERRORS: dict[str, list[str]] = {}
 EXPECTED_FORMAT = {"worldcup-1990": "cup-24-wc", "worldcup-2014": "cup-32", "worldcup-2018": "cup-32",
                    "euro-2020": "cup-24-euro", "clubworldcup-2025": "cup-32-no-third"}
 
@@ -53,6 +54,7 @@ def fork(tmp_path_factory, data_dir):
                      "--config", str(root / "arena.toml"), *extra])
         assert code == 0, cid
         printed[cid] = (root / "competitions" / f"{cid}.toml").read_text()
+    (root / "competitions" / "euro-2020.corrections.toml").write_text(docs_block("euro-2020.corrections.toml"))
     return root, printed
 
 
@@ -200,6 +202,23 @@ def test_a_replay_of_a_file_without_kickoff_times_forecasts_before_the_start_of_
         day_start = datetime.combine(events[f.target_id].kickoff_date, time(0), tzinfo=ZoneInfo("Europe/Rome"))
         assert f.kickoff_utc == day_start and f.kickoff_time_known is False
         assert f.requested_at is None or f.requested_at < day_start
+
+
+def test_a_replay_of_a_file_without_kickoff_times_asks_its_questions_and_tournament_forecasts(replays):
+    """1990 gives dates only: its first kickoff is the start of its first match day (Rome), when questions close."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    _, repo = replays["worldcup-1990"]
+    view = load_archive(repo / "archive")
+    questions = view.questions_of("worldcup-1990")
+    assert len(questions) == 6 + 3  # a winner per group, semi-finalists, champion, team of the top scorer
+    assert {q.closes_at for q in questions} == {datetime(1990, 6, 8, tzinfo=ZoneInfo("Europe/Rome"))}
+    tournament = [f for f in view.forecasts if f.competition_id == "worldcup-1990" and f.target_kind == "tournament"
+                  and f.status.value == "valid"]
+    assert {f.horizon.value for f in tournament} == {"stage_opening", "groups_complete"}
+    assert all(f.requested_at < datetime(1990, 6, 8, tzinfo=ZoneInfo("Europe/Rome"))
+               for f in tournament if f.horizon.value == "stage_opening")
 
 
 @pytest.mark.parametrize("cid", list(PAST))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
@@ -61,6 +63,9 @@ def outcome_view(outcome: Outcome, names: dict[str, str]) -> OutcomeView:
         advancing=names.get(outcome.advancing_team, outcome.advancing_team) if outcome.advancing_team else None,
         goals=tuple(goals),
         replay=outcome.clock is Clock.REPLAY,
+        corrections=tuple(f"{c.field}: {json.dumps(c.source_value, ensure_ascii=False)} in the source, "
+                          f"{json.dumps(c.value, ensure_ascii=False)} used; source: {c.citation}"
+                          + (f" ({c.note})" if c.note else "") for c in outcome.corrections),
     )
 
 

@@ -58,6 +58,7 @@ class OutcomeView:
     advancing: str | None
     goals: tuple[Goal, ...]
     replay: bool
+    corrections: tuple[str, ...] = ()  # corrections of the source applied at ingest, each with its citation
 
 
 @dataclass(frozen=True)

@@ -93,5 +93,5 @@ def guess_format(groups: int, group_size: int, stages: set[str], two_legged: fro
     return {
         (8, 4, True): "cup-32", (8, 4, False): "cup-32-no-third",
         (6, 4, False): "cup-24-euro", (6, 4, True): "cup-24-wc",
-        (4, 4, False): "cup-16", (12, 4, True): "cup-48",
+        (4, 4, False): "cup-16", (4, 4, True): "cup-16-third", (12, 4, True): "cup-48",
     }.get((groups, group_size, third))

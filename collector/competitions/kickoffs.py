@@ -20,6 +20,7 @@ kickoff, a year 9999) is refused at ingest and by ``define-competition``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
@@ -37,6 +38,12 @@ def effective_kickoff(event: Event, competition: Competition) -> datetime:
     if event.kickoff_utc is not None:
         return event.kickoff_utc
     return day_start_utc(event.kickoff_date, competition.time_zone)
+
+
+def first_kickoff(events: Iterable[Event], competition: Competition) -> datetime | None:
+    """The earliest (effective) kickoff of ``events``: a date-only source's is the start of its first match day
+    in the competition's time zone, so its questions and tournament forecasts close then."""
+    return min((effective_kickoff(e, competition) for e in events), default=None)
 
 
 _YEAR = re.compile(r"(?<!\d)(18[5-9]\d|19\d\d|2[01]\d\d)(?:[/-](\d{2,4}))?(?!\d)")

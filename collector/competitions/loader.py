@@ -117,6 +117,8 @@ def _definition_files() -> dict[str, list[Path]]:
         if not folder.is_dir():
             raise ConfigError(f"{folder}: competitions folder does not exist ([arena] competitions_dir)")
         for path in sorted(folder.glob("*.toml")):
+            if path.name.endswith(".corrections.toml"):  # a definition's corrections (collector.sources.corrections)
+                continue
             found.setdefault(path.stem, []).append(path)
     return found
 

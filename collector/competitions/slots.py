@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from collector.competitions.standings import (
     MatchResult,
     TableRow,
-    compute_table,
+    table_for,
     rank_third_placed,
 )
 from collector.records import Competition
@@ -46,7 +46,7 @@ def group_table(competition: Competition, group: str, results: Iterable[MatchRes
     played = list(results)
     if not teams or len(played) < len(teams) * (len(teams) - 1) // 2:
         return None
-    return compute_table(teams, played, competition.tie_breakers)
+    return table_for(competition, teams, played)
 
 
 def complete_round_robin(pairs: Iterable[tuple[str, str]], teams: Iterable[str]) -> bool:
@@ -63,7 +63,7 @@ def league_table(competition: Competition, results: Iterable[MatchResult]) -> li
     teams = [t.id for t in competition.teams]
     if competition.groups or not complete_round_robin(((r.home, r.away) for r in played), teams):
         return None
-    return compute_table(teams, played, competition.tie_breakers)
+    return table_for(competition, teams, played)
 
 
 def _at(rows: list[TableRow], position: int) -> set[str]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from collector.records import TieBreakers
+from collector.records import Competition, TieBreakers
 
-WIN, DRAW = 3, 1
+WIN, DRAW = 3, 1  # points for a win and a draw unless the competition says otherwise (1986: 2 and 1)
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,21 @@ class TableRow:
     goals_against: int = 0
     tied: bool = False  # level with a neighbour on every criterion that could be applied
     rank: int = 0  # 1-based position; teams level on every criterion share the rank
+    win_points: int = WIN
+    draw_points: int = DRAW
 
     @property
     def points(self) -> int:
-        return WIN * self.won + DRAW * self.drawn
+        return self.win_points * self.won + self.draw_points * self.drawn
 
     @property
     def goal_difference(self) -> int:
         return self.goals_for - self.goals_against
 
 
-def tally(teams: Iterable[str], results: Iterable[MatchResult]) -> dict[str, TableRow]:
-    """Played/won/drawn/lost/goals per team, counting only results between ``teams``."""
-    rows = {team: TableRow(team) for team in teams}
+def tally(teams: Iterable[str], results: Iterable[MatchResult], points: tuple[int, int] = (WIN, DRAW)) -> dict[str, TableRow]:
+    """Played/won/drawn/lost/goals per team, counting only results between ``teams``; ``points`` for a win, a draw."""
+    rows = {team: TableRow(team, win_points=points[0], draw_points=points[1]) for team in teams}
     for r in results:
         if r.home not in rows or r.away not in rows:
             continue
@@ -83,7 +85,7 @@ def _key(criterion: TieBreakers, level: Sequence[str], rows: dict[str, TableRow]
     if criterion is TieBreakers.GOALS_FOR:
         return {t: (rows[t].goals_for,) for t in level}
     if criterion is TieBreakers.HEAD_TO_HEAD:
-        mini = tally(level, results)
+        mini = tally(level, results, (rows[level[0]].win_points, rows[level[0]].draw_points))
         return {t: (mini[t].points, mini[t].goal_difference, mini[t].goals_for) for t in level}
     return {t: () for t in level}  # fair play, lots: no data
 
@@ -101,15 +103,22 @@ def _order(level: list[str], criteria: Sequence[TieBreakers], rows, results) -> 
 
 
 def compute_table(
-    teams: Iterable[str], results: Sequence[MatchResult], tie_breakers: Sequence[TieBreakers]
+    teams: Iterable[str], results: Sequence[MatchResult], tie_breakers: Sequence[TieBreakers],
+    points: tuple[int, int] = (WIN, DRAW),
 ) -> list[TableRow]:
     """The table, best first, ordered by ``tie_breakers`` (points should come first)."""
-    rows = tally(teams, results)
+    rows = tally(teams, results, points)
     ordered: list[TableRow] = []
     for block in _order(list(rows), list(tie_breakers), rows, results):
         rank = len(ordered) + 1
         ordered += [replace(rows[t], tied=len(block) > 1, rank=rank) for t in block]
     return ordered
+
+
+def table_for(competition: Competition, teams: Iterable[str], results: Sequence[MatchResult]) -> list[TableRow]:
+    """:func:`compute_table` with the competition's tie-breakers and points for a win and a draw."""
+    return compute_table(teams, results, competition.tie_breakers,
+                         (competition.points_for_win, competition.points_for_draw))
 
 
 def rank_third_placed(thirds: Iterable[TableRow]) -> list[TableRow]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from collector.archive.layout import outcome_path
 from collector.archive.reader import Archive
 from collector.competitions.loader import load_definition
-from collector.competitions.standings import MatchResult, compute_table
+from collector.competitions.standings import MatchResult, table_for
 from collector.datasource import DataSource
 from collector.errors import SourceError
 from collector.forecasters.baselines.base import LOCAL_DATE_SLACK
@@ -216,7 +216,7 @@ def standings(archive: Archive, competition: Competition, event: Event, lock: da
     known = [(e, r) for e, r, _ in known_results(archive, competition.id, lock)
              if e.stage == event.stage and (competition.format is not CompetitionFormat.TOURNAMENT
                                              or e.group == event.group)]  # fmt: skip
-    table = compute_table(teams, [r for _, r in known], competition.tie_breakers)
+    table = table_for(competition, teams, [r for _, r in known])
     rows = tuple(StandingRow(team_id=r.team, played=r.played, won=r.won, drawn=r.drawn, lost=r.lost,
                              goals_for=r.goals_for, goals_against=r.goals_against, points=r.points) for r in table)
     provenance = Provenance(source=f"archive: {competition.id} outcomes recorded before the lock",

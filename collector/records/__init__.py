@@ -40,6 +40,7 @@ from .event import (
     Outcome,
     OutcomeStatus,
     ResolutionRule,
+    SourceCorrection,
 )
 from .evidence import (
     Evidence,

@@ -131,6 +131,13 @@ class Competition(Revisable):
     promotion_places: Annotated[int, Field(ge=0)] = 0
     relegation_places: Annotated[int, Field(ge=0)] = 0
     stage_opening_by: Literal["stage", "matchday"] = "stage"
+    points_for_win: Annotated[int, Field(ge=0, le=10)] = Field(default=3, description="table points for a win "
+                                                                                   "(2 before 1994 at World Cups)")
+    points_for_draw: Annotated[int, Field(ge=0, le=10)] = 1
+    extra_time: Literal["always", "final_only", "never"] = Field(
+        default="always", description="when a knockout match level after 90 minutes goes to extra time (else "
+                                      "straight to a shoot-out): every knockout, only the final, or never")
+    shootouts: bool = Field(default=True, description="a knockout still level is decided by a shoot-out")
     away_goals: bool = Field(
         default=False, description="two-legged ties: a level aggregate goes to the team with more away goals "
                                    "(off by default, as in UEFA's rules since 2021-22)")

@@ -93,6 +93,17 @@ class Goal(Contract):
     period: Literal["regulation", "extra_time"] | None = None
 
 
+class SourceCorrection(Contract):
+    """A correction of a source's value applied at ingest (the competition's corrections file), with its citation."""
+
+    field: str = Field(min_length=1, description="the corrected field of the source's match, e.g. score.et or goals2")
+    source_value: Any = Field(default=None, description="what the source gives (None: the field was absent)")
+    value: Any = Field(description="the corrected value used instead")
+    citation: str = Field(min_length=1, description="where the corrected value is documented (a URL or reference)")
+    note: str = ""
+    file: str = Field(min_length=1, description="the corrections file it came from (its name)")
+
+
 class Outcome(Revisable):
     """The official result of an event.
 
@@ -115,6 +126,8 @@ class Outcome(Revisable):
         default=None, description="a tie's second leg: both legs' goals (after extra time if played), "
                                   "this leg's home team first")
     goals: tuple[Goal, ...] | None = Field(default=None, description="None when the source lists no goals")
+    corrections: tuple[SourceCorrection, ...] = Field(
+        default=(), description="corrections of the source applied to this match (its payload stays verbatim)")
     source: str
     source_retrieved_at: UtcDatetime
     source_payload: dict[str, Any] = Field(description="The source's raw payload for this match, verbatim")
@@ -128,8 +141,10 @@ class Outcome(Revisable):
             raise ValueError(f"an outcome with status {self.status.value} cannot carry a score")
         if scored and self.score_90 is None:
             raise ValueError(f"an outcome with status {self.status.value} needs score_90")
-        if self.score_penalties is not None and self.score_extra_time is None:
-            raise ValueError("a penalty shoot-out needs score_extra_time")
+        if self.score_penalties is not None and self.score_extra_time is None and \
+                (self.score_90 is None or self.score_90.home != self.score_90.away):
+            raise ValueError("a penalty shoot-out needs score_extra_time, or a level score_90 (a competition "
+                             "without extra time before its final)")
         if self.score_extra_time is not None and self.score_90 is not None:
             et, ft = self.score_extra_time, self.score_90
             if et.home < ft.home or et.away < ft.away:

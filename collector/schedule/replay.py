@@ -25,6 +25,7 @@ from collector.config import ArenaConfig, load_config, parse_config
 from collector.datasource import DataSource, unreadable_data
 from collector.errors import ConfigError, Problem, SourceError
 from collector.fixtures.knowable import finished_at
+from collector.fixtures.question_resolution import open_questions
 from collector.forecasters import roster
 from collector.forecasters.roster import BASELINES
 from collector.records import Clock
@@ -227,6 +228,9 @@ def replay(
             progress(_progress_line(summary, now, last_note - started))
         summary.ended = now
         now = next_tick(config, archive, now, forecasters, finishes)
+    if until is None and competition_id in archive.competitions:  # the whole competition: what stayed open is said
+        summary.problems += [p for p in open_questions(archive, archive.competitions[competition_id])
+                             if not any(p.path == q.path for q in summary.problems)]
     summary.elapsed_s = time.perf_counter() - started
     return summary
 

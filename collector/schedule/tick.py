@@ -32,7 +32,7 @@ from collector.competitions.kickoffs import effective_kickoff
 from collector.competitions.loader import use_definitions_dir
 from collector.config import ArenaConfig
 from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
-from collector.fixtures.questions import register_questions
+from collector.fixtures.questions import missing_questions, register_questions
 from collector.fixtures.sync import sync_fixtures, sync_outcomes
 from collector.fixtures.sync_report import SyncReport
 from collector.forecasters.llm.protocol import arena_protocol_sha256
@@ -233,6 +233,12 @@ def _register_questions(tick: TickContext) -> None:
                 register_questions(tick.writer, tick.archive, cid, now=tick.now, clock=tick.clock)
             except ArchiveError as exc:  # a linked folder, a secret, a record too large: reported, never written
                 tick.report.problems.append(Problem(cid, f"questions: {exc}"))
+                continue
+            missing = missing_questions(tick.archive, cid, tick.now)
+            if missing is not None and missing[1]:
+                tick.report.problems.append(Problem(cid, missing[0]))
+            elif missing is not None:
+                tick.report.notes.append(f"{cid}: {missing[0]}")
 
 
 def _since(config: ArenaConfig, forecasters: Sequence) -> dict[str, datetime | None]:

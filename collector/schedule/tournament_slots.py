@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from collector.archive.reader import Archive
+from collector.competitions.kickoffs import effective_kickoff, first_kickoff
 from collector.config import ArenaConfig
 from collector.records import (
     Competition,
@@ -54,12 +55,6 @@ def _window(arena: ArenaConfig, horizon: Horizon, known: datetime, first: dateti
     return TournamentWindow(horizon, min(opens, closes), closes, first)
 
 
-def _first_kickoff(events: Sequence[Event]) -> datetime | None:
-    """The earliest kickoff of ``events`` whatever their status now (a played opener stays the deadline)."""
-    kickoffs = [e.kickoff_utc for e in events if e.kickoff_utc is not None]
-    return min(kickoffs) if kickoffs else None
-
-
 def tournament_windows(archive: Archive, arena: ArenaConfig, competition: Competition, events: Sequence[Event],
                        registered: Callable[[Event], datetime | None]) -> list[TournamentWindow]:
     """The full-tournament windows of ``competition`` that can be established now (see the module docstring).
@@ -68,8 +63,8 @@ def tournament_windows(archive: Archive, arena: ArenaConfig, competition: Compet
     known, or None while it is not completely registered (the scheduler's stage-opening rule).
     """
     out = []
-    first = _first_kickoff(events)
-    opener = next((e for e in events if first is not None and e.kickoff_utc == first), None)
+    first = first_kickoff(events, competition)  # whatever their status now: a played opener stays the deadline
+    opener = next((e for e in events if first is not None and effective_kickoff(e, competition) == first), None)
     known = registered(opener) if opener is not None else None
     if known is not None:
         out.append(_window(arena, Horizon.STAGE_OPENING, known, first))
@@ -80,7 +75,7 @@ def tournament_windows(archive: Archive, arena: ArenaConfig, competition: Compet
     group_events = [e for e in events if e.group and not e.knockout]
     expected = sum(len(g.teams) * (len(g.teams) - 1) // 2 for g in competition.groups)
     known = registered(first_round[0]) if first_round else None
-    round_starts = _first_kickoff(first_round)
+    round_starts = first_kickoff(first_round, competition)
     if known is None or round_starts is None or len(group_events) < expected:
         return out
     outcomes = [archive.outcomes.get((competition.id, e.id)) for e in group_events]

@@ -28,6 +28,7 @@ class MatchStatus(StrEnum):
     SUSPENDED = "suspended"  # interrupted, may resume or be replayed: no outcome yet
     ABANDONED = "abandoned"  # abandoned for good (until a later source change says otherwise)
     CANCELLED = "cancelled"
+    IN_DOUBT = "in_doubt"  # finished per the source, but its result contradicts itself: held back until corrected
 
     @property
     def has_result(self) -> bool:
@@ -64,6 +65,8 @@ class SourceMatch:
     leg: int | None = None  # 1 or 2: a leg of a two-legged tie (collector.sources.legs)
     other_leg: int | None = None  # the match number of the tie's other leg
     tie: Any = None  # on a second leg whose tie is decided: its collector.competitions.ties.TieResult
+    held: str | None = None  # why the outcome is held back (the source contradicts itself), until corrected
+    corrections: tuple[Any, ...] = ()  # the collector.records.SourceCorrection applied to this match at ingest
 
     @property
     def event_id(self) -> str | None:

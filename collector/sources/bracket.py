@@ -16,7 +16,7 @@ from collector.competitions.slots import league_table
 from collector.competitions.standings import (
     MatchResult,
     TableRow,
-    compute_table,
+    table_for,
     rank_third_placed,
 )
 from collector.records import Competition
@@ -48,7 +48,7 @@ def group_tables(matches: list[SourceMatch], competition: Competition) -> dict[s
         if len(played) < expected or any(not m.status.has_result or m.score_90 is None for m in played):
             continue
         results = [MatchResult(m.home_team, m.away_team, m.score_90.home, m.score_90.away) for m in played]
-        tables[group.name] = compute_table(group.teams, results, competition.tie_breakers)
+        tables[group.name] = table_for(competition, group.teams, results)
     return tables
 
 

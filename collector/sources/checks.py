@@ -1,7 +1,7 @@
 """Consistency checks of one source match at ingest: goals against scores, scores against each other.
 
 Each check returns messages naming the values; the adapter turns them into a problem naming
-file and match, and leaves the match out (fail closed: a result that contradicts itself is
+file and match, and holds the outcome back (fail closed: a result that contradicts itself is
 neither recorded nor used to decide a knockout slot). Rules:
 
 * extra time (``et``) is played only after a level 90 minutes, and its cumulative score is
@@ -9,11 +9,15 @@ neither recorded nor used to decide a knockout slot). Rules:
   extra time and is not level itself;
 * listed goals (own goals are listed under the team credited) add up to the final score,
   those of regulation (minute ≤ 90, stoppage ``90+x`` included) to the 90-minute score;
-* a goal after the 105th minute needs extra time (some files write stoppage time ``90+2`` as
-  ``92``, so minutes 91-105 without extra time are read as stoppage time).
+* a goal in extra time (``91`` without an offset, :func:`collector.sources.openfootball._goals`)
+  needs an extra-time score: without one the result is in doubt, never silently regulation;
+* a knockout match follows the edition's rules (:func:`edition_problems`): extra time always,
+  only in the final (else a level match goes straight to a shoot-out) or never; shoot-outs or none.
 
-Score problems leave the match out; goals that do not add up to a consistent score are
-dropped from the outcome (the score is kept) and reported.
+A match with any of these problems is still registered (the bracket never depends on a score);
+its outcome is held back, with a problem naming file, match and values, until a correction
+(:mod:`collector.sources.corrections`) makes it consistent. A score in doubt decides nothing; goals
+that do not add up to a consistent score leave the score deciding who advances.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from collector.competitions.kickoffs import kickoff_span
-from collector.records import Goal, Score
+from collector.records import Competition, Goal, Score
 
 
 def _pair(score: Score) -> str:
@@ -49,16 +53,33 @@ def score_problems(score_90: Score | None, extra: Score | None, shootout: Score 
     return problems
 
 
+def edition_problems(competition: Competition, stage: str, score_90: Score | None, extra: Score | None,
+                     shootout: Score | None) -> list[str]:
+    """A knockout match's periods against the edition's rules (``extra_time``, ``shootouts``)."""
+    rule = competition.extra_time
+    plays_extra = rule == "always" or (rule == "final_only" and stage == "final")
+    problems = []
+    if extra is not None and not plays_extra:
+        problems.append(f"extra time {_pair(extra)} in a {stage} match, but the competition plays extra time "
+                        f"{'only in the final' if rule == 'final_only' else 'never'} (extra_time = {rule!r})")
+    if shootout is not None and extra is None and plays_extra and score_90 is not None and score_90.home == score_90.away:
+        problems.append(f"a shoot-out {_pair(shootout)} straight after a level 90 minutes {_pair(score_90)}, but the "
+                        f"competition plays extra time first (extra_time = {rule!r}); the extra-time score is missing")
+    if shootout is not None and not competition.shootouts:
+        problems.append(f"a shoot-out {_pair(shootout)}, but the competition has none (shootouts = false)")
+    return problems
+
+
 def _minute(goal: Goal) -> str:
     return f"{goal.minute}+{goal.stoppage}'" if goal.stoppage else f"{goal.minute}'"
 
 
-LAST_STOPPAGE_MINUTE = 105
+LAST_STOPPAGE_MINUTE = 105  # a bare minute beyond it is extra time even in a file that writes 92 for 90+2
 
 
 def late_goal_problems(goals: Iterable[Goal] | None, score_90: Score | None, extra: Score | None) -> list[str]:
-    """A goal in extra time's minutes when the source gives no extra-time score: the score is in doubt."""
-    late = [g for g in goals or () if g.minute is not None and g.minute > LAST_STOPPAGE_MINUTE]
+    """A goal in extra time when the source gives no extra-time score: the score is in doubt."""
+    late = [g for g in goals or () if g.period == "extra_time"]
     if not late or extra is not None or score_90 is None:
         return []
     return [f"goal(s) at {', '.join(_minute(g) for g in late)} but the source gives no extra-time score "

@@ -43,19 +43,25 @@ from collector.sources.openfootball import OpenfootballSource
 from collector.sources.openfootball_rounds import flatten_rounds
 from collector.sources.placement import place_knockouts
 
-# stage id, name, knockout, round names (a source label equal to one, or starting with one
-# followed by a space or a comma, belongs to the stage)
+# The synonyms table: stage id, name, knockout, round names (a source label equal to one, or
+# starting with one followed by a space or a comma, belongs to the stage). ``define-competition
+# --round LABEL=STAGE`` extends it for one source; the definition keeps each stage's labels
+# (``source_rounds``), which a fork may extend by hand.
 ROUNDS: tuple[tuple[str, str, bool, tuple[str, ...]], ...] = (
     ("qualification", "Qualification play-off", True, ("Qualification", "Play-off", "Playoff")),
     ("group", "Group stage", False, ("Matchday", "Group")),
-    ("round-of-32", "Round of 32", True, ("Round of 32",)),
-    ("round-of-16", "Round of 16", True, ("Round of 16", "Eighth-finals")),
+    ("round-of-32", "Round of 32", True, ("Round of 32", "Last 32")),
+    ("round-of-16", "Round of 16", True, ("Round of 16", "Eighth-finals", "Eighth-final", "Last 16",
+                                         "Round of sixteen")),
     ("quarter-final", "Quarter-finals", True, ("Quarter-finals", "Quarter-final", "Quarterfinals", "Quarterfinal")),
     ("semi-final", "Semi-finals", True, ("Semi-finals", "Semi-final", "Semifinals", "Semifinal")),
     ("third-place", "Match for third place", True, ("Match for third place", "Third place match", "Third place",
-                                                     "Third-place play-off")),
+                                                     "Third-place play-off", "Third-place match", "Third-place",
+                                                     "Third place play-off", "3rd place", "Match for 3rd place",
+                                                     "Bronze final")),
     ("final", "Final", True, ("Final",)),
 )
+STAGE_IDS = tuple(r[0] for r in ROUNDS)
 _OFFSET = re.compile(r"(UTC|GMT|Z)", re.IGNORECASE)
 
 
@@ -67,9 +73,17 @@ class Derived:
     todo: list[str] = field(default_factory=list)
 
 
-def _stage_of(label: str) -> str | None:
+def _matches(label: str, name: str) -> bool:
+    return label == name or label.startswith((name + " ", name + ","))
+
+
+def _stage_of(label: str, extra: dict[str, str] | None = None) -> str | None:
+    """The stage of a source's round label: the definition's own synonyms (``extra``) first, then :data:`ROUNDS`."""
+    for name, stage_id in (extra or {}).items():
+        if _matches(label, name):
+            return stage_id
     for stage_id, _, _, names in ROUNDS:
-        if any(label == n or label.startswith((n + " ", n + ",")) for n in names):
+        if any(_matches(label, n) for n in names):
             return stage_id
     return None
 
@@ -112,12 +126,12 @@ def _sibling_codes(data: DataSource, relative: str) -> dict[str, str]:
         return {}
 
 
-def _groups(raw_matches: list[dict[str, Any]], ids: dict[str, str]) -> list[dict[str, Any]]:
+def _groups(raw_matches: list[dict[str, Any]], ids: dict[str, str], extra: dict[str, str]) -> list[dict[str, Any]]:
     groups: dict[str, list[str]] = {}
     for m in raw_matches:
         label = str(m.get("round") or "")
         group = m.get("group") or (label if label.startswith("Group ") else None)
-        if not group or _stage_of(label) != "group":
+        if not group or _stage_of(label, extra) != "group":
             continue
         letter = str(group).removeprefix("Group ").strip()
         for key in ("team1", "team2"):
@@ -127,36 +141,37 @@ def _groups(raw_matches: list[dict[str, Any]], ids: dict[str, str]) -> list[dict
     return [{"name": g, "teams": groups[g]} for g in sorted(groups)]
 
 
-def _stages(raw_matches: list[dict[str, Any]], where: str) -> list[dict[str, Any]]:
+def _stages(raw_matches: list[dict[str, Any]], where: str, extra: dict[str, str]) -> list[dict[str, Any]]:
     seen: dict[str, list[str]] = {}
     first: dict[str, str] = {}
     unknown = []
+    synonyms = [*((n, sid) for n, sid in extra.items()), *((n, sid) for sid, _, _, names in ROUNDS for n in names)]
     for m in raw_matches:
         label = str(m.get("round") or "")
-        stage = _stage_of(label)
+        stage = _stage_of(label, extra)
         if stage is None:
             unknown.append(label)
             continue
         labels = seen.setdefault(stage, [])
-        known = next(n for sid, _, _, names in ROUNDS if sid == stage for n in names
-                     if label == n or label.startswith((n + " ", n + ",")))
+        known = next(n for n, sid in synonyms if sid == stage and _matches(label, n))
         if (known if stage == "group" else label) not in labels:
             labels.append(known if stage == "group" else label)
         first[stage] = min(first.get(stage, "9999"), str(m.get("date") or "9999"))
     if unknown:
-        raise ConfigError(f"{where}: round(s) {sorted(set(unknown))} map to no stage (known: "
-                          f"{', '.join(n for _, _, _, names in ROUNDS for n in names)})")
+        raise ConfigError(f"{where}: round(s) {sorted(set(unknown))} map to no stage (known round names: "
+                          f"{', '.join(n for n, _ in synonyms)}); name the stage of each with --round "
+                          f"'LABEL=STAGE' (stages: {', '.join(STAGE_IDS)})")
     catalogue = {sid: (name, ko) for sid, name, ko, _ in ROUNDS}
     ordered = sorted(seen, key=lambda s: (first[s], [r[0] for r in ROUNDS].index(s)))
     return [{"id": sid, "name": catalogue[sid][0], "knockout": catalogue[sid][1], "order": order,
              "source_rounds": seen[sid]} for order, sid in enumerate(ordered)]
 
 
-def _two_legged(raw: list[dict[str, Any]]) -> frozenset[str]:
+def _two_legged(raw: list[dict[str, Any]], extra: dict[str, str]) -> frozenset[str]:
     """Knockout stages where the source shows the same two teams twice (legs of a tie)."""
     seen: dict[tuple[str, frozenset[str]], int] = {}
     for m in raw:
-        stage, names = _stage_of(str(m.get("round") or "")), frozenset(filter(None, (_name(m.get("team1")), _name(m.get("team2")))))
+        stage, names = _stage_of(str(m.get("round") or ""), extra), frozenset(filter(None, (_name(m.get("team1")), _name(m.get("team2")))))
         if stage not in (None, "group") and len(names) == 2:
             seen[(stage, names)] = seen.get((stage, names), 0) + 1
     return frozenset(stage for (stage, _), count in seen.items() if count == 2)
@@ -210,25 +225,36 @@ def _time_zone(raw: list[dict[str, Any]], given: str | None, where: str, todo: l
 
 def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id: str | None = None,
                       time_zone: str | None = None, url: str | None = None,
-                      reference: DataSource | None = None) -> Derived:
+                      reference: DataSource | None = None, rounds: dict[str, str] | None = None,
+                      rules: dict[str, Any] | None = None) -> Derived:
     """The definition of ``new_id`` from one openfootball file; every problem raised together.
 
-    ``reference`` (default ``data``) is where the international results are read from.
+    ``reference`` (default ``data``) is where the international results are read from; ``rounds``
+    more round names (label -> stage id); ``rules`` the edition's rules (``points_for_win``,
+    ``points_for_draw``, ``extra_time``, ``shootouts``), written into the definition.
     """
     where = data.describe(relative)
     document, raw = _read(data, relative)
     todo: list[str] = []
     teams, ids = _teams(raw, _sibling_codes(data, relative))
-    groups = _groups(raw, ids)
-    stages = _stages(raw, where)
+    groups = _groups(raw, ids, rounds or {})
+    stages = _stages(raw, where, rounds or {})
     ko_stages = {s["id"] for s in stages if s["knockout"]}
     sizes = {len(g["teams"]) for g in groups}
     guessed = format_id is None
-    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages, _two_legged(raw))
+    format_id = format_id or guess_format(len(groups), max(sizes, default=0), ko_stages, _two_legged(raw, rounds or {}))
     if format_id is None:
+        lacks = ("; the source names no group of its group-stage matches (a 'group' field, or rounds named "
+                 "'Group A')" if not groups and any(s["id"] == "group" for s in stages) else "")
         raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams and stages "
-                          f"{sorted(ko_stages)} fit no format; choose one with --format ({', '.join(list_formats())})")
+                          f"{sorted(ko_stages)} fit no format{lacks}; choose one with --format "
+                          f"({', '.join(list_formats())}); a second group stage or a final round is not a stage "
+                          "kind yet")
     fmt = load_format(format_id)
+    if fmt.groups and (len(groups), sizes) != (fmt.groups, {fmt.group_size}):
+        raise ConfigError(f"{where}: {len(groups)} group(s) of {sorted(sizes)} teams do not fit format {format_id} "
+                          f"({fmt.groups} groups of {fmt.group_size}); choose another with --format "
+                          f"({', '.join(list_formats())})")
     name = str(document.get("name") or new_id)
     edition = next(iter(re.findall(r"\d{4}", name)), new_id)
     public = url or (RAW_GITHUB + PUBLIC_FILES[relative] if relative in PUBLIC_FILES else None)
@@ -245,6 +271,7 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         "source": {"adapter": "openfootball", "file": relative, **({"urls": {relative: public}} if public else {})},
         "stages": stages, "groups": groups, "teams": teams,
         **_span(raw, edition, where),
+        **_edition_rules(raw, rules or {}, rounds or {}, todo),
     }
     if not any("goals1" in m or "goals2" in m for m in raw):
         todo.append("note: the source lists no scorers: a top-scorer question stays unresolved (reported)")
@@ -267,8 +294,33 @@ def derive_definition(new_id: str, data: DataSource, relative: str, *, format_id
         fields["best_third_allocation"] = fmt.best_third_allocation
     elif table:
         fields["best_third_table"] = table
-    _check(new_id, fields, table)
+    try:
+        _check(fields, table, where)
+    except ConfigError as exc:
+        if not table or "best-third" not in str(exc) and "best_third" not in str(exc):
+            raise
+        fields.pop("best_third_allocation", None)
+        fields.pop("best_third_table", None)
+        todo.append(f"to add: best_third_table: the source pairs its thirds otherwise than format {format_id}'s "
+                    f"table ({exc}); without one any qualified third of a slot's groups is accepted")
+        _check(fields, (), where)
     return Derived(fields, format_id, guessed, todo)
+
+
+def _edition_rules(raw: list[dict[str, Any]], given: dict[str, Any], rounds: dict[str, str],
+                   todo: list[str]) -> dict[str, Any]:
+    """The edition's rules as given; extra time only in the final when the source shows a shoot-out straight
+    after 90 minutes in an earlier knockout round (and says so in a note)."""
+    out = {k: v for k, v in given.items() if v is not None}
+    if "extra_time" not in out:
+        early = [m for m in raw if isinstance(m.get("score"), dict) and m["score"].get("p") and not m["score"].get("et")
+                 and _stage_of(str(m.get("round") or ""), rounds) not in (None, "group", "final")]
+        if early:
+            out["extra_time"] = "final_only"
+            todo.append(f"note: extra_time = \"final_only\": {len(early)} knockout match(es) before the final go "
+                        f"from 90 minutes straight to a shoot-out (e.g. {early[0].get('date')} "
+                        f"{_name(early[0].get('team1'))} v {_name(early[0].get('team2'))})")
+    return out
 
 
 def _definition(fields: dict[str, Any], slots: list[dict[str, Any]], table=()) -> Definition:
@@ -286,7 +338,7 @@ def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str,
     if not fmt.slots:
         return [], [], []
     provisional = _definition(fields, fmt.slot_dicts(), fmt.best_third_table)
-    competition = competition_from_definition(provisional, datetime.now(UTC), Clock.REPLAY)
+    competition = _competition(provisional, data.describe(relative))
     batch = OpenfootballSource(provisional, data).fetch(competition)
     if batch.problems and len(batch.matches) < len(_read(data, relative)[1]):  # a match left out: no definition
         raise ProblemsFound(batch.problems)
@@ -294,11 +346,19 @@ def _place(fields: dict[str, Any], fmt: Format, data: DataSource, relative: str,
     unnumbered = [m for m in batch.matches if m.knockout and m.stage not in fmt.stages()]
     problems = [f"could not place {m.label}: stage {m.stage} has no slots in format {fmt.id}" for m in unnumbered
                 if m.stage != "qualification"]
-    slots, table, placing = place_knockouts(batch.matches, competition, fmt)
+    slots, table, placing, notes = place_knockouts(batch.matches, competition, fmt)
+    warnings.extend(notes)
     return slots, table, problems + placing
 
 
-def _check(new_id: str, fields: dict[str, Any], table=()) -> None:
+def _check(fields: dict[str, Any], table, where: str) -> None:
     """The finished definition validates as a Competition (a ConfigError names the key otherwise)."""
-    competition_from_definition(_definition(fields, fields.get("knockout_slots", []), table),
-                                datetime.now(UTC), Clock.REPLAY)
+    _competition(_definition(fields, fields.get("knockout_slots", []), table), where)
+
+
+def _competition(definition: Definition, where: str):
+    """The definition's Competition; an error names the source it is derived from (no file is written yet)."""
+    try:
+        return competition_from_definition(definition, datetime.now(UTC), Clock.REPLAY)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace(f"{definition.path}:", f"the definition derived from {where}:", 1)) from None

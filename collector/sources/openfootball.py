@@ -16,6 +16,7 @@ the shoot-out alone, ``ht`` the half-time score. ``goals1`` are the goals credit
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -38,14 +39,20 @@ from collector.sources.base import (
 )
 from collector.sources.bracket import number_by_slot_dates
 from collector.sources.checks import (
+    LAST_STOPPAGE_MINUTE,
     batch_problems,
+    edition_problems,
     goal_problems,
     late_goal_problems,
     score_problems,
 )
+from collector.sources.corrections import apply as apply_corrections
+from collector.sources.corrections import load_corrections
 from collector.sources.legs import pair_legs, two_legged_stages
 from collector.sources.openfootball_rounds import flatten_rounds
 
+HELD = (" (the match is registered; its outcome is held back until a correction is applied: a corrections file "
+        "beside the definition, docs/competitions.md)")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})(?:\s*(UTC|GMT|Z)(?:\s*([+-])(\d{1,2})(?::?(\d{2}))?)?)?$", re.IGNORECASE)
 _MINUTE = re.compile(r"^\s*(\d{1,3})(?:\s*\+\s*(\d{1,2}))?\s*'?\s*$")
 _NUMBER = re.compile(r"(\d+)\s*$")
@@ -80,21 +87,27 @@ class OpenfootballSource:
         except orjson.JSONDecodeError as exc:
             batch.problems.append(Problem(where, f"not valid JSON: {exc}"))
             return batch
-        except SourceError as exc:
-            batch.problems.append(Problem(where, str(exc)))
+        except SourceError as exc:  # the message names the file already
+            batch.problems.append(Problem(where, str(exc).removeprefix(f"{where}: ").removeprefix(f"{self.file}: ")))
             return batch
         raw_matches = _match_list(document)
         if raw_matches is None:
             batch.problems.append(Problem(where, "expected an object with a 'matches' or 'rounds' list"))
             return batch
         tz = ZoneInfo(competition.time_zone)
+        corrections = load_corrections(self.definition.path, competition.id)
+        batch.problems += corrections.problems
         for index, raw in enumerate(raw_matches):
             warnings: list[str] = []
+            fixed, applied, bad = apply_corrections(raw, corrections)
+            batch.problems += bad
             try:
-                batch.matches.append(self._parse(raw, competition, tz, batch.source, warnings))
+                match = self._parse(fixed, competition, tz, batch.source, warnings)
+                batch.matches.append(replace(match, payload=raw, corrections=applied) if applied else match)
                 batch.problems += [Problem(f"{where} matches[{index}] {_label(raw)}", w) for w in warnings]
             except (SourceError, ValueError, TypeError, KeyError) as exc:
                 batch.problems.append(Problem(f"{where} matches[{index}] {_label(raw)}", _message(exc)))
+        batch.problems += corrections.unused_problems()
         for match, message in batch_problems(batch.matches, competition):
             batch.problems.append(Problem(f"{where} {match.label}" if match else where, message))
             batch.matches = [m for m in batch.matches if m is not match]
@@ -128,13 +141,18 @@ class OpenfootballSource:
         inconsistent = score_problems(scores.get("score_90"), scores.get("score_extra_time"),
                                       scores.get("score_penalties"), stage not in two_legged_stages(competition)) \
             if scores else []
+        if scores and knockout and stage not in two_legged_stages(competition):
+            inconsistent += edition_problems(competition, stage, scores.get("score_90"), scores.get("score_extra_time"),
+                                             scores.get("score_penalties"))
         inconsistent += late_goal_problems(goals, scores.get("score_90"), scores.get("score_extra_time"))
-        if inconsistent:
-            raise ValueError("; ".join(inconsistent) + " (match left out)")
-        dropped = goal_problems(goals, home, away, scores.get("score_90"), scores.get("score_extra_time"))
-        if dropped:
-            warnings.append("; ".join(dropped) + " (goals left out, the score kept)")
-            goals = None
+        held = None
+        if inconsistent:  # the result is in doubt: the match stays an event, its outcome decides nothing
+            held = "; ".join(inconsistent) + HELD
+            status, scores, goals = MatchStatus.IN_DOUBT, {}, None
+        elif dropped := goal_problems(goals, home, away, scores.get("score_90"), scores.get("score_extra_time")):
+            held = "; ".join(dropped) + HELD + "; the score decides who advances"
+        if held is not None:
+            warnings.append(held)
         return SourceMatch(
             label=label,
             stage=stage,
@@ -154,6 +172,7 @@ class OpenfootballSource:
             matchday=int(matchday.group(1)) if matchday and not knockout else None,
             venue=raw.get("ground") or raw.get("stadium") or None,
             goals=goals,
+            held=held,
             **scores,
         )
 
@@ -238,21 +257,28 @@ def _status_and_scores(raw: dict[str, Any]) -> tuple[MatchStatus, dict[str, Any]
 
 
 def _goals(raw: dict[str, Any], home: str | None, away: str | None, scores: dict[str, Any]) -> tuple[Goal, ...] | None:
-    """Goals credited to each team; ``()`` for a goalless match, None when the source lists none."""
+    """Goals credited to each team; ``()`` for a goalless match, None when the source lists none.
+
+    A goal after the 90th minute without an offset (``91``, not ``90+1``) is extra time
+    (:func:`collector.sources.checks.late_goal_problems` then wants an extra-time score), except in
+    a match whose goals never use offsets and whose minute is at most 105: such a file writes
+    stoppage time as ``92``.
+    """
     final = scores["score_extra_time"] or scores["score_90"]
     if "goals1" not in raw and "goals2" not in raw:
         return () if final.home == final.away == 0 else None
-    extra_time = scores["score_extra_time"] is not None
+    listed = [(key, team, index, goal) for key, team in (("goals1", home), ("goals2", away))
+              for index, goal in enumerate(raw.get(key) or [])]
+    offsets = any(isinstance(g, dict) and ("+" in str(g.get("minute")) or g.get("offset")) for _, _, _, g in listed)
     goals: list[Goal] = []
-    for key, team in (("goals1", home), ("goals2", away)):
-        for index, goal in enumerate(raw.get(key) or []):
-            if team is None or not isinstance(goal, dict):
-                raise ValueError(f"field {key}[{index}]: expected a goal object with a known team")
-            goals.append(_goal(goal, team, extra_time, f"{key}[{index}]"))
+    for key, team, index, goal in listed:
+        if team is None or not isinstance(goal, dict):
+            raise ValueError(f"field {key}[{index}]: expected a goal object with a known team")
+        goals.append(_goal(goal, team, scores["score_extra_time"] is not None or offsets, f"{key}[{index}]"))
     return tuple(goals)
 
 
-def _goal(goal: dict[str, Any], team: str, extra_time: bool, where: str) -> Goal:
+def _goal(goal: dict[str, Any], team: str, bare_is_extra: bool, where: str) -> Goal:
     minute = stoppage = None
     if goal.get("minute") is not None:
         found = _MINUTE.match(str(goal["minute"]))
@@ -262,7 +288,8 @@ def _goal(goal: dict[str, Any], team: str, extra_time: bool, where: str) -> Goal
         stoppage = int(found.group(2)) if found.group(2) else (goal.get("offset") or None)
     period = None
     if minute is not None:
-        period = "extra_time" if extra_time and minute > 90 and not (minute == 90 and stoppage) else "regulation"
+        extra = minute > 90 and (bare_is_extra or stoppage is not None or minute > LAST_STOPPAGE_MINUTE)
+        period = "extra_time" if extra else "regulation"
     return Goal(
         team=team,
         scorer=goal.get("name"),

@@ -30,6 +30,7 @@ from collector.records import Competition
 from collector.sources.base import SourceMatch
 from collector.sources.bracket import by_date_order, winner_and_loser
 from collector.sources.legs import pair_legs
+from collector.sources.source_bracket import derive_bracket
 
 
 def decided_from(matches: list[SourceMatch], competition: Competition) -> Decided:
@@ -62,14 +63,21 @@ def _by_order(matches: list[SourceMatch], indices: list[int], positions: dict[in
                                           matches[i].kickoff_date, positions[i]))
 
 
-def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: Format) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """(knockout slots, best-third table, problems) of the definition; ``competition`` has the format's slots."""
+def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: Format) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str], list[str]]:
+    """(knockout slots, best-third table, problems, notes) of the definition; ``competition`` has the format's slots.
+
+    A cup with groups and single matches takes its bracket from the source
+    (:mod:`collector.sources.source_bracket`); leagues with play-offs and two-legged ties are
+    placed on the format's bracket (module docstring).
+    """
     decided = decided_from(matches, competition)
     per_stage: dict[str, list[int]] = defaultdict(list)
     for i, m in enumerate(matches):
         if m.knockout and m.stage in fmt.stages():
             per_stage[m.stage].append(i)
     positions = {i: pos for indices in by_date_order(matches).values() for pos, i in enumerate(indices)}
+    if competition.groups and not fmt.first_legs:
+        return _from_source(matches, competition, fmt, decided, positions, per_stage)
     placed: dict[int, tuple[int, str]] = {}  # format number -> (source index, orientation)
     problems: list[str] = []
     for stage in fmt.stages():
@@ -98,7 +106,25 @@ def place_knockouts(matches: list[SourceMatch], competition: Competition, fmt: F
         problems += [f"could not place {matches[i].label}: its teams {matches[i].home_team} v "
                      f"{matches[i].away_team} are not what any free slot of {stage} in format {fmt.id} yields "
                      f"({', '.join(f'{h} v {a}' for _, _, h, a in free) or 'none left'})" for i in ordered]
-    return _slots(matches, fmt, placed, positions), _table(fmt, placed, matches), problems
+    return _slots(matches, fmt, placed, positions), _table(fmt, placed, matches), problems, []
+
+
+def _from_source(matches, competition, fmt, decided, positions, per_stage):
+    bracket = derive_bracket(matches, competition, fmt, decided, positions, per_stage)
+    slots = []
+    for i, (home, away) in bracket.rules.items():
+        slot: dict[str, Any] = {"match_number": bracket.numbers[i], "stage": matches[i].stage,
+                                "home_rule": home, "away_rule": away}
+        if matches[i].match_number is None:
+            slot["source_date"] = matches[i].kickoff_date.isoformat()
+            slot["source_index"] = positions[i]
+        slots.append(slot)
+    numbers = {fmt_number: bracket.numbers[i] for i, fmt_number in bracket.format_slot.items()}
+    table = [{"groups": row["groups"],
+              "assignments": [{"match_number": numbers[a["match_number"]], "group": a["group"]}
+                              for a in row["assignments"] if a["match_number"] in numbers]}
+             for row in fmt.best_third_table]
+    return sorted(slots, key=lambda s: s["match_number"]), table, bracket.problems, bracket.notes
 
 
 def _winner(matches: list[SourceMatch], placed, number: int, competition: Competition, fmt: Format):

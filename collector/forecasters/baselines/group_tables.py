@@ -10,17 +10,20 @@ import numpy as np
 from collector.records import TieBreakers
 
 
-def add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, hg, ag) -> None:
-    """Add one match (home goals ``hg``, away goals ``ag`` per simulation) to the table columns h and a."""
-    pts[:, h] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
-    pts[:, a] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
+def add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, hg, ag,
+               points: tuple[int, int] = (3, 1)) -> None:
+    """Add one match (home goals ``hg``, away goals ``ag`` per simulation) to the table columns h and a;
+    ``points`` for a win and a draw (the competition's)."""
+    win, draw = points
+    pts[:, h] += np.where(hg > ag, win, np.where(hg == ag, draw, 0))
+    pts[:, a] += np.where(ag > hg, win, np.where(hg == ag, draw, 0))
     gd[:, h] += hg - ag
     gd[:, a] += ag - hg
     gf[:, h] += hg
     gf[:, a] += ag
 
 
-def rank_group(teams, scores, tie_breakers, n):
+def rank_group(teams, scores, tie_breakers, n, points: tuple[int, int] = (3, 1)):
     """Each simulation's table of one group, best first, and its (index, (n, teams, 3) points/gd/goals) columns.
 
     ``scores``: (home, away, home goals per simulation, away goals per simulation) per fixture;
@@ -34,7 +37,7 @@ def rank_group(teams, scores, tie_breakers, n):
     for home, away, hg, ag in scores:
         h, a = index[home], index[away]
         pairs.append((h, a))
-        add_result(pts, gd, gf, h, a, hg, ag)
+        add_result(pts, gd, gf, h, a, hg, ag, points)
     order = np.argsort(-pts, axis=1, kind="stable")
     sorted_pts = np.take_along_axis(pts, order, axis=1)
     tied = np.any(sorted_pts[:, 1:] == sorted_pts[:, :-1], axis=1)
@@ -43,18 +46,19 @@ def rank_group(teams, scores, tie_breakers, n):
     names = {i: t for t, i in index.items()}
     for s in np.flatnonzero(tied):
         results = [(h, a, int(goals[s, k, 0]), int(goals[s, k, 1])) for k, (h, a) in enumerate(pairs)]
-        ranked[s] = [names[i] for i in rank_table(len(teams), results, tie_breakers, names)]
+        ranked[s] = [names[i] for i in rank_table(len(teams), results, tie_breakers, names, points)]
     stats = np.stack([pts, gd, gf], axis=2)  # (n, teams, 3), in the group's team order
     return ranked, (index, stats)
 
 
-def _tally(level: frozenset, results) -> dict[int, tuple[int, int, int]]:
+def _tally(level: frozenset, results, points: tuple[int, int]) -> dict[int, tuple[int, int, int]]:
     """(points, goal difference, goals) per team index, counting only matches among ``level``."""
     rows = {t: [0, 0, 0] for t in level}
+    win, draw = points
     for h, a, hg, ag in results:
         if h in level and a in level:
-            rows[h][0] += 3 if hg > ag else 1 if hg == ag else 0
-            rows[a][0] += 3 if ag > hg else 1 if hg == ag else 0
+            rows[h][0] += win if hg > ag else draw if hg == ag else 0
+            rows[a][0] += win if ag > hg else draw if hg == ag else 0
             rows[h][1] += hg - ag
             rows[a][1] += ag - hg
             rows[h][2] += hg
@@ -62,13 +66,13 @@ def _tally(level: frozenset, results) -> dict[int, tuple[int, int, int]]:
     return {t: tuple(v) for t, v in rows.items()}
 
 
-def rank_table(size: int, results, tie_breakers, names: dict[int, str]) -> list[int]:
+def rank_table(size: int, results, tie_breakers, names: dict[int, str], points: tuple[int, int] = (3, 1)) -> list[int]:
     """Team indices best first: the same rule as ``collector.competitions.standings.compute_table``, on plain tuples.
 
     Criteria in the competition's order; head to head = points, goal difference, goals among
     the teams still level; fair play and lots (no data) leave ties in team-id order.
     """
-    full = _tally(frozenset(range(size)), results)
+    full = _tally(frozenset(range(size)), results, points)
     column = {TieBreakers.POINTS: 0, TieBreakers.GOAL_DIFFERENCE: 1, TieBreakers.GOALS_FOR: 2}
 
     def split(level: list[int], criteria) -> list[int]:
@@ -76,7 +80,7 @@ def rank_table(size: int, results, tie_breakers, names: dict[int, str]) -> list[
             return sorted(level, key=lambda t: names[t])
         first = criteria[0]
         if first is TieBreakers.HEAD_TO_HEAD:
-            mini = _tally(frozenset(level), results)
+            mini = _tally(frozenset(level), results, points)
             key = {t: mini[t] for t in level}
         elif first in column:
             key = {t: (full[t][column[first]],) for t in level}

@@ -113,7 +113,8 @@ def simulate_groups(task: ForecastTask, sampler: Sampler, n: int, goals: dict[st
             goals[home] += hg
             goals[away] += ag
             scores.append((home, away, hg, ag))
-        standings[group.name], rows[group.name] = rank_group(teams, scores, comp.tie_breakers, n)
+        standings[group.name], rows[group.name] = rank_group(teams, scores, comp.tie_breakers, n,
+                                                             (comp.points_for_win, comp.points_for_draw))
     return standings, rows
 
 
@@ -296,7 +297,8 @@ def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, li
     pts = np.zeros((n, len(ids)), dtype=int)
     gd, gf = np.zeros_like(pts), np.zeros_like(pts)
     for event, hg, ag in league_scores(task, sampler, n):
-        add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag)
+        add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag,
+                   (comp.points_for_win, comp.points_for_draw))
     key = pts * 1_000_000 + (gd + 1000) * 1000 + gf
     order = np.argsort(-key, axis=1, kind="stable")
     bottom = comp.relegation_places or 3

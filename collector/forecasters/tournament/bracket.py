@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from collector.competitions.slots import Decided, qualified_thirds
-from collector.competitions.standings import MatchResult, TableRow, compute_table
+from collector.competitions.standings import MatchResult, TableRow, table_for
 from collector.forecasters.baselines.simulate import assign_thirds
 from collector.records import (
     Competition,
@@ -63,7 +63,7 @@ def predicted_tables(competition: Competition, payload: TournamentForecast) -> d
         expected = len(group.teams) * (len(group.teams) - 1) // 2
         if len(results[group.name]) != expected:
             raise BracketError(f"group {group.name}: {len(results[group.name])} matches forecast, {expected} expected")
-        tables[group.name] = compute_table(group.teams, results[group.name], competition.tie_breakers)
+        tables[group.name] = table_for(competition, group.teams, results[group.name])
     return tables
 
 
@@ -80,7 +80,7 @@ def real_tables(task) -> dict[str, list[TableRow]]:
     for g in comp.groups:
         if len(results[g.name]) != len(g.teams) * (len(g.teams) - 1) // 2:
             raise KeyError(f"group {g.name} is not complete at {task.now.isoformat()}")
-        tables[g.name] = compute_table(g.teams, results[g.name], comp.tie_breakers)
+        tables[g.name] = table_for(comp, g.teams, results[g.name])
     return tables
 
 
