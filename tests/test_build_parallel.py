@@ -19,6 +19,8 @@ from builder.parallel import WORKERS_ENV, BackgroundError
 from builder.site.cache import CacheDB
 from builder.site.build import build_site
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
                                 reason="no os.fork or one core: the build runs serially")
 
@@ -62,7 +64,6 @@ def archive(tmp_path):
     return write_site_archive(tmp_path / "archive")
 
 
-@pytest.mark.slow
 @needs_fork
 def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_path, monkeypatch):
     sites = {}
@@ -78,7 +79,6 @@ def test_the_site_is_the_same_bytes_built_with_a_child_or_serially(archive, tmp_
     assert no_child_left()
 
 
-@pytest.mark.slow
 @needs_fork
 def test_the_downloads_are_made_in_a_child_announced_with_their_time(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "2")
@@ -92,7 +92,6 @@ def test_the_downloads_are_made_in_a_child_announced_with_their_time(archive, tm
     assert lines.index(made[0]) > lines.index("exporting CSV, JSON, SQLite, schemas and the archive manifest")
 
 
-@pytest.mark.slow
 @needs_fork
 def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archive, tmp_path, monkeypatch):
     monkeypatch.delenv(WORKERS_ENV, raising=False)
@@ -108,7 +107,6 @@ def test_an_archive_over_the_child_limit_is_exported_in_the_build_process(archiv
     assert build.in_child(11) is True
 
 
-@pytest.mark.slow
 @needs_fork
 def test_a_build_after_an_earlier_one_exports_in_a_child_whatever_the_archive_size(archive, tmp_path, monkeypatch):
     """Over the child limit, a cold build exports in the build process (its memory); the next build
@@ -140,7 +138,6 @@ def test_with_one_worker_everything_runs_in_the_build_process(archive, tmp_path,
     assert not any("background process" in line for line in lines)
 
 
-@pytest.mark.slow
 @needs_fork
 @pytest.mark.parametrize("how", ["raise", "exit", "kill"])
 def test_a_failing_or_dying_child_fails_the_build_and_leaves_the_previous_site(archive, tmp_path, monkeypatch, how):
@@ -171,7 +168,6 @@ def test_a_failing_or_dying_child_fails_the_build_and_leaves_the_previous_site(a
     assert no_child_left()
 
 
-@pytest.mark.slow
 @needs_fork
 def test_the_child_writes_only_its_scratch_folder_never_the_site_nor_the_archive(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "2")
@@ -215,7 +211,6 @@ def _slices_noted(monkeypatch, pids):
     return pids
 
 
-@pytest.mark.slow
 @needs_fork
 def test_the_slices_and_paper_tables_are_made_in_a_child_while_the_archive_is_scored(archive, tmp_path, monkeypatch):
     monkeypatch.setenv(WORKERS_ENV, "2")
@@ -239,7 +234,6 @@ def test_the_slices_and_paper_tables_are_made_in_a_child_while_the_archive_is_sc
     assert no_child_left()
 
 
-@pytest.mark.slow
 @needs_fork
 def test_the_bootstrap_results_of_the_child_are_kept_for_the_next_build(archive, tmp_path, monkeypatch):
     """The memo a build saves holds the same results whether the slices were scored in a child or
@@ -261,7 +255,6 @@ def _same(a, b) -> bool:
     return all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b, strict=True))
 
 
-@pytest.mark.slow
 @needs_fork
 @pytest.mark.parametrize(("task", "module", "name"), [("slices", slicework, "score_slices"),
                                                       ("analyses", scoring, "row_analyses")])
