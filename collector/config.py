@@ -66,11 +66,14 @@ OFFSETS = {Horizon.T_MINUS_24H: timedelta(hours=24), Horizon.T_MINUS_2H: timedel
 
 class OpenRouterSettings(_Model):
     base_url: str | None = Field(default=None, description="overrides OPENROUTER_BASE_URL when set")
-    connect_timeout_s: Annotated[float, Field(gt=0)] = 10.0
-    total_timeout_s: Annotated[float, Field(gt=0)] = 180.0
-    max_attempts: Annotated[int, Field(ge=1, le=10)] = 3
-    base_delay_s: Annotated[float, Field(ge=0)] = 2.0
-    max_delay_s: Annotated[float, Field(ge=0)] = 60.0
+    connect_timeout_s: Annotated[float, Field(gt=0)] = Field(default=10.0, description="seconds to open a connection")
+    total_timeout_s: Annotated[float, Field(gt=0)] = Field(default=180.0, description="seconds one call may take in all")
+    max_attempts: Annotated[int, Field(ge=1, le=10)] = Field(
+        default=3, description="calls of one forecast, the first included, on a transport failure or a retryable status")
+    base_delay_s: Annotated[float, Field(ge=0)] = Field(
+        default=2.0, description="the wait before the first retry, doubled at each next one")
+    max_delay_s: Annotated[float, Field(ge=0)] = Field(
+        default=60.0, description="the longest wait between retries (a Retry-After header included)")
     max_response_bytes: Annotated[int, Field(ge=1024)] = Field(
         default=262_144, description="bytes of a response body kept; the rest is cut (full length and SHA-256 noted)")
 
@@ -100,9 +103,10 @@ class SearchSettings(_Model):
 class ReasoningSettings(_Model):
     """OpenRouter's ``reasoning`` object: one of ``effort`` or ``max_tokens`` (documented: not both)."""
 
-    effort: Literal["xhigh", "high", "medium", "low", "minimal", "none"] | None = None
-    max_tokens: Annotated[int, Field(ge=0)] | None = None
-    exclude: bool = False
+    effort: Literal["xhigh", "high", "medium", "low", "minimal", "none"] | None = Field(
+        default=None, description="the reasoning effort asked for")
+    max_tokens: Annotated[int, Field(ge=0)] | None = Field(default=None, description="a reasoning token budget instead")
+    exclude: bool = Field(default=False, description="true: the model reasons but its reasoning is not returned")
 
     @model_validator(mode="after")
     def _one(self) -> ReasoningSettings:
@@ -114,17 +118,17 @@ class ReasoningSettings(_Model):
 class RoutingSettings(_Model):
     """OpenRouter's ``provider`` preferences (provider routing)."""
 
-    order: tuple[str, ...] = ()
-    allow_fallbacks: bool = True
+    order: tuple[str, ...] = Field(default=(), description="providers to try first, in this order")
+    allow_fallbacks: bool = Field(default=True, description="false: only the providers in `order`")
     require_parameters: bool = True  # else a provider that lacks response_format silently drops it
-    quantizations: tuple[str, ...] = ()
+    quantizations: tuple[str, ...] = Field(default=(), description="only providers serving these quantizations")
 
 
 class Prices(_Model):
     """USD per million tokens (the models API's ``pricing`` times 1e6)."""
 
-    prompt_per_mtok: Annotated[float, Field(ge=0)]
-    completion_per_mtok: Annotated[float, Field(ge=0)]
+    prompt_per_mtok: Annotated[float, Field(ge=0)] = Field(description="USD per million input tokens")
+    completion_per_mtok: Annotated[float, Field(ge=0)] = Field(description="USD per million output tokens")
 
 
 class ProtocolSettings(_Model):
@@ -145,14 +149,15 @@ class ProtocolSettings(_Model):
     timeout_cost_estimate_usd: Annotated[float, Field(ge=0)] = 0.05  # per timed-out call without known prices
 
 
-# -- time-stamping authorities and the arena's public addresses (issue 19) ------------------------
+# -- time-stamping authorities and the arena's public addresses ----------------------------------
 
 
 class TimestampAuthority(_Model):
     """One RFC 3161 time-stamping authority: an id (names its ``.tsr`` files) and its HTTP endpoint."""
 
-    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)]
-    url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=40)] = Field(
+        description="names the authority's token files, manifests/YYYY/TICK.ID.tsr")
+    url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")] = Field(description="the authority's RFC 3161 endpoint")
 
 
 OddsSourceName = Literal["the-odds-api", "polymarket", "kalshi", "football-data-co-uk"]
@@ -211,7 +216,8 @@ class BinaryMarketConfig(_Model):
     source: Literal["polymarket"] = Field(default="polymarket", description="where its price is read (Polymarket)")
     market: str = Field(min_length=1, max_length=200, description="Polymarket market slug or Kalshi ticker")
     contract: str = Field(default="Yes", description="the side priced")
-    rule: Literal["champion", "reaches", "match_result", "total_goals_over"]
+    rule: Literal["champion", "reaches", "match_result", "total_goals_over"] = Field(
+        description="how the contract resolves from the outcomes (see the table's description)")
     team: str | None = Field(default=None, description="team id (champion, reaches)")
     stage: str | None = Field(default=None, description="stage name (reaches), e.g. semi-final")
     event: str | None = Field(default=None, description="event id (match_result, total_goals_over)")
@@ -249,21 +255,21 @@ class TimestampSettings(_Model):
 
 PublicUrl = Annotated[str, Field(pattern=r"^https://[^\s]+$")]
 
-# -- end of the issue 19 block -------------------------------------------------------------------
+# -- end of the time-stamping block ---------------------------------------------------------------
 
 
 class GathererSettings(_Model):
-    """``[evidence.gatherer]``: the one LLM that gathers each package's news digest (issue 17).
+    """``[evidence.gatherer]``: the one LLM that gathers each package's news digest.
 
     It is asked under the open-book protocol (``[protocol]`` and ``[protocol.search]``, exactly as
     an open-book forecaster) for ``items`` dated sources with short summaries.
     """
 
-    id: Annotated[str, Field(pattern=SLUG_PATTERN)] = "news-gatherer"
+    id: Annotated[str, Field(pattern=SLUG_PATTERN)] = Field(default="news-gatherer", description="the gatherer's id in the records")
     model: str = Field(min_length=1, description="OpenRouter model id of the gatherer")
     items: Annotated[int, Field(ge=1, le=20)] = Field(default=5, description="the fixed number of sources asked for")
-    reasoning_supported: bool = True
-    honours_temperature: bool = True
+    reasoning_supported: bool = Field(default=True, description="false: no `reasoning` is sent")
+    honours_temperature: bool = Field(default=True, description="false: no `temperature` is sent")
 
 
 class EvidenceSettings(_Model):
@@ -297,14 +303,16 @@ class ForecasterConfig(_Model):
     """One forecaster: an OpenRouter LLM (``model`` + canonical ``version``), a built-in baseline, or an
     outside agent behind an ``endpoint``."""
 
-    id: Annotated[str, Field(pattern=SLUG_PATTERN)]
-    type: Literal["llm", "baseline", "endpoint"]
-    model: str | None = None
-    version: str | None = None
-    enabled: bool = True
+    id: Annotated[str, Field(pattern=SLUG_PATTERN)] = Field(description="the forecaster's id in every record and page")
+    type: Literal["llm", "baseline", "endpoint"] = Field(
+        description="an OpenRouter LLM, a built-in baseline named by `id`, or an outside agent behind `endpoint`")
+    model: str | None = Field(default=None, description="OpenRouter model id (llm)")
+    version: str | None = Field(
+        default=None, description="the model's canonical slug, checked against what answers (llm; `prematch models --check`)")
+    enabled: bool = Field(default=True, description="false: no longer asked; its records stay")
     since: UtcDatetime | None = Field(default=None, description="no missed records for windows before this")
-    access: tuple[Access, ...] | None = None
-    strategies: tuple[Strategy, ...] | None = None
+    access: tuple[Access, ...] | None = Field(default=None, description="its access conditions (default: the arena's)")
+    strategies: tuple[Strategy, ...] | None = Field(default=None, description="its strategies (default: the arena's)")
     # The per-model part of the request protocol (collector/forecasters/llm/protocol.py); None = the arena's.
     routing: RoutingSettings | None = Field(default=None, description="provider routing for this model")
     reasoning: ReasoningSettings | None = Field(default=None, description="reasoning setting for this model")
@@ -312,7 +320,7 @@ class ForecasterConfig(_Model):
     honours_temperature: bool = Field(default=True, description="false: no `temperature` is sent (the model ignores it)")
     structured_outputs: StructuredMode | None = Field(default=None, description="json_schema, json_object or none")
     prices: Prices | None = Field(default=None, description="list prices, for the cost estimate of a timed-out call")
-    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    options: dict[str, str | int | float | bool] = Field(default_factory=dict, description="a baseline's own settings")
     endpoint: EndpointSettings | None = Field(default=None, description="type endpoint: where and how it is asked")
 
     @model_validator(mode="after")
@@ -326,10 +334,12 @@ class ForecasterConfig(_Model):
 
 
 class ArenaConfig(_Model):
-    competitions: tuple[Annotated[str, Field(pattern=SLUG_PATTERN)], ...] = Field(min_length=1)
-    access: tuple[Access, ...] = (Access.CLOSED_BOOK, Access.OPEN_BOOK)
-    strategies: tuple[Strategy, ...] = (Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST)
-    horizons: tuple[Horizon, ...] = LLM_HORIZONS
+    competitions: tuple[Annotated[str, Field(pattern=SLUG_PATTERN)], ...] = Field(
+        min_length=1, description="competition definitions followed (collector/competitions/*.toml or competitions_dir)")
+    access: tuple[Access, ...] = Field(default=(Access.CLOSED_BOOK, Access.OPEN_BOOK), description="access conditions asked")
+    strategies: tuple[Strategy, ...] = Field(
+        default=(Strategy.DIRECT_SCORE, Strategy.PROBABILISTIC_FORECAST), description="prompt strategies asked")
+    horizons: tuple[Horizon, ...] = Field(default=LLM_HORIZONS, description="horizons before kickoff at which LLMs are asked")
     samples: Annotated[int, Field(ge=1, le=20)] = 1
     concurrency: Annotated[int, Field(ge=1, le=256)] = 16
     spending_cap_usd: Annotated[float, Field(ge=0)] = 10.0
@@ -341,7 +351,7 @@ class ArenaConfig(_Model):
         default="prematch_v1",
         description="prompts and sum rule: prematch_v1, or lsa_v1 = LLM-SoccerArena App. F verbatim "
                     "(collector/forecasters/llm/prompting.py)")
-    collect_from: UtcDatetime | None = None
+    collect_from: UtcDatetime | None = Field(default=None, description="UTC; no missed records for windows before it")
     windows: Horizons = Horizons()
     openrouter: OpenRouterSettings = OpenRouterSettings()
     protocol: ProtocolSettings = ProtocolSettings()
@@ -358,7 +368,7 @@ class ArenaConfig(_Model):
     reports: ReportsSettings = ReportsSettings()
     markets: MarketsSettings = MarketsSettings()
     source_path: str = "prematch.toml"
-    # issue 11: a fork's competition definitions, relative to the configuration file
+    # a fork's competition definitions, relative to the configuration file
     competitions_dir: str | None = Field(default=None, description="folder of a fork's competition definitions")
 
     def competitions_folder(self) -> Path | None:

@@ -53,10 +53,10 @@ T = TypeVar("T")
 def unreadable_data(what: str, reason: str, data_dir: Path | str | None = None) -> SourceError:
     """The one-line error of a command that cannot start without the data: what, why, how to provide it."""
     if data_dir is None and not os.environ.get(ENV_VAR):
-        how = (f"connect to the internet, or download the data (README, section Data) and pass --data-dir DIR "
+        how = (f"connect to the internet, or download the data (docs/data.md) and pass --data-dir DIR "
                f"or set {ENV_VAR}=DIR")
     else:
-        how = f"--data-dir (or {ENV_VAR}) must name a folder laid out as in the README, section Data"
+        how = f"--data-dir (or {ENV_VAR}) must name a folder laid out as in docs/data.md"
     return SourceError(f"cannot read {what}: {reason}; {how}")
 
 

@@ -21,14 +21,45 @@ def shared_data_dir() -> Path | None:
     return None
 
 
+NO_DATA = "no shared data folder; set PREMATCH_DATA_DIR"
+"""The skip reason of every test that needs the data folder (counted in the run's summary)."""
+REQUIRE_DATA_ENV = "PREMATCH_REQUIRE_DATA"
+"""Set (to anything but empty or 0) by ``.ci/run``: a test that needs the data fails without it."""
+
+
+def data_required() -> bool:
+    return os.environ.get(REQUIRE_DATA_ENV, "") not in ("", "0") or bool(os.environ.get("CI"))
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     found = shared_data_dir()
     if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("the shared data folder is missing; set PREMATCH_DATA_DIR")
-        pytest.skip("no shared data folder; set PREMATCH_DATA_DIR")
+        if data_required():
+            pytest.fail(f"the shared data folder is missing ({REQUIRE_DATA_ENV} or CI is set); set PREMATCH_DATA_DIR")
+        pytest.skip(NO_DATA)
     return found
+
+
+def _skipped_for_data(terminalreporter) -> int:
+    return sum(1 for report in terminalreporter.stats.get("skipped", ())
+               if isinstance(report.longrepr, tuple) and NO_DATA in str(report.longrepr[2]))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """One line when tests were skipped for want of the data folder: a green run without it tested less."""
+    skipped = _skipped_for_data(terminalreporter)
+    if skipped:
+        terminalreporter.write_line(
+            f"{skipped} test(s) that need the football data were SKIPPED: no data folder "
+            f"(set PREMATCH_DATA_DIR, or put it at ../shared/data; docs/data.md)", yellow=True, bold=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Where the data is required (``PREMATCH_REQUIRE_DATA``, CI), a run with data skips fails."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if data_required() and reporter is not None and _skipped_for_data(reporter) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ def test_leaderboard_means_agree_with_a_plain_loop_over_records():
         assert row.measures["brier"] == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_record_order_does_not_change_any_score():
     records = synthetic_records(n_events=12, n_models=2, knockout_from=8, seed=5)
     shuffled = list(records)

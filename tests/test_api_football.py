@@ -33,6 +33,7 @@ def source(fake: FakeAPIFootball) -> APIFootballSource:
     return APIFootballSource(1, 2026, api_key=KEY, base_url=fake.base_url, sleep=no_sleep)
 
 
+@pytest.mark.slow
 def test_lineups_events_and_statistics_become_report_fields(wc):
     competition, events = wc
     with FakeAPIFootball() as fake:
@@ -59,6 +60,7 @@ def test_lineups_events_and_statistics_become_report_fields(wc):
     assert stats.yellow_cards is None and stats.red_cards is None  # a null value is no data, not 0
 
 
+@pytest.mark.slow
 def test_the_daily_limit_stops_requests_and_names_what_was_not_read(wc):
     competition, events = wc
     with FakeAPIFootball(quota=3) as fake:  # the fixture list and two of the three match calls
@@ -77,6 +79,7 @@ def test_the_daily_limit_stops_requests_and_names_what_was_not_read(wc):
     assert list(batch.parts) == ["mex-v-rsa"] and src.remaining == 0 and len(fake.seen) == 4
 
 
+@pytest.mark.slow
 def test_a_bad_key_a_malformed_body_and_a_429_are_reported_and_never_leak_the_key(wc):
     competition, events = wc
     with FakeAPIFootball(mode="bad_key") as fake:
@@ -94,6 +97,7 @@ def test_a_bad_key_a_malformed_body_and_a_429_are_reported_and_never_leak_the_ke
     assert "API_FOOTBALL_KEY" in no_key.problems[0].message
 
 
+@pytest.mark.slow
 def test_an_unknown_team_in_a_payload_is_a_problem_naming_the_field(wc):
     from collector.sources.api_football_parse import parse_events
     from tests.fake_api_football import recorded
@@ -109,6 +113,7 @@ def test_an_unknown_team_in_a_payload_is_a_problem_naming_the_field(wc):
         parse_events(payload, events[0], competition)
 
 
+@pytest.mark.slow
 def test_collected_fields_join_the_openfootball_report_as_its_next_revision(data_dir, tmp_path):
     from collector.archive.write.writer import ArchiveWriter
     from collector.fixtures.match_reports import collect_reports

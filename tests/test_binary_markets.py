@@ -248,6 +248,7 @@ def _tick(tmp_path, data_dir, now: str):
     return report
 
 
+@pytest.mark.slow
 def test_a_live_tick_asks_each_contract_with_and_without_its_price_then_resolves_it(
         tmp_path, data_dir, server, polymarket):
     _tick(tmp_path, data_dir, "2026-06-10T19:05:00Z")  # T-24h before the opener (and Spain's close)
@@ -331,6 +332,7 @@ def test_a_bad_binary_answer_is_an_error_naming_the_field_and_never_a_probabilit
     assert parse_binary('{"probability": 0, "reason": "<b>no</b>"}') == (0.0, "<b>no</b>", [])
 
 
+@pytest.mark.slow
 def test_an_llm_that_answers_garbage_gets_an_invalid_record_and_no_score(tmp_path, data_dir, server, polymarket):
     server.mode = "malformed"
     _tick(tmp_path, data_dir, "2026-06-10T19:05:00Z")

@@ -4,6 +4,8 @@ in chromium at 1366 and 390 px."""
 
 from __future__ import annotations
 
+import pytest
+
 from builder.site.build import build_site
 from tests.browser_helpers import launched_chromium, require_chromium, serve
 from tests.test_binary_markets import _tick, polymarket  # noqa: F401 - the fixture
@@ -11,6 +13,7 @@ from tests.test_binary_markets import _tick, polymarket  # noqa: F401 - the fixt
 EVENT = "questions/markets/worldcup-2026/mex-win-opener.html"
 
 
+@pytest.mark.browser
 def test_binary_events_on_the_questions_pages(tmp_path, data_dir, server, polymarket):  # noqa: F811
     server.mode = None
     for now in ("2026-06-10T19:05:00Z", "2026-06-12T12:00:00Z"):

@@ -37,6 +37,7 @@ def archive(tmp_path_factory):
     return load_archive(root)
 
 
+@pytest.mark.slow
 @needs_blas
 def test_scoring_the_slices_and_the_paper_tables_run_on_one_blas_thread(archive):
     memo = Watching()
@@ -52,6 +53,7 @@ def test_scoring_the_slices_and_the_paper_tables_run_on_one_blas_thread(archive)
     assert set(memo.threads) == {1}
 
 
+@pytest.mark.slow
 @needs_blas
 def test_the_limit_is_given_back_when_scoring_fails(archive, monkeypatch):
     import builder.score.scoring as scoring

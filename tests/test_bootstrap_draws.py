@@ -111,6 +111,7 @@ def _events(n: int, knockout_from: int) -> dict[tuple[str, str], bool]:
     return {("wc", f"m{i:03d}"): i >= knockout_from for i in range(n)}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 40), share=st.floats(0, 1), new_knockout=st.booleans(), new_name=st.text(
     st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=6))

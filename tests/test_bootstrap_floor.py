@@ -1,3 +1,4 @@
+import pytest
 """The counting blocks of ``benchmarks/bootstrap_floor.py`` count every product and change no number."""
 
 import sys
@@ -23,6 +24,7 @@ def test_a_counted_product_is_the_plain_product_and_counts_2mkn_operations():
     assert sum(bootstrap_floor.FLOPS.values()) == 2 * 6 * 5 * 3
 
 
+@pytest.mark.slow
 def test_scores_with_counting_blocks_are_the_scores_without_them_to_the_bit():
     archive = archive_from_records(synthetic_records(n_events=24, n_models=3, seed=7, knockout_from=16))
     plain = orjson.dumps(score_archive(archive).to_dict(), option=orjson.OPT_SORT_KEYS)

@@ -254,6 +254,7 @@ def _memo_line(lines: list[str]) -> tuple[int, int]:
     return int(reused), int(computed)
 
 
+@pytest.mark.slow
 def test_builds_through_ticks_reuse_results_and_match_a_build_without_cache(tmp_path):
     """A live arena's ticks: forecasts for matches not played yet reuse every bootstrap result; the
     outcomes arriving compute them again; each site is the bytes of a build without any cache."""

@@ -61,6 +61,7 @@ def page_model(ctx) -> BracketPage:
     return next(p for p in bracket_pages(ctx) if isinstance(p, BracketPage))
 
 
+@pytest.mark.slow
 def test_the_tree_holds_every_knockout_match_placed_between_its_feeders(page_model):
     slots = {s.number: s for s in page_model.slots}
     assert len(slots) == 31 and page_model.third_place.number == 103  # R32 16, R16 8, QF 4, SF 2, final 1
@@ -75,6 +76,7 @@ def test_the_tree_holds_every_knockout_match_placed_between_its_feeders(page_mod
     assert slots[104].span == page_model.rows and slots[104].home == "Spain" and slots[104].home_won
 
 
+@pytest.mark.slow
 def test_each_predicted_slot_marks_teams_pairings_and_advancement_against_the_real_match(page_model, ctx,
                                                                                        archive_root):
     archive = load_archive(archive_root)
@@ -203,6 +205,7 @@ def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
     context.close()
 
 
+@pytest.mark.slow
 def test_each_overlay_is_its_own_json_file_and_the_page_carries_none(page_model, ctx):
     """The page links each forecast's overlay file; its weight grows by one option and one T5 row a forecast."""
     files = overlay_files(ctx)

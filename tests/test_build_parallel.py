@@ -19,6 +19,8 @@ from builder.parallel import WORKERS_ENV, BackgroundError
 from builder.site.cache import CacheDB
 from builder.site.build import build_site
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
                                 reason="no os.fork or one core: the build runs serially")
 

@@ -77,6 +77,7 @@ def _tamper(kind: str, cache, monkeypatch) -> None:
         forge_entries(path, "site", lambda value: value.replace(b'"index.html",', b'"index.html", ', 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", TAMPERS)
 def test_a_tampered_cache_leaves_the_site_as_a_build_without_cache(archive, uncached, tmp_path, monkeypatch, kind):
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -96,6 +97,7 @@ def test_a_tampered_cache_leaves_the_site_as_a_build_without_cache(archive, unca
     assert _tree(site) == uncached
 
 
+@pytest.mark.slow
 def test_an_intact_cache_is_used(archive, uncached, tmp_path):
     """The control: without tampering the second build reuses pages and bootstrap results."""
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -137,6 +139,7 @@ def test_arrays_round_trip_and_pickles_are_refused():
         pack_arrays([np.array([object()], dtype=object)])
 
 
+@pytest.mark.slow
 def test_ticks_with_a_correction_and_a_deleted_file_build_as_without_cache(tmp_path):
     """A cached build after a corrected outcome (a new revision naming the old record) and after a
     record file deleted from the working tree is the bytes of a build without a cache."""

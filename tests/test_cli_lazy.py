@@ -99,6 +99,7 @@ def test_prematch_lists_every_command_of_the_collector_and_the_builder_and_runs_
         assert code == 0 and usage.startswith(f"usage: prematch {name}")
 
 
+@pytest.mark.slow
 def test_the_console_command_is_installed_and_is_the_only_one():
     import tomllib
 

@@ -50,6 +50,7 @@ def tick_process(root: Path, data_dir: Path, now: str = NOW) -> subprocess.Popen
     return subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("second_now", [NOW, "2026-06-10T12:00:01Z"])  # same bytes; same content a second apart
 def test_two_ticks_at_once_on_a_fresh_archive_end_with_one_record_each(tmp_path, data_dir, server, second_now):
     repo = GitRepo(tmp_path)
@@ -83,6 +84,7 @@ def dead_owner() -> Owner:
     return Owner(me.host, child.pid, "1")  # its id, and a start time no live process has
 
 
+@pytest.mark.slow
 def test_a_killed_tick_leaves_nothing_that_costs_a_forecast(tmp_path, data_dir, server, capsys):
     server.mode = "hang"  # every call waits: the tick is killed while it holds its keys
     victim = tick_process(tmp_path, data_dir)

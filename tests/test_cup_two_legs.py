@@ -22,6 +22,8 @@ from collector.competitions.loader import definitions_dir
 from tests.legs_helpers import assert_nothing_before_its_feeders
 from tests.legs_helpers import feeders as legs_feeders
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 FILE = "openfootball/cl/cup.json"
 CID = "cl-2025"
 GROUPS = {g: [f"{name} {g}" for name in ("Lions", "Hawks", "Bears", "Foxes")] for g in "ABCD"}

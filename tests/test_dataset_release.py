@@ -18,6 +18,8 @@ import pandas as pd
 import polars as pl
 import pytest
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 PARQUET = ("forecasts", "outcomes", "scores", "leaderboard", "question_scores")
 CELL = ["forecaster", "access", "strategy", "horizon", "clock"]
 ATOM = "{http://www.w3.org/2005/Atom}"

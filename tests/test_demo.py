@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from collector.audit.verify import verify_repository
 from collector.cli import main
 
 
+@pytest.mark.slow
 def test_demo_replays_builds_and_verifies(tmp_path, data_dir, capsys):
     out = tmp_path / "prematch-demo"
     code = main(["demo", "--out", str(out), "--data-dir", str(data_dir), "--until", "2026-06-12T00:00Z"])

@@ -21,6 +21,8 @@ from collector.records import ForecasterType, ForecastStatus
 from tests.fake_agent import ARENA, TOKEN, serve_hostile, serve_reference
 from tests.secret_search import folder_occurrences
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 NOW = "2026-06-10T12:00:00Z"
 CONFIG = ARENA + """concurrency = 8
 [[forecasters]]

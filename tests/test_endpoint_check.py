@@ -21,6 +21,7 @@ def test_the_reference_agent_reports_no_problem(monkeypatch, capsys):
     assert "OK" in out.out and "7 task(s)" in out.out and "problem" not in out.err
 
 
+@pytest.mark.slow
 def test_each_problem_of_a_broken_agent_is_named(monkeypatch, capsys):
     monkeypatch.setenv("AGENT_BROKEN_DELAY_S", "2")
     with serve_reference(broken=True) as agent:

@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from builder.score import families
 from builder.score.columns import sample_mean
@@ -49,6 +50,7 @@ def _reference(rows) -> list[tuple]:
     return specs
 
 
+@pytest.mark.slow
 def test_ensemble_specs_from_codes_are_the_loops_to_the_bit():
     rows = score_archive(archive_from_records(synthetic_records(n_events=8, n_models=10, seed=4)),
                          inference_tests=False).forecasts

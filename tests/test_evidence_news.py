@@ -69,6 +69,7 @@ def gather(server) -> object:
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_the_gatherer_is_asked_under_the_open_book_protocol_and_its_call_is_recorded():
     with FakeOpenRouter() as server:
         digest = gather(server)

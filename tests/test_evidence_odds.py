@@ -18,6 +18,8 @@ from collector.records import Access, Clock
 from collector.schedule.tick import run_tick
 from tests.fake_markets import odds_event, serving_odds_api
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 NOW = datetime(2026, 6, 10, 19, 5, tzinfo=UTC)  # T-24h window of the opener (Mexico v South Africa)
 BOOKS = {"pinnacle": (2.10, 3.40, 3.90), "bet365": (2.05, 3.30, 3.75), "unibet": (2.00, 3.25, 4.00)}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, date, datetime
 
+import pytest
+
 from collector.archive.layout import evidence_path
 from collector.archive.reader import load_archive
 from collector.config import parse_config
@@ -27,6 +29,7 @@ def arena(gatherer: bool = True):
     return parse_config(data, "test")
 
 
+@pytest.mark.slow
 def test_packages_are_written_first_and_every_evidence_prompt_holds_its_own(tmp_path, data_dir, server):
     report = run_tick(arena(), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
     assert report.ok, report.problems
@@ -59,6 +62,7 @@ def test_packages_are_written_first_and_every_evidence_prompt_holds_its_own(tmp_
     assert len(evidence_prompts) == 73 and not any("tools" in b for b in evidence_prompts)
 
 
+@pytest.mark.slow
 def test_the_package_holds_form_table_rest_and_dated_news_known_at_the_lock(tmp_path, data_dir, server):
     run_tick(arena(), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
     archive = load_archive(tmp_path / "archive")
@@ -79,6 +83,7 @@ def test_the_package_holds_form_table_rest_and_dated_news_known_at_the_lock(tmp_
     assert package.odds.snapshot_path is None and "no market source" in package.odds.note
 
 
+@pytest.mark.slow
 def test_without_a_gatherer_the_package_holds_only_the_structured_parts(tmp_path, data_dir, server):
     report = run_tick(arena(gatherer=False), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
     assert report.ok, report.problems
@@ -88,6 +93,7 @@ def test_without_a_gatherer_the_package_holds_only_the_structured_parts(tmp_path
     assert all(s["body"]["model"] == "test/model" for s in server.seen)
 
 
+@pytest.mark.slow
 def test_a_second_tick_in_the_window_reuses_the_package(tmp_path, data_dir, server):
     run_tick(arena(), tmp_path / "archive", now=NOW, data_dir=data_dir, clock=Clock.REPLAY)
     first = (tmp_path / "archive" / evidence_path("worldcup-2026", "mex-v-rsa", "t_minus_24h")).read_bytes()
@@ -98,6 +104,7 @@ def test_a_second_tick_in_the_window_reuses_the_package(tmp_path, data_dir, serv
     assert (tmp_path / "archive" / evidence_path("worldcup-2026", "mex-v-rsa", "t_minus_24h")).read_bytes() == first
 
 
+@pytest.mark.slow
 def test_verify_finds_the_tick_s_packages_sound(tmp_path, data_dir, server):
     from collector.audit.verify import verify_repository
     from tests.gitrepo import GitRepo
@@ -116,6 +123,7 @@ def test_verify_finds_the_tick_s_packages_sound(tmp_path, data_dir, server):
     assert {"evidence_edited", "modified"} <= codes
 
 
+@pytest.mark.slow
 def test_no_package_no_evidence_forecast(tmp_path, data_dir, server, monkeypatch):
     """Fail closed: when the package cannot be built, its forecasts are not requested (closed book still is)."""
     from collector.errors import SourceError
@@ -149,6 +157,7 @@ def test_squads_are_packaged_by_live_ticks_only(data_dir):
     assert replay == [] and "left out of replays" in note
 
 
+@pytest.mark.slow
 def test_the_table_counts_the_results_recorded_before_the_lock(tmp_path, data_dir, server):
     first = datetime(2026, 6, 13, 12, tzinfo=UTC)  # this tick records the results of 11 June
     lock = datetime(2026, 6, 18, 1, 10, tzinfo=UTC)  # T-24h of Mexico v South Korea (19 June 01:00 UTC)

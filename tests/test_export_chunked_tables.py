@@ -14,6 +14,8 @@ from builder.site.exports import export_files, open_database, write_table
 from builder.site.tables import Table, forecast_table, iter_tables, score_table
 from tests.factories import archive_from_records, synthetic_records
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 
 @pytest.fixture(scope="module")
 def scored():

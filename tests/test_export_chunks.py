@@ -61,6 +61,7 @@ def _keyed_rows(site) -> int:
     return sum(len(orjson.loads((site / f"data/{name}.json").read_bytes())) for name in ("forecasts", "scores"))
 
 
+@pytest.mark.slow
 def test_a_tick_copies_the_unchanged_chunks_and_gives_the_bytes_of_a_full_build(ticked, tmp_path, made):
     archive, aside, tick = ticked
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"
@@ -76,6 +77,7 @@ def test_a_tick_copies_the_unchanged_chunks_and_gives_the_bytes_of_a_full_build(
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_an_edited_record_or_an_altered_download_is_never_copied(ticked, tmp_path, made):
     archive, _aside, _tick = ticked
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"

@@ -45,6 +45,7 @@ def _stamps(site) -> dict:
     return {name: ((site / name).stat().st_ino, (site / name).stat().st_mtime_ns) for name in DOWNLOADS}
 
 
+@pytest.mark.slow
 def test_a_build_of_an_unchanged_archive_keeps_the_downloads_with_the_same_bytes(archive, tmp_path, exports_built):
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
@@ -59,6 +60,7 @@ def test_a_build_of_an_unchanged_archive_keeps_the_downloads_with_the_same_bytes
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_a_removed_record_or_a_new_commit_builds_the_downloads_again(archive, tmp_path, exports_built):
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
@@ -73,6 +75,7 @@ def test_a_removed_record_or_a_new_commit_builds_the_downloads_again(archive, tm
     assert b'"commit": "c2"' in (site / "data/manifest.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_download_altered_in_the_site_is_written_again(archive, tmp_path, exports_built):
     site, cache, full = tmp_path / "site", tmp_path / "cache", tmp_path / "full"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)
@@ -85,6 +88,7 @@ def test_a_download_altered_in_the_site_is_written_again(archive, tmp_path, expo
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_a_build_into_another_folder_writes_its_own_downloads(archive, tmp_path, exports_built):
     site, cache, other = tmp_path / "site", tmp_path / "cache", tmp_path / "other"
     build_site(archive, site, commit="c1", progress=_quiet, cache=cache)

@@ -6,6 +6,8 @@ import math
 from collections import Counter
 from datetime import date, timedelta
 
+import pytest
+
 from collector.forecasters.baselines import build_baseline
 from collector.forecasters.baselines.fine_grained import (
     goal_counts,
@@ -31,6 +33,7 @@ def test_lineup_takes_the_lines_in_squad_order_and_fills_a_short_line():
     assert ranked_scorers([("A B", "FW"), ("C D", "FW")], Counter({"B. B": 0, "C. D": 2, "D": 1}))[0] == ("C D", 3)
 
 
+@pytest.mark.slow
 def test_the_forecast_is_valid_t1_to_t4_with_goals_of_the_headline_score(data_dir):
     forecaster = build_baseline("squad_form", data_dir)
     assert forecaster.conditions == ((Access.CLOSED_BOOK, Strategy.FINE_GRAINED),)

@@ -12,6 +12,8 @@ from builder.score.fine_grained_board import event_truth
 from builder.score.paper_tables import wca_table
 from builder.score.t5_layer import t5_layer
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 
 @pytest.fixture(scope="module")
 def replayed(worldcup_scored):

@@ -8,6 +8,7 @@ import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 
 from builder.score import fine_grained_layers as fl
 from builder.score.fine_grained import task_scores
@@ -93,6 +94,7 @@ def test_a_perfect_forecast_scores_100_everywhere(case):
     assert fl.composite_display(fl.composite_raw(means)) == 100.0
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(matches(), st.data())
 def test_removing_a_field_changes_no_other_task(case, data):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.forecasters.llm.fine_grained import (
@@ -74,6 +76,7 @@ def test_each_a3_constraint_is_named_when_broken(data_dir):
     assert "complete replacement JSON object" in repair and "Mexico (home):" in repair
 
 
+@pytest.mark.slow
 def test_a_fine_grained_forecast_goes_through_a_tick_with_one_repair(tmp_path: Path, data_dir, server):
     server.httpd.fine_first_bad = True
     config = tmp_path / "arena.toml"

@@ -48,6 +48,7 @@ def offline_env() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_readme_first_command_without_data_or_network_fails_in_one_line(tmp_path):
     command = readme_first_command()
     done = subprocess.run(command, cwd=tmp_path, env=offline_env(), capture_output=True, text=True, timeout=300)
@@ -72,7 +73,7 @@ def test_replay_with_a_data_folder_that_lacks_the_data_leaves_nothing(tmp_path, 
     assert captured.out == ""
     assert captured.err.count("\n") == 1
     assert f"{empty}/openfootball/worldcup-2026/worldcup.json: cannot read data file" in captured.err
-    assert "--data-dir (or PREMATCH_DATA_DIR) must name a folder laid out as in the README" in captured.err
+    assert "--data-dir (or PREMATCH_DATA_DIR) must name a folder laid out as in docs/data.md" in captured.err
     assert not out.exists()
 
 
@@ -90,6 +91,7 @@ def test_replay_without_the_baselines_results_names_that_file(tmp_path, data_dir
     assert out.is_dir() and not any(out.iterdir())
 
 
+@pytest.mark.slow
 def test_a_mistyped_replay_leaves_nothing_and_the_corrected_one_runs(tmp_path, data_dir, capsys):
     out = tmp_path / "wc"
     assert main(["replay", "worldcup-2026", "--out", str(out), "--data-dir", str(data_dir),
@@ -128,6 +130,7 @@ def test_tick_without_any_readable_source_writes_nothing_and_says_so(tmp_path, c
     assert not archive.exists()  # no competition records, no manifest that would look like a pass
 
 
+@pytest.mark.slow
 def test_tick_with_one_readable_source_goes_on_and_reports_the_other(tmp_path, data_dir, capsys, monkeypatch):
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     partial = tmp_path / "data" / "openfootball"

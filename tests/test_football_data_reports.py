@@ -85,6 +85,7 @@ def fetch(fake, wc):
     return source.fetch_reports(competition, events)
 
 
+@pytest.mark.slow
 def test_the_unfold_headers_bring_lineups_bookings_substitutions_and_goals(wc):
     with FakeFootballData() as fake:
         batch = fetch(fake, wc)
@@ -103,6 +104,7 @@ def test_the_unfold_headers_bring_lineups_bookings_substitutions_and_goals(wc):
     assert [(s.player_on, s.player_off) for s in fields["substitutions"]] == [("Iqraam Rayners", "Lyle Foster")]
 
 
+@pytest.mark.slow
 def test_a_plan_without_unfolding_gives_no_data_and_an_http_error_is_a_problem(wc):
     with FakeFootballData(plain=True) as fake:
         batch = fetch(fake, wc)

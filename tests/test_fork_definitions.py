@@ -74,6 +74,7 @@ def test_a_bad_slot_rule_names_the_key(tmp_path):
     assert "'9Z'" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_sync_takes_config_and_refuses_an_unknown_id_in_one_line(tmp_path, data_dir, capsys):
     folder = _fork_copy(tmp_path)
     (tmp_path / "arena.toml").write_text('[arena]\ncompetitions = ["my-league-2025-26"]\ncompetitions_dir = "competitions"\n')
@@ -127,6 +128,7 @@ def test_kickoffs_outside_the_editions_years_are_refused_and_nothing_is_written(
     assert not (root / "competitions" / "euro.toml").exists()
 
 
+@pytest.mark.slow
 def test_results_in_a_score_object_become_outcomes(euro_fork, capsys):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -141,6 +143,7 @@ def test_results_in_a_score_object_become_outcomes(euro_fork, capsys):
     assert final.advancing_team == "ita"
 
 
+@pytest.mark.slow
 def test_scores_in_both_forms_that_disagree_are_a_problem(euro_fork):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -155,6 +158,7 @@ def test_scores_in_both_forms_that_disagree_are_a_problem(euro_fork):
     assert any("score and score1/score2 disagree" in p.message and "Turkey v Italy" in p.path for p in report.problems)
 
 
+@pytest.mark.slow
 def test_without_match_numbers_the_definition_ties_matches_by_date_and_still_fails_closed(euro_fork):
     root, data = euro_fork
 
@@ -206,6 +210,7 @@ def _match(document, num):
     return next(m for r in document["rounds"] for m in r["matches"] if m.get("num") == num)
 
 
+@pytest.mark.slow
 def test_a_goal_at_119_without_extra_time_leaves_the_match_out(euro_fork):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -225,6 +230,7 @@ def test_a_goal_at_119_without_extra_time_leaves_the_match_out(euro_fork):
     assert ("euro", "m047") not in view.events  # fail closed: its winner decides the next match
 
 
+@pytest.mark.slow
 def test_goals_that_do_not_add_up_hold_the_outcome_back_and_are_reported(euro_fork):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -237,6 +243,7 @@ def test_goals_that_do_not_add_up_hold_the_outcome_back_and_are_reported(euro_fo
     assert ("euro", "tur-v-ita") in view.events and ("euro", "tur-v-ita") not in view.outcomes
 
 
+@pytest.mark.slow
 def test_extra_time_after_a_decided_90_minutes_is_a_problem(euro_fork):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -247,6 +254,7 @@ def test_extra_time_after_a_decided_90_minutes_is_a_problem(euro_fork):
     assert ("euro", "m044") not in load_archive(root / "archive").outcomes
 
 
+@pytest.mark.slow
 def test_a_missing_group_match_and_a_date_outside_the_span_are_problems(euro_fork):
     root, data = euro_fork
     assert _define(root, data) == 0
@@ -265,6 +273,7 @@ def test_a_missing_group_match_and_a_date_outside_the_span_are_problems(euro_for
     assert ("euro", "m037") not in view.events  # 1A v 2C: group A can never be complete
 
 
+@pytest.mark.slow
 def test_tick_and_status_find_the_forks_competition_through_config(tmp_path, data_dir, capsys):
     _fork_copy(tmp_path)
     config = tmp_path / "arena.toml"

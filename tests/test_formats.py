@@ -79,6 +79,7 @@ def test_the_official_euro_table_is_used_and_differs_from_the_first_valid_assign
     assert official["ACDF"][(39, "away")] == "F"
 
 
+@pytest.mark.slow
 def test_the_2026_source_fits_the_48_team_format_at_its_own_numbers(data_dir):
     from collector.datasource import DataSource
     from collector.sources.derive import derive_definition

@@ -20,6 +20,8 @@ from collector.forecasters.tournament.bracket import (
 from collector.records import AttemptRole, ForecastStatus
 from tests.collection_helpers import TEST_LLM
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 FORECASTER = TEST_LLM + """
 access = ["closed_book"]
 strategies = ["probabilistic_forecast"]

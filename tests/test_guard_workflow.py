@@ -74,6 +74,7 @@ def run_guard_job(runner: Path, tmp_path: Path, base: str, head: str) -> subproc
     return subprocess.run(["bash", "-e", "-c", guard], cwd=runner, env=env, capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_a_pull_request_that_edits_a_record_and_the_guard_is_judged_by_the_base_guard(github, tmp_path):
     remote, author, runner = github
 
@@ -96,6 +97,7 @@ def test_a_pull_request_that_edits_a_record_and_the_guard_is_judged_by_the_base_
     assert not (runner / ".github").exists()
 
 
+@pytest.mark.slow
 def test_a_pull_request_that_only_adds_a_valid_record_passes(github, tmp_path):
     remote, author, runner = github
     base, head = open_pull_request(remote, author, lambda tree: write_records(

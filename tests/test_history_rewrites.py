@@ -20,6 +20,8 @@ from collector.cli import main
 from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast, outcome
 from tests.test_timestamps import EARLY, YEAR, make_chain, stamp
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 INSERTED = "worldcup-2026/events/mex-v-rsa/forecasts/hindsight/closed_book.probabilistic_forecast.t_minus_24h.s0.json"
 
 

@@ -72,6 +72,7 @@ def test_a_key_split_over_two_neighbouring_fields_is_redacted_in_both(only_the_k
     assert sanitised_value(value) == {"id": "[redacted]", "model": "[redacted]", "note": "kept"}
 
 
+@pytest.mark.slow
 def test_every_hidden_form_leaves_no_key_in_archive_site_or_logs_and_no_forecast_missed(
         tmp_path, data_dir, server, capsys):
     server.mode = "leak:all"
@@ -101,6 +102,7 @@ def test_every_hidden_form_leaves_no_key_in_archive_site_or_logs_and_no_forecast
     assert occurrences(logs.out + logs.err, FAKE_KEY) == 0
 
 
+@pytest.mark.slow
 def test_the_builds_last_step_removes_every_file_that_holds_the_key(tmp_path, monkeypatch, capsys):
     from collector.archive.layout import path_for
     from collector.records import Event

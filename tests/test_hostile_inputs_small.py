@@ -25,6 +25,7 @@ from tests.site_archive import site_records
 UNSHOWN = "\u202e\u2066\u200f\x1b\x07\x00"
 
 
+@pytest.mark.slow
 def test_bidi_and_control_characters_of_every_source_never_reach_a_page(tmp_path):
     def hostile(record):
         if isinstance(record, Competition):
@@ -53,6 +54,7 @@ def test_a_negative_zero_number_is_shown_without_its_sign():
     assert number(-0.0) == "0.000" and number(-0.0001) == "0.000" and number(-0.5) == "-0.500"
 
 
+@pytest.mark.slow
 def test_a_hand_edited_negative_zero_is_shown_as_0_percent_on_every_page(tmp_path):
     """A record edited by hand to carry -0.0 probabilities (the contract's ``>= 0`` admits it): the
     match card, the compare table, the consensus and the question cards print "0%", never "-0%"."""
@@ -84,6 +86,7 @@ def test_a_hand_edited_negative_zero_is_shown_as_0_percent_on_every_page(tmp_pat
         assert "-0%" not in text and "−0%" not in text, path
 
 
+@pytest.mark.slow
 def test_a_kickoff_outside_the_competitions_years_is_refused_at_ingest(tmp_path, data_dir, capsys):
     def far(document):
         without_results(document)["matches"][0]["date"] = "1900-01-01"  # the opener, Mexico v South Africa

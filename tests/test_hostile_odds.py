@@ -17,6 +17,8 @@ from collector.sources.odds_base import ODDS_RESPONSE_BYTES
 from tests.collection_helpers import edited_data, without_results
 from tests.fake_markets import odds_event, serving_odds_api
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 NOW = "2026-06-10T19:05:00Z"  # the opener's T-24h window; its kickoff 2026-06-11 19:00Z
 CONFIG = """
 [arena]

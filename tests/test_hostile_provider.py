@@ -78,6 +78,7 @@ def test_the_sanitiser_removes_the_key_in_every_encoding(form):
     assert pattern.sub("[redacted]", text).startswith('{"note": "before ') and text.endswith(' after"}')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", LEAK_ENCODINGS)
 def test_a_key_in_every_parsed_field_reaches_no_record_site_or_output(tmp_path, data_dir, server, capsys, encoding):
     server.mode = f"leak:{encoding}"
@@ -114,6 +115,7 @@ def test_the_writer_refuses_a_record_that_still_holds_the_key(tmp_path, monkeypa
     assert contains_secret(FAKE_KEY) and redact(f"a {FAKE_KEY} b") == "a [redacted] b"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [401, 402])
 def test_401_and_402_stop_every_further_call_and_exit_non_zero(tmp_path, data_dir, server, code, capsys):
     server.mode = f"status:{code}"
@@ -129,6 +131,7 @@ def test_401_and_402_stop_every_further_call_and_exit_non_zero(tmp_path, data_di
     assert f"problem: openrouter: OpenRouter answered HTTP {code}" in err
 
 
+@pytest.mark.slow
 def test_a_total_outage_exits_non_zero_after_writing_records_and_manifest(tmp_path, data_dir, monkeypatch, capsys):
     import socket
 
@@ -146,6 +149,7 @@ def test_a_total_outage_exits_non_zero_after_writing_records_and_manifest(tmp_pa
     assert "problem: GET /api/v1/models: no answer: no LLM could be checked, so none was asked this tick" in err
 
 
+@pytest.mark.slow
 def test_a_moderation_block_is_not_retried_and_does_not_stop_the_tick(tmp_path, data_dir, server):
     server.mode = "status:403"
     tick(tmp_path, data_dir)
@@ -154,6 +158,7 @@ def test_a_moderation_block_is_not_retried_and_does_not_stop_the_tick(tmp_path, 
     assert {f.attempts[-1].error_kind for f in archive.forecasts} == {"refusal"}
 
 
+@pytest.mark.slow
 def test_an_oversized_response_is_cut_and_the_record_says_so(tmp_path, data_dir, server):
     server.mode = "oversized:300000"
     tick(tmp_path, data_dir)
@@ -167,6 +172,7 @@ def test_an_oversized_response_is_cut_and_the_record_says_so(tmp_path, data_dir,
     assert len(forecasts) == 72 and max(p.stat().st_size for p in forecasts) < 200_000
 
 
+@pytest.mark.slow
 def test_a_record_over_the_size_limit_is_written_with_the_providers_texts_withheld(tmp_path, data_dir, server, capsys):
     server.mode = "oversized:400000"  # under a response cap of 1 MiB; the record (body and rationale) over 360 kB
     assert tick(tmp_path, data_dir, max_record=360_000, max_response=1_048_576) == 1
@@ -181,6 +187,7 @@ def test_a_record_over_the_size_limit_is_written_with_the_providers_texts_withhe
     assert err.count("over the limit of 360000; written with the provider's texts withheld") == 72
 
 
+@pytest.mark.slow
 def test_a_served_model_other_than_the_requested_one_is_flagged_and_shown(tmp_path, data_dir, server):
     server.mode = "wrong_model"
     tick(tmp_path, data_dir)
@@ -192,12 +199,14 @@ def test_a_served_model_other_than_the_requested_one_is_flagged_and_shown(tmp_pa
     assert "served by other/cheaper-model" in page.read_text()
 
 
+@pytest.mark.slow
 def test_the_requested_model_with_a_version_suffix_is_not_flagged(tmp_path, data_dir, server):
     tick(tmp_path, data_dir)
     archive = load_archive(tmp_path / "archive")
     assert {f.served_model_differs for f in archive.forecasts} == {False}
 
 
+@pytest.mark.slow
 def test_control_and_bidi_characters_never_reach_the_html(tmp_path, data_dir, server):
     server.mode = "control"
     tick(tmp_path, data_dir)
@@ -211,6 +220,7 @@ def test_control_and_bidi_characters_never_reach_the_html(tmp_path, data_dir, se
         assert not any(c in page for c in "\x00\x1b\x07\u202e\u2066")
 
 
+@pytest.mark.slow
 def test_the_site_is_readable_by_other_users(tmp_path, data_dir, server):
     import os
     import stat

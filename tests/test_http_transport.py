@@ -81,6 +81,7 @@ def _outcome(pool, closing) -> tuple:
     return names(pool._connections), names(closing), assigned
 
 
+@pytest.mark.slow
 def test_the_one_pass_pool_decides_as_httpcore_does():
     branches = set()
     for seed in range(2000):  # closed, expired, surplus idle; reused, new, an idle one replaced, none
@@ -198,6 +199,7 @@ async def _failed_exchanges(mode: str, transport: httpx.AsyncBaseTransport | Non
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["hang", "close", "reset"])
 def test_a_failing_server_gives_the_same_exchanges_as_through_httpx_own_transport(mode):
     ours = asyncio.run(_failed_exchanges(mode, None))

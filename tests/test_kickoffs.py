@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 
 from collector.competitions.kickoffs import day_start_utc
 
@@ -19,6 +20,7 @@ def test_hand_worked_day_starts():
     assert day_start_utc(date(2026, 1, 1), "UTC") == datetime(2026, 1, 1, tzinfo=UTC)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(ZONES), st.dates(date(1970, 1, 1), date(2037, 12, 31)), st.times())
 def test_no_instant_of_the_local_date_is_before_its_day_start(zone, day, clock):

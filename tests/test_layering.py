@@ -126,9 +126,9 @@ def test_the_loop_finder_finds_a_loop():
     assert strongly_connected(graph) == [["a.x", "a.y"]]
 
 
-def readme_layout() -> dict[str, str]:
-    """The README's layout tree: package path -> its one-line description."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def documented_layout() -> dict[str, str]:
+    """The layout tree of docs/develop.md: package path -> its one-line description."""
+    text = (REPO / "docs" / "develop.md").read_text(encoding="utf-8")
     block = text.split("## Layout", 1)[1].split("```text", 1)[1].split("```", 1)[0]
     entries: dict[str, str] = {}
     parents: list[str] = []
@@ -145,10 +145,10 @@ def code_packages() -> set[str]:
     return {str(init.parent.relative_to(REPO)) for root in roots for init in root.rglob("__init__.py")}
 
 
-def test_the_readme_layout_matches_the_packages():
-    listed = readme_layout()
+def test_the_documented_layout_matches_the_packages():
+    listed = documented_layout()
     assert set(listed) == code_packages()
-    assert all(listed.values()), "every package in the README's tree has a one-line description"
+    assert all(listed.values()), "every package in the tree of docs/develop.md has a one-line description"
 
 
 def test_every_package_says_what_it_holds():

@@ -92,6 +92,7 @@ def _events(archive) -> dict[str, tuple[str, str]]:
     return {e.stage + ":" + e.id: (e.home_team, e.away_team) for e in load_archive(archive).events.values()}
 
 
+@pytest.mark.slow
 def test_the_format_is_guessed_and_its_rules_are_places_in_the_table(league):
     config, _ = league
     with definitions_dir(config.parent / "c"):
@@ -101,6 +102,7 @@ def test_the_format_is_guessed_and_its_rules_are_places_in_the_table(league):
         (1, "P1", "P4"), (2, "P2", "P3"), (3, "W1", "W2")]
 
 
+@pytest.mark.slow
 def test_semi_finals_wait_for_the_last_league_match_then_the_final_for_them(league, tmp_path):
     config, data = league
     archive = tmp_path / "a"
@@ -118,6 +120,7 @@ def test_semi_finals_wait_for_the_last_league_match_then_the_final_for_them(leag
     assert view.outcomes[("lp-2025", semi.id)].advancing_team == "beta-fc"
 
 
+@pytest.mark.slow
 def test_a_semi_final_naming_other_teams_than_the_table_is_a_problem(league, tmp_path, capsys):
     config, _ = league
     wrong = [dict(PLAYOFFS[0], team2="Gamma FC"), dict(PLAYOFFS[1], team2="Delta FC"), PLAYOFFS[2]]
@@ -128,6 +131,7 @@ def test_a_semi_final_naming_other_teams_than_the_table_is_a_problem(league, tmp
     assert not [k for k in _events(tmp_path / "a") if not k.startswith("group:")]
 
 
+@pytest.mark.slow
 def test_a_league_with_a_fixture_missing_never_registers_its_play_offs(league, tmp_path):
     config, _ = league
     matches = _league_matches()
@@ -136,6 +140,7 @@ def test_a_league_with_a_fixture_missing_never_registers_its_play_offs(league, t
     assert not [k for k in _events(tmp_path / "a") if not k.startswith("group:")]
 
 
+@pytest.mark.slow
 def test_a_replay_forecasts_play_offs_only_after_the_league_table_was_final(league, tmp_path):
     config, data = league
     repo = tmp_path / "r"
@@ -158,6 +163,7 @@ def test_a_complete_round_robin_by_hand():
     assert not complete_round_robin([], "")
 
 
+@pytest.mark.slow
 def test_a_place_rule_needs_a_league_and_a_place_that_exists(league):
     config, _ = league
     with definitions_dir(config.parent / "c"):

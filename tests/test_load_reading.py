@@ -69,6 +69,7 @@ def test_the_worker_and_the_thread_load_the_same_records_problems_and_hashes(dam
     assert messages["wc/moved.json"].startswith("record belongs at ")
 
 
+@pytest.mark.slow
 def test_every_hash_is_the_sha256_of_the_bytes_on_disk_valid_or_not(damaged, monkeypatch):
     for worker in (True, False):
         archive = _load(damaged, monkeypatch, worker)

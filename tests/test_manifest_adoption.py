@@ -58,6 +58,7 @@ def assert_next_tick_adopts_every_orphan(root: Path, data_dir: Path, capsys) -> 
     assert unlisted(archive) == []
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_a_clean_problem_per_file_and_the_next_tick_adopts_what_was_written(
         tmp_path, data_dir, monkeypatch, capsys):
     real = writer._write_all
@@ -90,6 +91,7 @@ def _tmpfs_works() -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _tmpfs_works(), reason="no tmpfs can be mounted here (unshare -rm)")
 def test_a_tick_on_a_full_tmpfs_exits_1_and_the_next_tick_adopts_every_file(tmp_path, data_dir, capsys):
     (tmp_path / "archive").mkdir()

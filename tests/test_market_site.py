@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from builder.site.build import build_site
 from tests.browser_helpers import launched_chromium, require_chromium, serve
 from tests.test_odds_tick import markets, tick  # noqa: F401 - the fixture
@@ -22,6 +24,7 @@ def _site(tmp_path, data_dir):
     return out
 
 
+@pytest.mark.browser
 def test_market_rows_columns_and_chart_on_the_site(tmp_path, data_dir, markets):  # noqa: F811
     out = _site(tmp_path, data_dir)
     home = (out / "index.html").read_text()

@@ -14,6 +14,8 @@ from collector.fixtures.sync import sync_competition
 from collector.records import Clock, Goal
 from collector.sources.base import MatchStatus, SourceMatch
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 AFTER_FINAL = datetime(2026, 8, 1, tzinfo=UTC)
 
 

@@ -19,6 +19,8 @@ from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
 from builder.site.tables import score_table
 from tests.factories import archive_from_records, synthetic_records
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 NAMES = ("brier", "advancement_brier", "not_a_measure", "scoreline_wca", "advancement_accuracy")
 
 

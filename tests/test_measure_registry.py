@@ -1,5 +1,5 @@
 """The measure registry itself: one label per computation, every scored measure registered, and
-the README's measure list made from it."""
+the measure list of docs/scoring.md made from it."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from builder.score.definitions import (
 )
 from builder.score.types import ADVANCEMENT_MEASURES, MEASURES
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+SCORING_PAGE = Path(__file__).resolve().parent.parent / "docs" / "scoring.md"
 START, END = "<!-- measures:start -->\n", "<!-- measures:end -->"
 
 
-def test_the_readme_measure_list_is_the_registry():
-    text = README.read_text(encoding="utf-8")
-    assert START in text and END in text, "the README has no measure list between the markers"
+def test_the_documented_measure_list_is_the_registry():
+    text = SCORING_PAGE.read_text(encoding="utf-8")
+    assert START in text and END in text, "docs/scoring.md has no measure list between the markers"
     listed = text[text.index(START) + len(START): text.index(END)]
-    assert listed == markdown_list(), "README's measure list differs from builder/score/definitions.py: " \
+    assert listed == markdown_list(), "the measure list of docs/scoring.md differs from builder/score/definitions.py: " \
         "paste the output of markdown_list() between the markers"
 
 

@@ -29,6 +29,8 @@ from builder.score.definitions import (
     label,
 )
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 SCOPES = ("own events", "matched", "best cell", "by stage", "by stated confidence", "10 bins")
 DECORATION = re.compile(r"^(?: \((?:" + "|".join(map(re.escape, SCOPES)) + r")\))?(?:, %)?"
                         r"(?: \[95% CI\]| \(95% CI\))?(?: ?[↓↑])?$")

@@ -102,10 +102,10 @@ def test_cost_per_forecast_by_hand():
     assert qn == 7 * 4
 
 
-def test_costs_command_prints_the_readme_table(capsys):
+def test_costs_command_prints_the_documented_table(capsys):
     assert main(["costs", "--config", str(ROOT / "prematch.toml"), "--models-file", str(MODELS)]) == 0
     out = capsys.readouterr().out
     assert "| openai.gpt-5.5 | USD 0.0285 | USD 0.1806 |" in out
     assert "| 2026 World Cup, 104 matches | 104 | 8,736 |" in out
-    readme = (ROOT / "README.md").read_text()
-    assert out.strip() in readme  # the README shows this command's real output
+    page = (ROOT / "docs" / "run-your-own-arena.md").read_text()
+    assert out.strip() in page  # Run your own arena shows this command's real output

@@ -38,6 +38,7 @@ def write_csv(path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_replay_with_football_data_csv_closing_odds_produces_the_market_row(tmp_path, data_dir, capsys):
     odds = tmp_path / "E0.csv"
     write_csv(odds)

@@ -82,6 +82,7 @@ def test_odds_api_historical_snapshot_costs_ten_times_and_is_refused_without_cre
     assert "costs 20 credits, only 5 remain; not requested" in batch.problems[0].message
 
 
+@pytest.mark.slow
 def test_odds_api_errors_are_named_and_never_carry_the_key(markets):
     batch = fetch(odds_api(markets, key="wrong-key-0123456789"))
     (problem,) = batch.problems
@@ -98,6 +99,7 @@ def test_odds_api_errors_are_named_and_never_carry_the_key(markets):
     assert "OUT_OF_USAGE_CREDITS" in problem.message
 
 
+@pytest.mark.slow
 def test_odds_api_bad_quotes_are_problems_and_the_rest_is_kept(markets):
     bad = odds_event("Mexico", "South Africa", "2026-06-11T19:00:00Z", {"pinnacle": (2.1, 3.4, 3.9)})
     bad["bookmakers"].append({"key": "shady", "markets": [{"key": "h2h", "outcomes": [

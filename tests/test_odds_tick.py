@@ -65,6 +65,7 @@ def tick(tmp_path, data_dir, now: str) -> int:
     return 1 if other else 0
 
 
+@pytest.mark.slow
 def test_live_ticks_write_odds_and_market_records_at_each_horizon_and_the_builder_scores_them(
         tmp_path, data_dir, markets, capsys):
     assert tick(tmp_path, data_dir, "2026-06-10T19:05:00Z") == 0  # T-24h window of the opener
@@ -110,6 +111,7 @@ def test_live_ticks_write_odds_and_market_records_at_each_horizon_and_the_builde
     assert uniform.market["n"] >= 1 and uniform.market["n_return"] >= 1 and uniform.market["return"] is not None
 
 
+@pytest.mark.slow
 def test_a_failing_odds_source_is_a_problem_and_asked_again(tmp_path, data_dir, markets, capsys):
     markets.key = "another-key-0000000000"  # the server now refuses ours
     assert tick(tmp_path, data_dir, "2026-06-10T19:05:00Z") == 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.config import load_config
@@ -51,6 +53,7 @@ def test_the_arena_configures_both_sources_off_unless_their_secret_is_present():
     assert re.search(r"prematch reports --source api-football --clock live", reports)
 
 
+@pytest.mark.slow
 def test_without_the_odds_key_the_source_is_off_with_a_note_not_a_problem(tmp_path, data_dir, monkeypatch, capsys):
     monkeypatch.delenv("ODDS_API_KEY", raising=False)
     assert tick(tmp_path / "skip", data_dir, "skip") == 0
@@ -61,6 +64,7 @@ def test_without_the_odds_key_the_source_is_off_with_a_note_not_a_problem(tmp_pa
     assert "odds source the-odds-api: ODDS_API_KEY is not set" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_with_the_odds_key_the_tick_writes_snapshots(tmp_path, data_dir, monkeypatch):
     books = {"pinnacle": (2.10, 3.40, 3.90), "bet365": (2.05, 3.30, 3.75)}
     with FakeMarkets(credits=100) as fake:
@@ -72,6 +76,7 @@ def test_with_the_odds_key_the_tick_writes_snapshots(tmp_path, data_dir, monkeyp
     assert snapshots, "an odds snapshot of the match whose T-24h window is open"
 
 
+@pytest.mark.slow
 def test_api_football_reports_are_off_without_the_key_and_every_configured_league_is_asked_with_it(
         tmp_path, data_dir, monkeypatch, capsys):  # fmt: skip
     from tests.fake_api_football import FakeAPIFootball

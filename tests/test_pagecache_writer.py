@@ -96,6 +96,7 @@ def _built_twice(archive, tmp_path):
     return full, site, cache
 
 
+@pytest.mark.slow
 def test_a_deleted_site_is_rebuilt_from_the_cache_with_the_same_bytes(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
     shutil.rmtree(site)
@@ -104,6 +105,7 @@ def test_a_deleted_site_is_rebuilt_from_the_cache_with_the_same_bytes(small_arch
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_an_altered_page_in_the_cache_is_reported_and_rendered_again(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
     forged = forge_entries(cache / CACHE_FILE, "page", lambda _html: b"<p>tampered</p>")
@@ -114,6 +116,7 @@ def test_an_altered_page_in_the_cache_is_reported_and_rendered_again(small_archi
     assert any(f"cache: {forged} entries rejected" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_a_cache_with_rows_of_the_wrong_types_is_reported_and_ignored(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
     with sqlite3.connect(cache / CACHE_FILE) as db:
@@ -126,6 +129,7 @@ def test_a_cache_with_rows_of_the_wrong_types_is_reported_and_ignored(small_arch
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_a_rebuild_with_the_cache_rewrites_only_what_changed(small_archive, tmp_path):
     full, site, cache = _built_twice(small_archive, tmp_path)
     record = next(p for p in (site / "records").rglob("*.json"))

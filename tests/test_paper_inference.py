@@ -35,6 +35,7 @@ from tests.factories import (
 # ---------- oracles for the shared machinery ----------
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=1, max_size=25))
 def test_holm_agrees_with_statsmodels(p):
@@ -112,6 +113,7 @@ def test_lead_time_window_drops_matches_outside_1440_plus_minus_90():
     assert edge.lead_time_excluded == 0
 
 
+@pytest.mark.slow
 def test_as_treated_keeps_only_open_book_forecasts_with_observed_search():
     [rob] = panel(searched={(0, "m.b"): False, (1, "m.b"): False, (2, "m.b"): False}).robustness
     assert rob.intention_to_treat.estimate == pytest.approx(panel().robustness[0].primary.estimate)
@@ -125,6 +127,7 @@ def test_ranking_stability_by_hand():
     assert rob.ranking["ranking"] == ["m.b", "m.a"] and rob.ranking["same_ranking_share"] == 1.0
 
 
+@pytest.mark.slow
 def test_variance_decomposition_agrees_with_statsmodels_anova():
     records = synthetic_records(n_events=30, n_models=4, knockout_from=24, seed=2, failure_rate=0.0)
     scores = score_archive(archive_from_records(records))
@@ -172,6 +175,7 @@ def test_ensemble_never_worse_than_the_average_member(vectors, y):
     assert brier_score_hda(p.mean(axis=0, keepdims=True), np.array([y]))[0] <= members.mean() + 1e-12
 
 
+@pytest.mark.slow
 def test_stage_family_holds_eligible_stages_and_is_holm_adjusted_within():
     records = synthetic_records(n_events=30, n_models=2, knockout_from=27, seed=6, failure_rate=0.0)
     scores = score_archive(archive_from_records(records))

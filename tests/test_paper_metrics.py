@@ -88,6 +88,7 @@ def test_five_confidence_groups_by_hand():
     assert len(set(calibration.rank_group(np.array([0.5, 0.5, 0.5, 0.9, 0.1]), 5)[:3])) == 1
 
 
+@pytest.mark.slow
 def test_confidence_groups_default_to_five_and_terciles_stay_an_option():
     records = synthetic_records(n_events=30, n_models=2, knockout_from=30, seed=3)
     archive = archive_from_records(records)
@@ -161,6 +162,7 @@ def test_prophet_arena_brier_keeps_the_ranking_and_its_bounds(p, y):
     assert uniform == pytest.approx(2 / 9)
 
 
+@pytest.mark.slow
 def test_studentized_intervals_are_the_default_for_leaderboard_means():
     records = synthetic_records(n_events=24, n_models=2, knockout_from=18, seed=5)
     archive = archive_from_records(records)
@@ -174,6 +176,7 @@ def test_studentized_intervals_are_the_default_for_leaderboard_means():
     assert any("studentized" in n for n in default.notes)
 
 
+@pytest.mark.slow
 def test_pooled_reliability_averages_members_and_bins_by_frequency():
     records = synthetic_records(n_events=40, n_models=3, knockout_from=30, seed=11, failure_rate=0.0)
     scores = score_archive(archive_from_records(records), inference_tests=False)

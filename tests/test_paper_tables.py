@@ -135,6 +135,7 @@ def quoting(records):
     return out
 
 
+@pytest.mark.slow
 def test_command_prints_every_table_without_an_empty_column(tmp_path, capsys):
     write_records(tmp_path / "archive", quoting(synthetic_records(n_events=20, n_models=2, knockout_from=16)))
     assert main(["paper-tables", "--archive", str(tmp_path / "archive")]) == 0
@@ -150,6 +151,7 @@ def test_command_prints_every_table_without_an_empty_column(tmp_path, capsys):
             assert any(row[j] not in ("", "-") for row in t["rows"]), (t["key"], column)
 
 
+@pytest.mark.slow
 def test_command_refuses_an_archive_without_scores_and_an_unknown_reference(tmp_path, capsys):
     write_records(tmp_path / "archive", [make_competition()])
     assert main(["paper-tables", "--archive", str(tmp_path / "archive")]) == 2
@@ -158,6 +160,7 @@ def test_command_refuses_an_archive_without_scores_and_an_unknown_reference(tmp_
     assert main(["paper-tables", "--archive", str(tmp_path / "b"), "--reference", "oracle"]) == 2
 
 
+@pytest.mark.slow
 def test_score_command_offers_the_earlier_choices(tmp_path, capsys):
     write_records(tmp_path / "archive", synthetic_records(n_events=12, n_models=2, knockout_from=10))
     runs = {}
@@ -170,6 +173,7 @@ def test_score_command_offers_the_earlier_choices(tmp_path, capsys):
     assert {g["group"] for g in runs["prematch_v1"]["confidence_groups"]} == {"low", "middle", "high"}
 
 
+@pytest.mark.slow
 def test_paper_tables_on_a_world_cup_replay(data_dir, tmp_path, capsys):
     """The real data, replayed by the collector itself through the first round of group matches."""
     from collector.cli import main as collector

@@ -21,6 +21,8 @@ from collector.archive.reader import load_archive
 from collector.cli import main
 from tests.test_odds_replay import HEADER, ROWS
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 SCORABLE = {"valid", "normalized", "repaired", "repaired_and_normalized"}
 LABELS = {"t_minus_24h": "T-24h", "t_minus_2h": "T-2h", "closing": "closing"}
 

@@ -22,6 +22,8 @@ from collector.competitions.standings import MatchResult, compute_table
 from collector.sources.openfootball_rounds import flatten_rounds
 from test_corrections import docs_block
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 PAST = {  # id: (file, extra define-competition options)
     # dates without times: the definition asks for a zone; 00:00 in Rome is the earliest a match could start
     "worldcup-1990": ("openfootball/worldcup-1990/worldcup.json", ["--time-zone", "Europe/Rome"]),

@@ -89,6 +89,7 @@ def _respell(outcomes, spellings):
     return out
 
 
+@pytest.mark.slow
 def test_accent_and_initial_variants_of_the_top_scorers_are_counted_once(euro):
     competition, events, outcomes = euro
     assert answer_top_scorer_team(events, outcomes, competition)[0] == ("cze", "por")  # Schick 5, Ronaldo 5

@@ -114,6 +114,7 @@ def test_the_estimate_with_prices_by_hand():
     assert opened == pytest.approx(closed + 3 * 0.007 + 6 * 5000 / 4 * 5 / 1e6)
 
 
+@pytest.mark.slow
 def test_a_tick_writes_attempt_statistics_once_and_the_manifest_carries_the_protocol_hash(
     tmp_path, data_dir, server  # noqa: F811
 ):  # fmt: skip

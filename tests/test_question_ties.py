@@ -74,6 +74,7 @@ def test_the_order_of_equal_teams_never_makes_a_pick(weights, k, rng):
         assert made == set()
 
 
+@pytest.mark.slow
 def test_uniform_makes_no_picks_and_gets_no_credit_on_the_2026_replay(worldcup_scored):
     _, scores = worldcup_scored
     uniform = [q for q in scores.questions if q.forecaster == "uniform"]
@@ -87,6 +88,7 @@ def test_uniform_makes_no_picks_and_gets_no_credit_on_the_2026_replay(worldcup_s
                                                                if q.prediction_type == "single_choice"]))
 
 
+@pytest.mark.slow
 def test_question_cards_and_the_bracket_show_tie_for_uniform(worldcup_site):
     out = worldcup_site
     page = (out / "questions/worldcup-2026/group_winner_a.html").read_text()

@@ -40,6 +40,7 @@ def _same_as_reader(root: Path, cache: Path | None):
     return archive, loads
 
 
+@pytest.mark.slow
 def test_a_synthetic_archive_loads_the_same_cold_and_cached(tmp_path):
     root = tmp_path / "archive"
     write_records(root, synthetic_records(n_events=12, n_models=2, seed=3, knockout_from=6, failure_rate=0.1))

@@ -15,6 +15,8 @@ from collector.records import Forecast
 from collector.schedule.replay import replay
 from tests.factories import synthetic_records, write_records
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 UNTIL = datetime(2026, 6, 12, 6, 0, tzinfo=UTC)  # the first two matches played
 
 

@@ -7,6 +7,7 @@ import string
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 
 from collector.redaction import REDACTED, pattern_for
 
@@ -32,6 +33,7 @@ def test_any_mix_of_escapes_is_found_and_removed(key, before, after, choices):
     assert not pattern.search(cleaned) and REDACTED in cleaned
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(KEYS, st.binary(max_size=5), st.binary(max_size=5), st.booleans(), st.booleans())
 def test_base64_at_any_offset_is_found(key, before, after, bearer, urlsafe):

@@ -28,6 +28,7 @@ def replayed(data_dir, tmp_path_factory):
     return out, summary, lines, load_archive(out / "archive")
 
 
+@pytest.mark.slow
 def test_every_record_is_marked_replay_and_valid(replayed):
     _, summary, _, archive = replayed
     assert not archive.problems and not summary.problems
@@ -35,6 +36,7 @@ def test_every_record_is_marked_replay_and_valid(replayed):
     assert archive.forecasts and all(f.status.value == "valid" for f in archive.forecasts)
 
 
+@pytest.mark.slow
 def test_forecasts_at_every_horizon_and_outcomes_only_after_the_match(replayed):
     _, _, _, archive = replayed
     played = [e for (_, eid), e in archive.events.items() if e.kickoff_utc < UNTIL]
@@ -53,6 +55,7 @@ def test_forecasts_at_every_horizon_and_outcomes_only_after_the_match(replayed):
     assert {q.forecaster for q in questions} == {"uniform", "elo"}
 
 
+@pytest.mark.slow
 def test_one_commit_per_tick_dated_at_the_simulated_time(replayed):
     out, summary, _, archive = replayed
     log = _git(out, "log", "--reverse", "--format=%H|%aI|%cI|%an|%s").strip().splitlines()
@@ -68,6 +71,7 @@ def test_one_commit_per_tick_dated_at_the_simulated_time(replayed):
     assert datetime.fromisoformat(added) == forecast.requested_at
 
 
+@pytest.mark.slow
 def test_progress_and_summary(replayed):
     _, summary, lines, _ = replayed
     assert lines and "matches done" in lines[-1] and "ticks" in lines[-1] and "elapsed" in lines[-1]
@@ -91,6 +95,7 @@ ODDS = b"""[{"id": "x", "commence_time": "2026-06-11T19:00:00Z", "home_team": "M
       {"name": "Mexico", "price": 1.62}, {"name": "Draw", "price": 3.9}, {"name": "South Africa", "price": 6.0}]}]}]}]"""
 
 
+@pytest.mark.slow
 def test_replay_with_market_odds(tmp_path, data_dir, capsys):
     odds = tmp_path / "odds.json"
     odds.write_bytes(ODDS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from coverage_panels import EVENTS, coverage
+import pytest
 
 from builder.score.resampling import MULTINOMIAL, POISSON, Resampler
 
@@ -25,6 +26,7 @@ def _three_sigma(p: float, n: int) -> float:
     return 3 * np.sqrt(p * (1 - p) / n)
 
 
+@pytest.mark.slow
 def test_poisson_intervals_cover_at_the_nominal_rate_and_as_the_multinomial_ones():
     found = coverage("papers", PANELS, REPLICATES, {"poisson": (POISSON, True), "multinomial": (MULTINOMIAL, True)})
     poisson, multinomial = found["poisson"][0].mean(), found["multinomial"][0].mean()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
+import pytest
+
 from builder.cli import main as builder_main
 from builder.score.scoring import score_archive
 from collector.archive.layout import path_for
@@ -15,6 +17,7 @@ from tests.gitrepo import KICKOFF, GitRepo, at, event, forecast
 from tests.test_hostile_provider import tick
 
 
+@pytest.mark.slow
 def test_a_later_tick_retries_transport_failures_as_new_revisions(tmp_path, data_dir, server, capsys):
     repo = GitRepo(tmp_path)
     server.mode = "status:503"
@@ -58,6 +61,7 @@ def test_superseding_an_answer_is_refused_by_the_reader_and_reported_by_verify(t
     assert f"problem: {path_for(better)}: supersession: supersedes {path_for(original)} (forecast valid)" in err
 
 
+@pytest.mark.slow
 def test_retries_back_off_so_an_outage_costs_a_few_records_per_key(tmp_path, data_dir, server, capsys):
     server.mode = "status:503"
     for minute in (0, 15, 30, 45, 60, 75, 90, 105, 120):  # two hours of a cron every 15 minutes, all failing

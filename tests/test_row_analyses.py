@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pickle
 
+import pytest
+
 from builder.score.inference import resampler_for
 from builder.score.row_analyses import RowAnalyses, row_analyses
 from builder.score.scoring import score_archive
@@ -21,6 +23,7 @@ def _analyses(scores) -> str:
     return repr((scores.difficulty, scores.robustness, scores.diversity, scores.tests))
 
 
+@pytest.mark.slow
 def test_the_hook_gets_the_final_rows_and_the_work_and_its_result_is_used():
     archive = _archive()
     plain = score_archive(archive)
@@ -38,6 +41,7 @@ def test_the_hook_gets_the_final_rows_and_the_work_and_its_result_is_used():
     assert any(t.family.startswith(("ensemble/", "stage/")) for t in hooked.tests)  # the child's families joined
 
 
+@pytest.mark.slow
 def test_a_hook_that_returns_none_has_the_analyses_made_in_place():
     archive = _archive()
     asked = []

@@ -4,6 +4,7 @@ numbers a row-by-row sum gives, to the last bit (same sums, same order)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from builder.score.columns import NAMES, RowTable
 from builder.score.inference import Resampler
@@ -65,6 +66,7 @@ def test_the_ensemble_averages_samples_then_members_in_the_order_they_appear():
     assert row.measures["brier"] == float(np.array([brier_first, brier_second]).mean())
 
 
+@pytest.mark.slow
 def test_a_slice_scored_from_the_whole_archives_columns_equals_the_slice_scored_from_its_rows():
     records = synthetic_records(n_events=14, n_models=3, knockout_from=9, seed=11)
     archive = archive_from_records(records)

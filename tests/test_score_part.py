@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 
+import pytest
+
 from builder.score.scoring import score_archive, score_part
 from builder.score.slices import score_slices, slice_archive, slice_filter, slices
 from builder.score.types import ALL
@@ -18,6 +20,7 @@ def _slice_inputs(archive, scores, competition, stage):
             [r for r in scores.forecasts if keep(r.competition_id, r.event_id)])
 
 
+@pytest.mark.slow
 def test_score_part_matches_score_archive_on_the_sliced_archive():
     archive = synthetic_archive(n_events=14, n_models=3, knockout_from=9)
     scores = score_archive(archive, inference_tests=False)
@@ -49,6 +52,7 @@ def test_score_part_of_the_whole_archive_has_the_build_matched_view_and_ensemble
     assert score_part(archive, forecasts, [], inference_tests=False).matched == []
 
 
+@pytest.mark.slow
 def test_score_slices_gives_every_slice_the_scores_of_its_part_of_the_archive():
     archive = synthetic_archive(n_events=14, n_models=3, knockout_from=9)
     scores = score_archive(archive, inference_tests=False)

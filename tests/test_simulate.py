@@ -44,6 +44,7 @@ def test_assign_thirds_respects_every_slot_rule():
     assert assigned[(80, "away")] == "K"  # the only slot that takes K
 
 
+@pytest.mark.slow
 def test_world_cup_questions_before_kickoff_are_seeded_and_coherent(world_cup, data_dir):
     competition, played, questions = world_cup
     fixtures = [p.event for p in played if not p.event.knockout]
@@ -69,6 +70,7 @@ def test_world_cup_questions_before_kickoff_are_seeded_and_coherent(world_cup, d
         champion.payload
 
 
+@pytest.mark.slow
 def test_known_results_are_kept(world_cup, data_dir):
     """With every group and quarter-final result known, the simulation reproduces what happened."""
     competition, played, questions = world_cup
@@ -135,6 +137,7 @@ def test_fast_group_ranking_agrees_with_collector_standings(goals, tie_breakers,
     assert fast == slow
 
 
+@pytest.mark.slow
 def test_question_forecast_ignores_later_results(world_cup, data_dir, tmp_path):
     """Leakage: rewriting every results.csv row that was not yet knowable leaves the simulation unchanged."""
     competition, played, questions = world_cup
@@ -154,6 +157,7 @@ def test_question_forecast_ignores_later_results(world_cup, data_dir, tmp_path):
     assert record_bytes(original) == record_bytes(again)
 
 
+@pytest.mark.slow
 def test_uniform_answers_questions_before_any_result_with_equal_chances_and_declared_picks(world_cup):
     """No Monte Carlo noise picks the uniform baseline's champion: every candidate is k/N, the picks are
     the first k candidates in the question's order, and the record is the same at every run."""

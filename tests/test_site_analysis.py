@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from builder.site.build import build_site
 from tests.factories import synthetic_records, write_records
 
@@ -13,6 +15,7 @@ def text_of(page: bytes) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page.decode())))
 
 
+@pytest.mark.slow
 def test_analysis_page_shows_every_section(tmp_path):
     write_records(tmp_path / "archive", synthetic_records(n_events=24, n_models=3, knockout_from=18, seed=4))
     build_site(tmp_path / "archive", tmp_path / "site", commit="abc", progress=lambda _: None)

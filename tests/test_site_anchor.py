@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
+import pytest
+
 from builder.site.build import build_site
 from builder.site.provenance import arena_urls
 from collector.archive.tokens import token_path
@@ -12,6 +14,8 @@ from collector.archive.write.manifest import write_tick_manifest
 from collector.archive.write.writer import ArchiveWriter, write_new_file
 from tests.site_archive import write_site_archive
 from tests.tsa_authority import YEAR, make_chain, token_response
+
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
 
 STAMPED = datetime(2026, 6, 10, 12, 0, 7, tzinfo=UTC)
 

@@ -49,6 +49,7 @@ def built(tmp_path_factory) -> tuple[Path, Path, dict[str, bytes]]:
     return archive, out, read_site(out)
 
 
+@pytest.mark.slow
 def test_same_archive_builds_to_same_bytes(built, tmp_path):
     """A second build, in another process with another hash seed, gives identical files."""
     archive, _, first = built
@@ -64,6 +65,7 @@ def test_same_archive_builds_to_same_bytes(built, tmp_path):
     assert differing == []
 
 
+@pytest.mark.slow
 def test_every_page_is_light_and_the_main_pages_exist(built):
     _, _, files = built
     pages = {name: len(data) for name, data in files.items() if name.endswith(".html")}
@@ -89,6 +91,7 @@ class _Links(HTMLParser):
                 self.targets.append(value)
 
 
+@pytest.mark.slow
 def test_no_broken_internal_links(built):
     _, out, files = built
     broken = []
@@ -106,6 +109,7 @@ def test_no_broken_internal_links(built):
     assert broken == []
 
 
+@pytest.mark.slow
 def test_hostile_rationale_and_citations_render_inert(built):
     _, _, files = built
     page = files["matches/worldcup-2026/mex-v-rsa.html"].decode()
@@ -118,6 +122,7 @@ def test_hostile_rationale_and_citations_render_inert(built):
     assert 'href="https://example.org/news"' in page and "&lt;b&gt;News&lt;/b&gt;" in page
 
 
+@pytest.mark.slow
 def test_a_closed_book_search_is_shown_as_a_protocol_violation(built):
     _, _, files = built
     page = files["matches/worldcup-2026/mex-v-rsa.html"].decode()
@@ -146,6 +151,7 @@ def test_safe_href_keeps_only_http_links():
         assert safe_href(bad) is None
 
 
+@pytest.mark.slow
 def test_downloads_hold_every_forecast_outcome_and_score(built):
     archive_dir, _, files = built
     archive = load_archive(archive_dir)
@@ -172,6 +178,7 @@ def test_downloads_hold_every_forecast_outcome_and_score(built):
     assert brier == pytest.approx(sum(elo) / len(elo))
 
 
+@pytest.mark.slow
 def test_manifest_lists_sha256_of_every_archive_file_and_the_commit(built):
     archive_dir, _, files = built
     manifest = orjson.loads(files["data/manifest.json"])
@@ -183,6 +190,7 @@ def test_manifest_lists_sha256_of_every_archive_file_and_the_commit(built):
     assert "data/schema/forecast.schema.json" in files
 
 
+@pytest.mark.slow
 def test_leaderboard_shows_the_matched_brier_of_every_row(built):
     archive_dir, _, files = built
     scores = score_archive(load_archive(archive_dir), inference_tests=False)
@@ -198,6 +206,7 @@ def test_leaderboard_shows_the_matched_brier_of_every_row(built):
     assert "badge t-baseline" in page and "badge t-market" in page
 
 
+@pytest.mark.slow
 def test_charts_are_valid_plotly_figures_and_load_the_shared_library(built):
     _, _, files = built
     page = files["charts/index.html"].decode()
@@ -224,6 +233,7 @@ def replay_with_problem(tmp_path_factory):
     return report, lines, read_site(root / "site")
 
 
+@pytest.mark.slow
 def test_invalid_record_is_reported_with_its_path_and_left_out(replay_with_problem):
     report, lines, files = replay_with_problem
     assert [p.path for p in report.problems] == [BAD]
@@ -235,6 +245,7 @@ def test_invalid_record_is_reported_with_its_path_and_left_out(replay_with_probl
     assert b"llm.beta/closed_book.direct_score.t_minus_24h.s0.json" in files["matches/worldcup-2026/mex-v-rsa.html"]
 
 
+@pytest.mark.slow
 def test_replay_archive_carries_the_banner_and_live_does_not(replay_with_problem, built):
     _, _, live = built
     assert b"replay-banner" not in live["index.html"]
@@ -244,6 +255,7 @@ def test_replay_archive_carries_the_banner_and_live_does_not(replay_with_problem
     assert all(b"replay-banner" in files[name] for name in pages)
 
 
+@pytest.mark.slow
 def test_a_missing_archive_folder_is_an_error_not_an_empty_site(tmp_path):
     done = subprocess.run([sys.executable, "-m", "builder", "build", "--archive", str(tmp_path / "nope"),
                            "--out", str(tmp_path / "site")], capture_output=True, text=True,
@@ -253,6 +265,7 @@ def test_a_missing_archive_folder_is_an_error_not_an_empty_site(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
+@pytest.mark.slow
 def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path, built):
     archive, _, _ = built
     precious = tmp_path / "docs"
@@ -279,6 +292,7 @@ def test_templates_are_strict_and_typed():
     assert "&lt;b&gt;" in environment().from_string("{{ v }}").render(v="<b>")
 
 
+@pytest.mark.slow
 def test_kickoff_is_machine_readable_utc_with_the_source_on_hover(built):
     _, _, files = built
     page = files["matches/worldcup-2026/index.html"].decode()
@@ -313,6 +327,7 @@ def test_any_rationale_renders_without_active_markup(text):
                 assert tag == "a" and value.startswith(("http://", "https://"))
 
 
+@pytest.mark.slow
 def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_path):
     from factories import (
         make_competition,
@@ -344,6 +359,7 @@ def test_several_competitions_get_their_own_leaderboards_and_match_lists(tmp_pat
     assert "bracket/en-1-2025-26.html" not in files  # leagues have no bracket
 
 
+@pytest.mark.slow
 def test_bracket_shows_the_knockouts_group_tables_and_question_picks(built):
     from builder.site.bracket import bracket_pages
     from builder.site.bracket_models import BracketPage
@@ -370,6 +386,7 @@ def test_bracket_shows_the_knockouts_group_tables_and_question_picks(built):
         assert row.answers[champion] == ("tie", None)  # every team 1/8: the pick of Spain is a tie, no pick
 
 
+@pytest.mark.slow
 def test_a_match_with_a_hundred_long_rationales_stays_under_the_page_limit():
     """Ten LLMs in all twelve cells (the shipped arena has four), each writing 6,000 characters."""
     from factories import (

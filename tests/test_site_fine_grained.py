@@ -56,6 +56,7 @@ async def _no_sleep(_s: float) -> None:
     return None
 
 
+@pytest.mark.slow
 def test_the_match_page_shows_each_field_beside_the_report_and_no_data_never_as_0(site):
     html = (site / "matches/worldcup-2026/mex-v-rsa.html").read_text()
     assert "Players, events and statistics" in html and "squad_form" in html
@@ -70,6 +71,7 @@ def test_the_match_page_shows_each_field_beside_the_report_and_no_data_never_as_
     assert "Cards</th>\n<td>none</td>\n<td><span class=\"nodata\">no data</span>" in part  # openfootball: no cards
 
 
+@pytest.mark.slow
 def test_the_layers_page_and_the_leaderboard_composite(site):
     html = (site / "layers.html").read_text()
     assert "<svg" in html and "T1 result and score" in html and "T4 tactics and statistics" in html

@@ -32,6 +32,7 @@ def replay_repo(data_dir, tmp_path_factory):
     return repo
 
 
+@pytest.mark.slow
 def test_incremental_builds_equal_full_builds_over_replay_ticks(replay_repo, tmp_path):
     ticks = _git(replay_repo, "rev-list", "--reverse", "HEAD").split()[-4:]
     clone = tmp_path / "clone"
@@ -57,6 +58,7 @@ def test_incremental_builds_equal_full_builds_over_replay_ticks(replay_repo, tmp
     assert (cache / CACHE_FILE).is_file()
 
 
+@pytest.mark.slow
 def test_an_unreadable_cache_is_reported_and_the_build_renders_everything(replay_repo, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -89,6 +91,7 @@ def test_a_fingerprint_tells_apart_what_renders_differently():
         key(object())  # no guessing: such a page is always rendered
 
 
+@pytest.mark.slow
 def test_a_cache_that_cannot_be_written_leaves_the_site_built(replay_repo, tmp_path):
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("a file where the cache folder should be")
@@ -98,6 +101,7 @@ def test_a_cache_that_cannot_be_written_leaves_the_site_built(replay_repo, tmp_p
     assert any("nothing written" in line for line in lines) and blocked.read_text().startswith("a file")
 
 
+@pytest.mark.slow
 def test_a_rebuild_over_a_tampered_site_gives_the_site_again(replay_repo, tmp_path):
     site = tmp_path / "site"
     build_site(replay_repo / "archive", site, progress=lambda _l: None, cache=tmp_path / "cache")
@@ -113,6 +117,7 @@ def test_a_rebuild_over_a_tampered_site_gives_the_site_again(replay_repo, tmp_pa
     assert _tree(site) == fresh and not (site / "data").is_symlink() and not (site / "data-moved").exists()
 
 
+@pytest.mark.slow
 def test_a_tick_that_brings_an_outcome_rebuilds_the_pages_it_shows_on_and_only_those(replay_repo, tmp_path):
     """Over the tick that adds kor-v-cze's outcome and match report (and the ticks either side),
     the incremental site equals the full one: the match page, both teams' pages, the group's

@@ -103,6 +103,7 @@ CORRECTIONS: dict[str, tuple[Callable[[Path, Archive], None], bool]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CORRECTIONS))
 def test_a_cached_build_after_a_correction_equals_a_full_build(replay_repo, tmp_path, name):
     repo = tmp_path / "repo"

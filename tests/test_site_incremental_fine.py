@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from builder.site.build import build_site
 from collector.archive.reader import load_archive
 from collector.archive.write.writer import ArchiveWriter
@@ -36,6 +38,7 @@ def _builds_agree(archive_dir, tmp_path, cache):
     return report, full
 
 
+@pytest.mark.slow
 def test_match_reports_after_fine_grained_forecasts_rebuild_the_section(data_dir, tmp_path):
     from collector.sources.api_football import APIFootballSource
 

@@ -25,6 +25,7 @@ def rows():
     return score_archive(archive, inference_tests=False).forecasts
 
 
+@pytest.mark.slow
 def test_paper_tables_peak_below_one_float_matrix_of_events_by_replicates(rows):
     events = len({(r.competition_id, r.event_id) for r in rows})
     assert events == EVENTS

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from builder.site.build import build_site
 from builder.site.buildreport import PAGE_LIMIT
 from builder.site.paging import ROWS_PER_PAGE, part_path, split_rows
@@ -22,6 +24,7 @@ def test_parts_keep_the_first_path_and_hold_every_row_once():
     assert split_rows([]) == [()]
 
 
+@pytest.mark.slow
 def test_a_long_match_list_is_split_into_linked_parts(tmp_path):
     n_events = ROWS_PER_PAGE + 50
     records = synthetic_records(n_events=n_events, n_models=1, cells=ALL_CELLS[:1], seed=3,

@@ -54,6 +54,7 @@ def _copies(site) -> set[str]:
     return {p.relative_to(site / "records").as_posix() for p in (site / "records").rglob("*.json")}
 
 
+@pytest.mark.slow
 def test_each_forecast_links_to_its_file_and_raw_json_at_the_adding_commit_on_the_host(tmp_path):
     _, archive, first = _committed_arena(tmp_path)
     added = added_commits(archive)
@@ -79,6 +80,7 @@ def test_a_site_over_the_pages_limit_is_reported(tmp_path):
     assert not any("GitHub Pages" in line for line in BuildReport(out=tmp_path, site_bytes=PAGES_SITE_LIMIT).summary_lines())
 
 
+@pytest.mark.slow
 def test_records_the_host_cannot_serve_as_they_are_are_copied_beside_the_site(tmp_path):
     """A record changed in the working tree, one a later commit modified, and one not committed
     yet: each page links their copy beside the site, which holds exactly those three."""
@@ -107,6 +109,7 @@ def test_records_the_host_cannot_serve_as_they_are_are_copied_beside_the_site(tm
     assert f'href="../../records/{uncommitted}"' in _page(tmp_path / "site", "kor-v-cze")
 
 
+@pytest.mark.slow
 def test_without_a_repository_or_git_every_record_is_copied_and_linked_beside_the_site(tmp_path):
     _, archive, _ = _committed_arena(tmp_path)
     build_site(archive, tmp_path / "site", commit="test", progress=lambda _l: None)  # no repository address
@@ -121,6 +124,7 @@ def test_without_a_repository_or_git_every_record_is_copied_and_linked_beside_th
     assert (tmp_path / "loose-site" / "records" / path).is_file()
 
 
+@pytest.mark.slow
 def test_a_record_committed_between_two_cached_builds_loses_its_copy(tmp_path):
     """The incremental build removes the copy once the host serves the record, and equals a build without a cache."""
     repo, archive, _ = _committed_arena(tmp_path, leave_out=lambda p: "/events/kor-v-cze/forecasts/" in p)
@@ -139,6 +143,7 @@ def test_a_record_committed_between_two_cached_builds_loses_its_copy(tmp_path):
     assert _tree(tmp_path / "site") == _tree(tmp_path / "full")
 
 
+@pytest.mark.slow
 def test_a_record_rewritten_then_restored_is_copied_by_the_cached_build_as_by_a_full_one(tmp_path):
     """Its bytes and adding commit are as before, but a later commit moved it: git no longer vouches
     that the host's file at the adding commit is the record, so both builds link the copy."""

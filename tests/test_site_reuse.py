@@ -72,6 +72,7 @@ def _same_as_full(archive: Path, site: Path, tmp_path: Path, commit: str = "c1",
     assert _tree(site) == _tree(full)
 
 
+@pytest.mark.slow
 def test_an_unchanged_rebuild_keeps_every_file_scores_nothing_and_reports_the_same_site(archive, tmp_path, scored):
     site, cache = tmp_path / "site", tmp_path / "cache"
     first, _ = _build(archive, site, cache)
@@ -94,6 +95,7 @@ def _edit_record(archive: Path) -> None:
     record.unlink()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["archive file", "commit", "addresses"])
 def test_a_change_to_an_input_builds_the_site(archive, tmp_path, scored, change):
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -112,6 +114,7 @@ def test_a_change_to_an_input_builds_the_site(archive, tmp_path, scored, change)
     assert len(scored) == 3 and any(KEPT in line for line in lines), lines  # the full build scored once
 
 
+@pytest.mark.slow
 def test_a_new_git_history_builds_the_site_with_its_record_links(archive, tmp_path, scored):
     _git(archive, "init", "-q")
     _git(archive, "add", "-A")
@@ -130,6 +133,7 @@ def _same_size_edit(path: Path) -> None:
     path.write_bytes(data[:-1] + (b"x" if data[-1:] != b"x" else b"y"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tamper", ["edited page", "deleted page", "stray file", "stray folder", "link"])
 def test_a_site_folder_not_as_the_build_left_it_is_built_again(archive, tmp_path, scored, tamper):
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -151,6 +155,7 @@ def test_a_site_folder_not_as_the_build_left_it_is_built_again(archive, tmp_path
     assert not (site / "planted").exists() and not (site / "index.html").is_symlink()
 
 
+@pytest.mark.slow
 def test_another_folder_or_no_cache_is_an_ordinary_build(archive, tmp_path, scored):
     site, other, cache = tmp_path / "site", tmp_path / "other", tmp_path / "cache"
     _build(archive, site, cache)
@@ -161,6 +166,7 @@ def test_another_folder_or_no_cache_is_an_ordinary_build(archive, tmp_path, scor
     assert len(scored) == 3
 
 
+@pytest.mark.slow
 def test_a_malformed_site_row_in_the_cache_is_an_ordinary_build(archive, tmp_path, scored):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(archive, site, cache)
@@ -226,6 +232,7 @@ def _broken_record(archive: Path) -> Path:
     return broken
 
 
+@pytest.mark.slow
 def test_an_unchanged_rebuild_at_the_same_commit_validates_nothing_and_reports_what_the_load_did(
         archive, tmp_path, scored, loads):
     _broken_record(archive)
@@ -245,6 +252,7 @@ def test_an_unchanged_rebuild_at_the_same_commit_validates_nothing_and_reports_w
     assert (loaded.records, [str(p) for p in loaded.problems]) == (again.records, [str(p) for p in again.problems])
 
 
+@pytest.mark.slow
 def test_a_new_commit_never_hashes_the_archive_before_loading_it(archive, tmp_path, scored, loads):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(archive, site, cache)
@@ -252,6 +260,7 @@ def test_a_new_commit_never_hashes_the_archive_before_loading_it(archive, tmp_pa
     assert loads == {"load": 2, "hash": 0} and len(scored) == 2
 
 
+@pytest.mark.slow
 def test_an_edited_record_at_the_same_commit_is_loaded_and_built(archive, tmp_path, scored, loads):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(archive, site, cache)
@@ -261,6 +270,7 @@ def test_an_edited_record_at_the_same_commit_is_loaded_and_built(archive, tmp_pa
     _same_as_full(archive, site, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_link_planted_in_the_archive_after_a_build_is_listed_on_the_rebuilt_site(archive, tmp_path, scored, loads):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(archive, site, cache)
@@ -272,6 +282,7 @@ def test_a_link_planted_in_the_archive_after_a_build_is_listed_on_the_rebuilt_si
     _same_as_full(archive, site, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", ['{"records": "many"}', '"not an object"', None])
 def test_a_malformed_or_missing_report_in_the_cache_loads_the_archive_to_keep_the_site(
         archive, tmp_path, scored, loads, report):
@@ -299,6 +310,7 @@ def test_the_site_report_takes_only_its_own_form():
         assert SiteReport.parse(bad) is None, bad
 
 
+@pytest.mark.slow
 def test_a_file_the_hashing_pass_cannot_read_makes_the_build_load_the_archive(archive, tmp_path, scored, loads,
                                                                              monkeypatch):
     site, cache = tmp_path / "site", tmp_path / "cache"

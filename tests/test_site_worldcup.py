@@ -15,6 +15,8 @@ from builder.site.build import build_site
 from builder.site.buildreport import PAGE_LIMIT
 from collector.cli import main as collector
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 
 def _read(out, name: str) -> str:
     return (out / name).read_text(encoding="utf-8")
@@ -52,7 +54,6 @@ def _replay_available() -> bool:
     return importlib.util.find_spec("collector.commands.replay") is not None
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not _replay_available(), reason="python -m collector replay is not in this checkout yet")
 def test_short_replay_builds(data_dir, tmp_path):
     """Replay the World Cup up to the night after the opening match, then build its site."""

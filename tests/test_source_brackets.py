@@ -17,6 +17,8 @@ from collector.archive.reader import load_archive
 from collector.cli import main
 from tournament_files import with_labels, world_cup_matches
 
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
+
 # FIFA's bracket of 2018 in the order of openfootball's file (match numbers 49-64)
 LABELS_2018 = {
     49: ("1C", "2D"), 50: ("1A", "2B"), 51: ("1B", "2A"), 52: ("1D", "2C"), 53: ("1E", "2F"), 54: ("1G", "2H"),
@@ -122,7 +124,6 @@ def test_a_label_the_results_contradict_is_a_problem_naming_both(fork, tmp_path,
     assert "match 49 (1B v 2A): the source names france v argentina, the rules yield spain v russia" in err
 
 
-@pytest.mark.slow
 def test_the_made_world_cups_and_the_labelled_file_replay_with_every_outcome_and_no_problem(fork, tmp_path):
     root, data, files, real_2018 = fork
     filled = [dict(m, num=49 + k - 48) if k >= 48 else m for k, m in enumerate(real_2018)]

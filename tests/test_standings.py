@@ -138,6 +138,7 @@ def _raw_top_scorer_teams(data_dir) -> set[str]:
     return {t for (t, _), n in counts.items() if n == best}
 
 
+@pytest.mark.slow
 def test_world_cup_questions_resolve_when_determined(wc_with_questions, data_dir, tmp_path):
     root = tmp_path / "archive"
     shutil.copytree(wc_with_questions, root)
@@ -159,6 +160,7 @@ def test_world_cup_questions_resolve_when_determined(wc_with_questions, data_dir
     assert again.written == []
 
 
+@pytest.mark.slow
 def test_group_winners_agree_with_the_knockout_slots(wc_resolved):
     """Independent route: the team entering a '1X' slot of the round of 32 is group X's winner."""
     archive = wc_resolved
@@ -170,6 +172,7 @@ def test_group_winners_agree_with_the_knockout_slots(wc_resolved):
                 assert archive.resolutions[("worldcup-2026", f"group_winner_{rule[1].lower()}")].answer == (team,)
 
 
+@pytest.mark.slow
 def test_group_tables_and_best_thirds_agree_with_the_round_of_32(wc_resolved):
     """Runners-up fill the '2X' slots; the eight best third-placed teams fill the '3A/B/...' slots."""
     archive = wc_resolved

@@ -44,6 +44,7 @@ def outside_file(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_build_and_status_report_a_linked_file_and_never_publish_its_target(tmp_path, capsys):
     repo = GitRepo(tmp_path / "repo")
     repo.tick(at(1), event(), forecast("elo"))

@@ -35,6 +35,7 @@ def en_archive(data_dir, tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_world_cup_after_the_final(wc_archive):
     archive = load_archive(wc_archive)
     assert archive.problems == []
@@ -57,6 +58,7 @@ def test_world_cup_after_the_final(wc_archive):
     assert archive.outcomes[("worldcup-2026", "mex-v-rsa")].advancing_team is None
 
 
+@pytest.mark.slow
 def test_sync_twice_adds_nothing(wc_archive, data_dir):
     before = sorted(p.relative_to(wc_archive) for p in wc_archive.rglob("*.json"))
     report = sync_competition(wc_archive, "worldcup-2026", now=AFTER_FINAL, data_dir=data_dir, clock=Clock.REPLAY)
@@ -64,6 +66,7 @@ def test_sync_twice_adds_nothing(wc_archive, data_dir):
     assert sorted(p.relative_to(wc_archive) for p in wc_archive.rglob("*.json")) == before
 
 
+@pytest.mark.slow
 def test_premier_league_380_events_291_outcomes(en_archive):
     archive = load_archive(en_archive)
     assert len(archive.events) == 380 and len(archive.outcomes) == 291
@@ -196,6 +199,7 @@ def test_malformed_source_writes_nothing_and_exits_non_zero(data_dir, tmp_path, 
     assert load_archive(tmp_path / "archive").events == {}
 
 
+@pytest.mark.slow
 def test_hand_edited_archive_file_is_reported_and_never_overwritten(wc_archive, data_dir, tmp_path):
     root = tmp_path / "archive"
     shutil.copytree(wc_archive, root)
@@ -213,6 +217,7 @@ def test_hand_edited_archive_file_is_reported_and_never_overwritten(wc_archive, 
     assert report.written == []
 
 
+@pytest.mark.slow
 def test_cli_sync_and_status(data_dir, en_archive, tmp_path, capsys):
     data = _copy_data(data_dir, tmp_path, EN_FILE, _unchanged)
     archive = str(tmp_path / "archive")

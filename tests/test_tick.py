@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
 from tests.collection_helpers import FAKE_KEY, TEST_LLM
+
+pytestmark = pytest.mark.slow  # each test here takes seconds (replays, builds); the full suite, pytest -m "", runs them
 
 CONFIG = """
 [arena]

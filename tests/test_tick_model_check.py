@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from collector.archive.reader import load_archive
 from collector.cli import main
 from collector.records import ForecastStatus
@@ -50,6 +52,7 @@ def tick(tmp_path: Path, data_dir: Path) -> int:
                  "--data-dir", str(data_dir)])  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_rejected_model_is_recorded_missed_and_named_while_everything_else_runs(tmp_path, data_dir, server, capsys):
     server.httpd.models = models(
         model_entry("test/model", "test/model@1"),
@@ -80,6 +83,7 @@ def test_a_rejected_model_is_recorded_missed_and_named_while_everything_else_run
     assert all("max_tokens" in b and "max_completion_tokens" not in b for b in bodies["old/model"])
 
 
+@pytest.mark.slow
 def test_a_models_api_that_fails_leaves_the_llms_unasked_and_the_rest_running(tmp_path, data_dir, server, capsys):
     server.httpd.models = (503, {"error": {"code": 503, "message": "unavailable"}})
     assert tick(tmp_path, data_dir) == 1
@@ -110,6 +114,7 @@ def test_the_models_list_is_read_whole_whatever_the_cap_on_answers(server):
     assert status == 200 and len(payload["data"]) == len(recorded("models.json")["data"]) + len(TEST_MODELS)
 
 
+@pytest.mark.slow
 def test_a_retry_of_a_rejected_model_is_left_for_a_later_tick_not_recorded_missed(tmp_path, data_dir, server,
                                                                                   capsys):
     """A transport failure's retry keeps the failed record while the model is rejected (a missed record would end it)."""

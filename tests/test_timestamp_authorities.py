@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
+import pytest
+
 from collector.archive.tokens import token_path
 from collector.archive.write.manifest import latest_manifest_path
 from collector.archive.write.writer import write_new_file
@@ -77,6 +79,7 @@ def test_an_intermediate_the_tokens_do_not_carry_is_taken_from_the_authoritys_fi
     assert any(token.endswith(".gamma.tsr") for stamps in complete.proofs.valid.values() for _, token in stamps)
 
 
+@pytest.mark.slow
 def test_a_granted_with_modifications_token_is_refused_and_never_written(tmp_path, data_dir, chains):
     with TsaServer(Authority(chains["alpha"], at=datetime(2026, 6, 10, 12, tzinfo=UTC))) as alpha, \
             TsaServer(Authority(chains["beta"])) as beta:  # fmt: skip

@@ -99,6 +99,7 @@ def tick(tmp_path: Path, data_dir: Path, now: str, alpha: TsaServer, beta: TsaSe
     return report
 
 
+@pytest.mark.slow
 def test_tick_writes_one_token_per_authority_and_retries_a_failed_one_next_tick(tmp_path, data_dir, chains, capsys):
     archive = tmp_path / "archive"
     stamped = datetime(2026, 6, 10, 12, 0, 5, tzinfo=UTC)
@@ -126,6 +127,7 @@ def test_tick_writes_one_token_per_authority_and_retries_a_failed_one_next_tick(
         assert alpha.authority.seen == 2 and beta.authority.seen == 3
 
 
+@pytest.mark.slow
 def test_a_replay_tick_is_never_stamped(tmp_path, data_dir, chains):
     with TsaServer(Authority(chains["alpha"])) as alpha, TsaServer(Authority(chains["beta"])) as beta:
         tick(tmp_path, data_dir, "2026-06-10T12:00Z", alpha, beta, clock="replay")
@@ -133,6 +135,7 @@ def test_a_replay_tick_is_never_stamped(tmp_path, data_dir, chains):
     assert not list((tmp_path / "archive").rglob("*.tsr"))
 
 
+@pytest.mark.slow
 def test_a_refused_or_wrong_answer_is_not_written(tmp_path, data_dir, chains, capsys, monkeypatch):
     """A rejection, or a token over other bytes, is reported and asked for again; nothing is written."""
     with TsaServer(Authority(chains["alpha"])) as alpha, TsaServer(Authority(chains["beta"])) as beta:
@@ -181,6 +184,7 @@ def codes(report, violation=True):
     return sorted({f.code for f in report.findings if f.violation is violation})
 
 
+@pytest.mark.slow
 def test_verify_accepts_valid_tokens_and_says_each_forecast_is_proven_by_one(tmp_path, chains, roots):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     report = verify(repo, roots)
@@ -192,6 +196,7 @@ def test_verify_accepts_valid_tokens_and_says_each_forecast_is_proven_by_one(tmp
     assert "proof of time: 2 forecast(s) by RFC 3161 token, 0 by git date only; 3 token file(s), 3 valid" in lines
 
 
+@pytest.mark.slow
 def test_verify_cli_reports_per_forecast_proof_in_json(tmp_path, chains, roots, capsys):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     assert main(["verify", "--repo", str(repo.root), "--tsa-roots", str(roots), "--json", "--no-cache"]) == 0
@@ -201,6 +206,7 @@ def test_verify_cli_reports_per_forecast_proof_in_json(tmp_path, chains, roots, 
     assert data["summary"]["forecast_proofs"] == {"token": 2} and data["summary"]["tokens_valid"] == 3
 
 
+@pytest.mark.slow
 def test_a_token_over_other_bytes_is_a_violation(tmp_path, chains, roots):
     repo = history(tmp_path, chains)
     manifest = latest_manifest_path(repo.archive)
@@ -211,6 +217,7 @@ def test_a_token_over_other_bytes_is_a_violation(tmp_path, chains, roots):
     assert [f.path for f in found] == [path] and "not the committed bytes of" in found[0].message
 
 
+@pytest.mark.slow
 def test_an_expired_or_foreign_certificate_is_a_violation(tmp_path, chains, roots):
     repo = history(tmp_path, chains)
     expired = stamp(repo, "stale", chains["stale"], at(12, 1, 1))  # its certificate ended in January 2025
@@ -224,6 +231,7 @@ def test_an_expired_or_foreign_certificate_is_a_violation(tmp_path, chains, root
     assert report.proofs.proofs[ELO].kind == "git_date"  # neither counts as a proof
 
 
+@pytest.mark.slow
 def test_a_token_dated_after_kickoff_is_a_violation(tmp_path, chains, roots):
     repo = history(tmp_path, chains, forecast_stamp=KICKOFF + timedelta(minutes=5), beta_on_forecast=False)
     report = verify(repo, roots)
@@ -233,6 +241,7 @@ def test_a_token_dated_after_kickoff_is_a_violation(tmp_path, chains, roots):
     assert report.proofs.proofs[ELO].kind == "token_after_kickoff"
 
 
+@pytest.mark.slow
 def test_a_forecast_without_a_token_gets_a_note_and_git_date_proof(tmp_path, chains, roots):
     repo = history(tmp_path, chains)  # only the first manifest (the event) is stamped
     report = verify(repo, roots)
@@ -241,6 +250,7 @@ def test_a_forecast_without_a_token_gets_a_note_and_git_date_proof(tmp_path, cha
     assert "0 forecast(s) by RFC 3161 token, 2 by git date only" in "\n".join(report.summary_lines())
 
 
+@pytest.mark.slow
 def test_a_token_on_a_later_manifest_covers_the_earlier_ones_through_the_chain(tmp_path, chains, roots):
     repo = history(tmp_path, chains)
     stamp(repo, "beta", chains["beta"], at(10, 20))  # the newest manifest at this point is the outcome's
@@ -251,6 +261,7 @@ def test_a_token_on_a_later_manifest_covers_the_earlier_ones_through_the_chain(t
     assert report.proofs.proofs[ELO].kind == "token" and report.proofs.proofs[ELO].stamped_at == at(10, 20)
 
 
+@pytest.mark.slow
 def test_without_trusted_roots_tokens_are_unchecked_not_trusted(tmp_path, chains):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     report = verify(repo, None)
@@ -258,6 +269,7 @@ def test_without_trusted_roots_tokens_are_unchecked_not_trusted(tmp_path, chains
     assert report.proofs.proofs[ELO].kind == "git_date"
 
 
+@pytest.mark.slow
 def test_a_changed_or_orphan_token_is_a_violation(tmp_path, chains, roots):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     token = next(repo.archive.rglob("*.beta.tsr"))
@@ -269,6 +281,7 @@ def test_a_changed_or_orphan_token_is_a_violation(tmp_path, chains, roots):
     assert {"modified", "token_invalid"} <= set(codes(report))
 
 
+@pytest.mark.slow
 def test_anchor_finds_and_pins_a_manifest_hash(tmp_path, chains, roots, capsys):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     manifests = sorted(p for p in (repo.archive / "manifests").rglob("*.json"))
@@ -302,6 +315,7 @@ def bundle(digest: str) -> bytes:
                        "verificationMaterial": {}}).encode() + b"\n"  # fmt: skip
 
 
+@pytest.mark.slow
 def test_attestation_bundles_are_checked_against_the_committed_manifest_when_present(tmp_path, chains, roots):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     manifests = sorted(p for p in (repo.archive / "manifests").rglob("*.json"))
@@ -318,6 +332,7 @@ def test_attestation_bundles_are_checked_against_the_committed_manifest_when_pre
     assert "1 attestation bundle(s) match their manifest" in "\n".join(report.summary_lines())
 
 
+@pytest.mark.slow
 def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp_path, chains, roots):
     repo = history(tmp_path, chains, forecast_stamp=at(10, 19, 1))
     stamp(repo, "stale", chains["stale"], at(12, 1, 1))
@@ -335,6 +350,7 @@ def test_cached_token_results_match_a_fresh_check_and_lapse_with_other_roots(tmp
     assert sum(1 for f in other.violations if f.code == "token_invalid") == 2  # beta's and stale's
 
 
+@pytest.mark.slow
 def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_refused(tmp_path, chains):
     from collector.archive.write.manifest import write_tick_manifest
     from collector.archive.write.writer import ArchiveWriter
@@ -359,6 +375,7 @@ def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_re
         check_response(b"\0" * (MAX_TOKEN_BYTES + 1), b"manifest", None)
 
 
+@pytest.mark.slow
 def test_a_tsa_that_does_not_answer_does_not_hold_the_tick(tmp_path, data_dir, chains):
     """``timeout_s`` bounds the wait for all authorities together; the silent one is pending."""
     with TsaServer(Authority(chains["alpha"])) as alpha, TsaServer(Authority(chains["beta"], hang=True)) as beta:
@@ -372,6 +389,7 @@ def test_a_tsa_that_does_not_answer_does_not_hold_the_tick(tmp_path, data_dir, c
 # -- the chain rule, as an invariant ----------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(data=st.data(), count=st.integers(1, 12))
 def test_a_token_covers_exactly_the_manifests_chained_before_it(data, count):
     """Oracle: manifest i's proof is the earliest own-token time over j >= i with links i+1..j all intact."""
@@ -420,6 +438,7 @@ def test_the_shipped_roots_are_the_authorities_published_ones():
     }
 
 
+@pytest.mark.slow
 def test_a_token_from_an_unknown_authority_is_not_trusted_by_the_shipped_roots(tmp_path, chains):
     from collector.audit.timestamps import SHIPPED_ROOTS
 

@@ -36,6 +36,7 @@ def _tournament(archive):
     return {(f.forecaster, f.horizon): f for f in archive.forecasts if f.target_kind == "tournament"}
 
 
+@pytest.mark.slow
 def test_every_baseline_forecasts_the_whole_tournament_before_kickoff_and_again_after_the_groups(replayed):
     out, summary, archive = replayed
     assert not summary.problems and not archive.problems
@@ -66,6 +67,7 @@ def test_every_baseline_forecasts_the_whole_tournament_before_kickoff_and_again_
     assert report.violations == [] and not [f for f in report.findings if f.code == "no_target"]
 
 
+@pytest.mark.slow
 def test_the_saved_forecasts_score_t5_at_the_stages_the_replay_reached(replayed):
     _, _, archive = replayed
     competition = archive.competitions["worldcup-2026"]
@@ -84,6 +86,7 @@ def _task(competition, now, horizon, fixtures, history=()):
                         clock=Clock.REPLAY, fixtures=tuple(fixtures), history=tuple(history), full_tournament=True)
 
 
+@pytest.mark.slow
 def test_modal_bracket_is_consistent_seeded_and_its_reach_probabilities_add_up(data_dir):
     competition, played = played_matches("worldcup-2026", data_dir)
     now = played[0].event.kickoff_utc - timedelta(days=1)

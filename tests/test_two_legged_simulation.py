@@ -133,6 +133,7 @@ def test_mirrored_legs_without_extra_time_goals_are_a_coin():
     assert abs(through.mean() - 0.5) < 4 * np.sqrt(0.25 / 200_000)
 
 
+@pytest.mark.slow
 def test_the_simulator_plays_an_undecided_tie_from_its_known_first_leg(cup, tmp_path):  # noqa: F811 (the fixture)
     """cup-16-two-legs after the quarter-finals' first legs (tests/test_cup_two_legs.py): Hawks D
     beat Lions C 2-0. Lions C's chance of the semi-finals is the tie's (win the second leg at home

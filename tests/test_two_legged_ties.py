@@ -88,6 +88,7 @@ def _knockout_stage(view):
     return {eid: e for (_, eid), e in view.events.items() if e.stage != "group"}
 
 
+@pytest.mark.slow
 def test_the_format_is_guessed_from_pairs_met_twice_and_the_slots_name_their_first_legs(ties):
     config, _ = ties
     with definitions_dir(config.parent / "c"):
@@ -97,6 +98,7 @@ def test_the_format_is_guessed_from_pairs_met_twice_and_the_slots_name_their_fir
         (1, "P4", "P1", None), (2, "P1", "P4", 1), (3, "P3", "P2", None), (4, "P2", "P3", 3), (5, "W2", "W4", None)]
 
 
+@pytest.mark.slow
 def test_a_first_leg_decides_nothing_the_final_waits_for_both_second_legs(ties, tmp_path, capsys):
     config, data = ties
     archive = tmp_path / "a"
@@ -120,6 +122,7 @@ def test_a_first_leg_decides_nothing_the_final_waits_for_both_second_legs(ties, 
         "beta-fc", Score(home=3, away=3), Score(home=4, away=2))
 
 
+@pytest.mark.slow
 def test_a_replay_forecasts_each_leg_and_nothing_before_its_teams_were_decided_and_verifies(ties, tmp_path):
     config, data = ties
     repo = tmp_path / "r"
@@ -134,6 +137,7 @@ def test_a_replay_forecasts_each_leg_and_nothing_before_its_teams_were_decided_a
     assert report.ok, [str(v) for v in report.violations]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "knockouts", "message", "held"), [
     ("second leg missing", [LEG1_T1, LEG1_T2, LEG2_T1, FINAL],
      "the source lists no second leg (match 4) of this tie; the tie stays undecided", None),
@@ -159,6 +163,7 @@ def test_a_corrupt_tie_is_named_and_decides_no_final(ties, tmp_path, capsys, nam
         assert "its outcome is held back until a correction is applied; the tie stays undecided" in err
 
 
+@pytest.mark.slow
 def test_extra_time_after_a_level_aggregate_is_still_refused_in_a_single_match(ties, tmp_path, capsys):
     config, _ = ties
     _, data = _arena(tmp_path / "w", _league_matches() + KNOCKOUTS[:4] + [
@@ -168,6 +173,7 @@ def test_extra_time_after_a_level_aggregate_is_still_refused_in_a_single_match(t
     assert (CID, "m005") not in load_archive(tmp_path / "a").outcomes
 
 
+@pytest.mark.slow
 def test_the_away_goals_rule_is_a_definition_option(ties, tmp_path, capsys):
     """Delta 1-2 Alpha, Alpha 0-1 Delta: 2-2 on aggregate, Alpha 2 away goals to Delta's 1.
 
@@ -225,6 +231,7 @@ def test_without_away_goals_the_tie_goes_to_more_goals_and_swapping_the_legs_swa
         assert mirrored is not None and mirrored.home_advances != result.home_advances
 
 
+@pytest.mark.slow
 def test_a_rule_naming_a_first_leg_and_a_second_leg_with_the_wrong_rules_are_refused(ties):
     config, _ = ties
     with definitions_dir(config.parent / "c"):

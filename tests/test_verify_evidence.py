@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
+import pytest
+
 from collector.archive.layout import path_for
 from collector.audit.verify import verify_repository
 from collector.records import (
@@ -88,6 +90,7 @@ def test_a_package_committed_after_the_forecast_is_reported(tmp_path):
     assert "after the forecast" in found["evidence_committed_after"].message
 
 
+@pytest.mark.slow
 def test_a_hash_that_is_not_the_package_files_is_reported(tmp_path):
     found = evidence_findings(history(tmp_path, sha256="0" * 64))
     assert set(found) == {"evidence_hash"} and "0" * 64 in found["evidence_hash"].message
@@ -154,6 +157,7 @@ def odds_findings(repo) -> list[str]:
     return [f.message for f in report.findings if f.code == "evidence_odds"]
 
 
+@pytest.mark.slow
 def test_the_odds_snapshot_a_package_names_is_checked_like_the_package(tmp_path):
     assert odds_findings(odds_history(tmp_path / "clean")) == []
     assert "not in the archive's history" in odds_findings(odds_history(tmp_path / "missing", missing=True))[0]

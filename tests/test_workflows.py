@@ -56,6 +56,7 @@ def text(name: str) -> str:
     return (WORKFLOWS / name).read_text()
 
 
+@pytest.mark.slow
 def test_workflows_match_githubs_schema():
     files = [str(WORKFLOWS / n) for n in NAMES]
     done = subprocess.run(
@@ -228,6 +229,7 @@ def test_tick_with_nothing_due_makes_no_commit(clones, tmp_path):
     assert "pushed=false" in output and git(remote, "rev-parse", "main") == before
 
 
+@pytest.mark.slow
 def test_tick_commits_only_archive_and_rebases_when_main_moved(clones, tmp_path):
     remote, runner, other = clones
     [added] = write_records(runner / "archive", [make_event()])  # a valid record: the guard passes it
@@ -246,6 +248,7 @@ def test_tick_commits_only_archive_and_rebases_when_main_moved(clones, tmp_path)
     assert done.stdout.count("guard: OK, 1 archive file(s) added since origin/main") == 2  # before each push
 
 
+@pytest.mark.slow
 def test_the_commit_step_pushes_nothing_the_guard_refuses_and_runs_no_hook(clones, tmp_path):
     remote, runner, _ = clones
     before = git(remote, "rev-parse", "main")
@@ -382,6 +385,7 @@ def test_the_tick_job_packs_exactly_the_new_archive_files(clones, tmp_path):
                               "archive/manifests/2026/20260611T184500000000Z.json"]
 
 
+@pytest.mark.slow
 def test_the_commit_job_stores_the_bundle_as_verify_reads_it(tmp_path):
     """The bundle step, run as the runner runs it, on a one-line and a pretty-printed bundle."""
     from collector.audit.attestations import subject_digests

@@ -3,12 +3,11 @@
 Threaded OpenBLAS (numpy's default) splits a product's rows between as many threads as the
 machine has cores, and a few products' last bits depend on that split: the site, ``score
 --json`` and ``paper-tables`` could print numbers that differ in the last bit between a
-two-core runner and an eight-core laptop (README, "Scoring speed"), or between a build that
+two-core runner and an eight-core laptop, or between a build that
 ran alone and one that ran beside its own forked child. And two processes that each run a
 BLAS thread per core on the same cores (the build's slices child beside its scoring,
-:mod:`builder.score.slicework`) spend much of their time waiting for each other: at 100,000
-records, a tick that computed its bootstrap afresh scored in 10.6 s that way and in 8.4 s
-with one thread each.
+:mod:`builder.score.slicework`) spend much of their time waiting for each other (the
+measurements are in docs/performance.md, "Scoring at archive scale").
 
 So :func:`score_archive <builder.score.scoring.score_archive>`,
 :func:`score_slices <builder.score.slices.score_slices>` and

@@ -333,7 +333,7 @@ def registry_json() -> bytes:
 
 
 def markdown_list() -> str:
-    """The README's measure list: one table row per registry entry (a test holds the README to it)."""
+    """The measure list of docs/scoring.md: one table row per registry entry (a test holds the page to it)."""
     lines = ["| id | label | unit | direction | paper, where | basis | applies to |",
              "|---|---|---|---|---|---|---|"]
     for m in REGISTRY_ENTRIES:

@@ -129,8 +129,7 @@ def adjusted_scores(y: np.ndarray, mask: np.ndarray, weights: np.ndarray | None 
     The replicates x events alpha is never formed: with alpha_e = (s_e - sum_f beta_f m_ef) / n_e,
     sum_e w_e alpha_e = w . (s / n) - sum_f beta_f (w . m_f / n), one product of the weights with
     forecasters + 2 columns (the third gives the weight of the forecast events, the mean's
-    denominator). The same mean as summing alpha, up to rounding (~1e-16 relative; issue 21:
-    the difficulty bootstrap's share of scoring). A replicate whose mean is not finite that
+    denominator). The same mean as summing alpha, up to rounding (~1e-16 relative). A replicate whose mean is not finite that
     way (no weighted event, or a non-finite beta) is taken the long way, over its alpha."""
     beta, (m, s, inv_n, n), w = _fit_beta(y, mask, weights, solver)
     columns = np.column_stack([s * inv_n, m * inv_n[:, None], (n > 0).astype(float)])

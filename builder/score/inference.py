@@ -221,7 +221,7 @@ def _all_specs(rows: list[ScoredForecast], market: dict | None) -> Iterator[tupl
     by_forecaster: list[tuple] = []
     for measure, means in zip(("brier", "log_loss"), llm_cell_means_of(rows, ("brier", "log_loss")), strict=True):
         yield from factor_specs(means, "access", "closed_book", "open_book", measure)
-        for other in ("closed_book", "open_book"):  # the third access level (issue 17), in the same family
+        for other in ("closed_book", "open_book"):  # the third access level (evidence package), in the same family
             yield from factor_specs(means, "access", "evidence_package", other, measure)
         yield from factor_specs(means, "strategy", "direct_score", "probabilistic_forecast", measure)
         for early, late in combinations(present, 2):

@@ -1,4 +1,4 @@
-"""The leakage audit: WorldCupArena's A.4 "leaked" state, decided by rule instead of by hand (issue 17).
+"""The leakage audit: WorldCupArena's A.4 "leaked" state, decided by rule instead of by hand.
 
 Every forecast is checked against three rules; each hit is a :class:`LeakFlag` with its rule
 and a reason naming what was found. A flagged forecast is shown with its reasons on its card,

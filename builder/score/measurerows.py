@@ -2,7 +2,7 @@
 
 Scoring computes every per-forecast measure as a column (``scoring.match_measures``); each row
 then held them again as a dict of Python floats: about 600 bytes a row (the dict and its
-distinct floats), 170 MB at 300,000 records, kept for the whole build, and a dict of its four
+distinct floats), kept for the whole build, and a dict of its four
 layers. Instead every row's ``measures`` (and ``advancement``, ``layers``) is a :class:`Measures`
 (:class:`Advancement`, :class:`Layers`): the matrix, shared by every row of one scoring
 (rows x :data:`NAMES`, or :data:`ROW_LAYERS`; read-only, NaN where absent), and the row's

@@ -2,8 +2,8 @@
 
 Most ticks of a live arena add forecasts for matches not yet played: every scored row, so
 every resampler and every column of measures, is what it was at the previous build, and the
-bootstrap and sign-flip work (the replicates' products, most of scoring's time at 100,000
-records: issue 21) would give the same floats again. Each such result is a pure function of
+bootstrap and sign-flip work (the replicates' products, most of scoring's time on a large
+archive) would give the same floats again. Each such result is a pure function of
 
 * the resampler's draws and flips (:attr:`~builder.score.resampling.Resampler.fingerprint`,
   the matrices' own bytes: no assumption on how they were drawn);

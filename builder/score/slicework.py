@@ -10,11 +10,10 @@ as soon as the rows exist: it makes the whole archive's row analyses
 stage test families, diversity), which score_archive waits for at its end, then scores the
 slices (:func:`builder.score.slices.score_slices`) and the paper tables
 (:func:`builder.score.paper_tables.paper_tables`) while this process finishes the whole
-archive's scores, and :meth:`SliceWork.finish` collects them. Before this, a build did all of
-it one after the other (at 100,000 records about 1 s of slices and 0.7 s of tables on each
-tick, most of a cold build's 3 s of both; the row analyses 1-2 s on a tick with new outcomes).
+archive's scores, and :meth:`SliceWork.finish` collects them, instead of doing all of it one
+after the other.
 
-What comes back through the pipe is small (about 250 KB at 100,000 records): the row
+What comes back through the pipe is small (no scored row, no record): the row
 analyses (their rows hold names and numbers, no scored row), each slice's scores with the
 positions of its rows among the whole's rows in place of the rows (put back here, the same
 objects as a serial build's), the tables, and what the child's lookups added to the

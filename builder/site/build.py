@@ -69,15 +69,14 @@ MARKER = ".prematch-site"
 CHILD_RECORDS = 80_000
 """The largest archive whose downloads (and slices: :mod:`builder.score.slicework`) a build
 without an earlier one in its cache makes in a child process (unless ``PREMATCH_BUILD_WORKERS``
-says otherwise). The slices' child alone took a cold build at 100,000 records from 729 to
-1,005 MB summed PSS (its copied pages and its own arrays beside the scoring's). The downloads'
-child and the parent both touch the records and the scored rows while the downloads are made, so each page of them they
-write is copied (copy-on-write): the build's memory (summed PSS) grows by about 3.5 KB a record,
-812 -> 1,161 MB at 100,000 records, over the 1 GB aim of a cold build; at 80,000 records it
-stays under it. A build whose page cache holds an earlier build's pages (a tick's, on the
-runner or locally) makes them in the child whatever the archive's size: its downloads are then
-a large part of its time (3-10 s of 26-32 s at 100,000 records), hidden behind the pages, for
-about 300 MB more (979-1,034 MB summed PSS at 100,000 records in ``benchmarks/build_site.py``)."""
+says otherwise). The slices' child adds its copied pages and its own arrays to the scoring's. The
+downloads' child and the parent both touch the records and the scored rows while the downloads
+are made, so each page of them they write is copied (copy-on-write): the build's memory grows
+with every record, and past this size a cold build would go over its 1 GB aim. A build whose
+page cache holds an earlier build's pages (a tick's, on the runner or locally) makes them in the
+child whatever the archive's size: its downloads are then a large part of its time, hidden behind
+the pages, for some more memory. The measurements are in docs/performance.md
+(``benchmarks/build_site.py``)."""
 STATIC = ("site.css", "site.js", "bracket.css", "bracket.js")
 
 
@@ -391,9 +390,8 @@ def record_files(archive, archive_dir: Path, ctx: SiteContext) -> Iterator[tuple
     does not serve as it is (:meth:`SiteContext.host_link`): all of them when the repository's
     address is unknown, else those not committed yet or changed since.
 
-    A site that copied every record outgrows GitHub Pages' 1 GB limit for a published site at
-    roughly 120,000 records (extrapolated from 823 MB at 100,000; the copies are a third of its
-    bytes there), and each build on a fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
+    A site that copied every record outgrows GitHub Pages' 1 GB limit for a published site with
+    some 100,000 records (the copies are a third of its bytes), and each build on a fresh runner wrote them all again. Each copy is an :class:`ArchiveCopy` under the SHA-256 of
     the bytes the load validated: the writer copies it only when the site's copy is missing or
     stale, never holding them all in memory."""
     root = Path(archive_dir)

@@ -30,11 +30,17 @@ def _markdown(text: str) -> Markup:
 
 
 def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:
-    body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
+    body = project_markdown(source)
     if source == "audit.md":
         body = fill_urls(body, ctx.urls).replace("<LATEST_ANCHOR>", latest_anchor_text(ctx))
-    body = body.replace(MEASURES_MARK, measures_table()).replace(INTERVALS_MARK, intervals_markdown())
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
+
+
+def project_markdown(source: str) -> str:
+    """A text page of ``site_templates/`` with the registry's parts filled in: the one source of the
+    arena's page and of the documentation's copy (``docs/methodology.md``, through ``tools/mkdocs_hooks.py``)."""
+    body = (TEMPLATES_DIR / source).read_text(encoding="utf-8")
+    return body.replace(MEASURES_MARK, measures_table()).replace(INTERVALS_MARK, intervals_markdown())
 
 
 MEASURES_MARK = "<!-- measures: made from builder/score/definitions.py at every build -->"

@@ -2,7 +2,7 @@
 and hashes a list of them beside the process that validates them.
 
 Validation holds the GIL, so a reading *thread* waits for it after every system call and the
-reads end up taking turns with validation (about 1.3 s of a 100,000-record load). The worker is
+reads end up taking turns with validation (docs/performance.md, archive I/O). The worker is
 a second interpreter running this file as a script (``python -I -S``: no site, no environment,
 no Prematch import; the standard library only): it opens each file as the reader does (never
 following a link), reads it, hashes it, and streams the bytes and the SHA-256 back through a
@@ -33,7 +33,7 @@ DIGEST_BYTES = 32
 PIPE_BUFFER = 1 << 20  # what the pipe from the worker holds (kernel memory)
 STREAM_BUFFER = 1 << 16  # each end's buffer in this process, and at most this much per write of names:
 NAMES_PER_WRITE = 512  # below malloc's mmap threshold, whose raising by one large free left later
-                       # dict resizes to fragment the heap (6 MB more resident at the end of a load)
+                       # dict resizes to fragment the heap
 
 
 def read_file(path: str | bytes) -> bytes:

@@ -4,8 +4,8 @@ Loading, verifying, scoring and rendering an archive each build hundreds of thou
 millions of small objects that live for the whole run and point at no cycle: records,
 history entries, scores, page models. CPython's cyclic collector is triggered by
 allocation counts, and every collection of the older generations rescans all tracked
-objects, so as the heap grows its passes add up to more time than the work itself (more
-than half of a load at 100,000 records). Reference counting still frees everything that
+objects, so as the heap grows its passes add up to more time than the work itself.
+Reference counting still frees everything that
 is not part of a cycle while the collector is paused; a cycle made meanwhile is collected
 by the first collection after it resumes.
 """

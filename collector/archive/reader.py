@@ -222,7 +222,7 @@ def load_archive(root: Path | str) -> Archive:
     if not archive.root.exists():
         return archive
     # Loading creates millions of long-lived objects; the cyclic garbage collector would rescan
-    # them over and over (more than half the load time at 100,000 records), so it is paused.
+    # them over and over (more time than the load itself on a large archive), so it is paused.
     with paused_garbage_collector():
         _load_files(archive)
         _resolve(archive)

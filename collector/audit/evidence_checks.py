@@ -1,4 +1,4 @@
-"""``verify``'s checks of evidence packages (issue 17).
+"""``verify``'s checks of evidence packages.
 
 A forecast that names an evidence package (``evidence.path``, ``evidence.sha256``) must name a
 record file that

@@ -1,4 +1,4 @@
-"""``costs``: the README's cost table, recomputed from the roster's prices and the protocol's limits."""
+"""``costs``: the cost table of docs/run-your-own-arena.md, recomputed from the roster's prices and the protocol's limits."""
 
 from __future__ import annotations
 

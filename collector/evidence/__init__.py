@@ -1,4 +1,4 @@
-"""The evidence stage: one frozen information package per event and horizon (issue 17).
+"""The evidence stage: one frozen information package per event and horizon.
 
 It sits between the tick (``collector.schedule``) and the forecasters: it reads the results the
 baselines read and asks its news gatherer through the forecasters' OpenRouter client, so it

@@ -79,8 +79,7 @@ class Contract(BaseModel):
 
         pydantic keeps, per instance, the set of fields its input gave
         (``model_fields_set``); a record's few nested models each carried a set of a dozen or
-        more names, about 60% of a loaded forecast's memory (11 KB -> 4 KB per record; with the
-        shared values and times below, 3 KB). The
+        more names, most of a loaded forecast's memory. The
         models are frozen, so the set is never changed in place: ``model_copy`` copies it
         before adding to it. The shared set is a private copy, never one a caller gave.
 
@@ -141,8 +140,8 @@ def _fields_set_of(names: set[str]) -> set[str]:
 def _share_values(model: Contract, names: tuple[str, ...]) -> None:
     """Replace each of ``model``'s :attr:`~Contract.shared_values` by the one equal instance
     kept for its :meth:`~Contract.share_key` (the first one seen). Those are frozen value
-    models with a bounded number of keys (a score has at most 100 x 100), so the pool stays small;
-    a 100,000-record archive held about 1 KB less per forecast."""
+    models with a bounded number of keys (a score has at most 100 x 100), so the pool stays small
+    while every forecast holding an equal value shares it."""
     values = model.__dict__
     for name in names:
         value = values.get(name)
@@ -155,7 +154,7 @@ def _share_values(model: Contract, names: tuple[str, ...]) -> None:
 
 def _share_times(model: Contract, names: tuple[str, ...]) -> None:
     """Replace each of ``model``'s :attr:`~Contract.shared_times` by the equal datetime kept
-    first (48 bytes each; a 300,000-record archive held about 60 MB of equal copies). The pool
+    first (a large archive holds many equal copies of the same kickoff and tick times). The pool
     stops growing at :data:`TIMES_KEPT` distinct values (later ones are kept as they are)."""
     values = model.__dict__
     for name in names:

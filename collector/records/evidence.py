@@ -1,4 +1,4 @@
-"""The evidence record: one frozen information package per event and horizon (issue 17).
+"""The evidence record: one frozen information package per event and horizon.
 
 WorldCupArena's S1 condition and Prophet Arena hold the *information* fixed: every model gets
 the same package and no tools. A tick writes one ``evidence`` record per (event, horizon)

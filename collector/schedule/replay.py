@@ -119,7 +119,7 @@ def fixtures_or_reason(competition_id: str, data_dir):
     batch = source_for(definition, DataSource(data_dir)).fetch(competition)
     if batch.matches:
         return competition, batch, None
-    return competition, batch, batch.problems[0].message if batch.problems else f"{batch.source} lists no match"
+    return competition, batch, str(batch.problems[0]) if batch.problems else f"{batch.source} lists no match"
 
 
 def read_fixtures(competition_id: str, data_dir):

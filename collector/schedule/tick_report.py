@@ -36,7 +36,7 @@ class TickReport:
     llm_records: int = 0  # LLM forecast records written after at least one call
     llm_failed: int = 0  # of which every call failed (api_error, timeout)
     temp_removed: int = 0  # temporary files of dead writers removed
-    evidence: int = 0  # evidence packages written (issue 17: before the forecasts that use them)
+    evidence: int = 0  # evidence packages written (before the forecasts that use them)
     odds: int = 0  # odds snapshots and closing market forecasts written (collector/schedule/odds.py)
     binary: int = 0  # binary market events, their forecasts and resolutions (collector/schedule/binary_events.py)
 

@@ -1,4 +1,4 @@
-"""The ``evidence_package`` prompt: the match prompt with the frozen package in it, no tools (issue 17).
+"""The ``evidence_package`` prompt: the match prompt with the frozen package in it, no tools.
 
 The match prompt of the arena's prompt set (:func:`collector.forecasters.llm.prompting.match_prompt`)
 with two changes: the access header is ``access.evidence_package`` of ``prompts/evidence_v1.txt``,
