@@ -60,7 +60,7 @@ def binary_answer(prompt: str) -> dict:
 def completion(
     content: str, *, open_book: bool = False, finish_reason: str = "stop", model: str = "x/y",
     metadata: bool = False, gen_id: str = "gen-1234567890", search_usage: bool = True,
-    citations: list[dict] | None = None, cost: float | None = None,
+    citations: list[dict] | None = None, cost: float | None = None, provider: str = "OpenAI",
 ) -> dict:  # fmt: skip
     """A chat completion in OpenRouter's documented shape (``openrouter_metadata`` when asked for);
     open book reports its searches in ``usage.server_tool_use_details`` (ChatUsage) unless
@@ -89,10 +89,10 @@ def completion(
     }  # fmt: skip
     if metadata:
         out["openrouter_metadata"] = {
-            "attempt": 1, "endpoints": {"available": [{"model": model, "provider": "OpenAI", "selected": True}],
+            "attempt": 1, "endpoints": {"available": [{"model": model, "provider": provider, "selected": True}],
                                         "total": 1},
             "is_byok": False, "region": "iad", "requested": model, "strategy": "direct",
-            "summary": "available=1, selected=OpenAI",
+            "summary": f"available=1, selected={provider}",
         }  # fmt: skip
     return out
 
@@ -158,10 +158,16 @@ _SQUAD_PLAYER = re.compile(r"(.+?) \((GK|DF|MF|FW|\?)\)")
 
 
 def fine_grained_answer(prompt: str, broken: bool = False, base: dict | None = None) -> dict:
-    """A fine-grained answer (``fine_grained`` strategy) picking 4-3-3 elevens from the prompt's squads;
-    ``broken``: the home eleven has 10 players and the declared result disagrees (for repairs)."""
+    """A fine-grained answer (``fine_grained`` strategy) picking 4-3-3 elevens from the prompt's squads,
+    around ``base`` (a match answer; default the fixed one): its result and goals follow the base's
+    largest 90-minute probability and most likely score. ``broken``: the home eleven has 10 players
+    and the declared result disagrees (for repairs)."""
+    base = base or match_answer("Is knockout match: yes" in prompt)
     squads = {side: _SQUAD_PLAYER.findall(players) for side, players in _SQUAD_LINE.findall(prompt)}
-    fg: dict = {"result": "draw" if broken else "home"}
+    probs = {"home": base["home_win_90_prob"], "draw": base["draw_90_prob"], "away": base["away_win_90_prob"]}
+    result = max(probs, key=probs.get)
+    fg: dict = {"result": ("draw" if result != "draw" else "home") if broken else result}
+    forwards = {}
     for side in ("home", "away"):
         players = [(n.strip(", "), p) for n, p in squads[side]]
         need = {"GK": 1, "DF": 4, "MF": 3, "FW": 3}
@@ -169,18 +175,22 @@ def fine_grained_answer(prompt: str, broken: bool = False, base: dict | None = N
         for pos, k in need.items():
             eleven += [{"name": n, "position": pos} for n, p in players if p == pos][:k]
         fg[f"{side}_lineup"] = {"formation": "4-3-3", "starting": eleven[:10] if broken and side == "home" else eleven}
-    home_fw = [p["name"] for p in fg["home_lineup"]["starting"] if p["position"] == "FW"]
+        forwards[side] = [p["name"] for p in fg[f"{side}_lineup"]["starting"] if p["position"] == "FW"]
+    lead = "away" if result == "away" else "home"
+    score = base["most_likely_score_90"]
+    goals = [{"side": side, "player": forwards[side][i % len(forwards[side])], "minute": 20 + 25 * i + (side == "away")}
+             for side in ("home", "away") for i in range(score[side])]
     fg.update({
-        "scorers": [{"side": "home", "player": home_fw[0], "probability": 0.35}],
-        "assisters": [{"side": "home", "player": home_fw[1], "probability": 0.2}],
-        "player_of_the_match": [{"side": "home", "player": home_fw[0], "probability": 0.15}],
-        "goals": [{"side": "home", "player": home_fw[0], "minute": 30}], "cards": [], "substitutions": [],
+        "scorers": [{"side": lead, "player": forwards[lead][0], "probability": 0.35}],
+        "assisters": [{"side": lead, "player": forwards[lead][1], "probability": 0.2}],
+        "player_of_the_match": [{"side": lead, "player": forwards[lead][0], "probability": 0.15}],
+        "goals": sorted(goals, key=lambda g: g["minute"]), "cards": [], "substitutions": [],
         "penalties": [], "own_goals": [],
         "statistics": {k: {"home": h, "away": a} for k, (h, a) in {
             "possession": (55, 45), "shots": (13, 9), "shots_on_target": (5, 3), "corners": (6, 4), "fouls": (11, 12),
             "offsides": (2, 2), "yellow_cards": (2, 2), "red_cards": (0, 0), "xg": (1.5, 0.9)}.items()},
     })
-    return {**(base or match_answer("Is knockout match: yes" in prompt)), "fine_grained": fg}
+    return {**base, "fine_grained": fg}
 
 
 _GROUP_LINE = re.compile(r"^- group (\S+): (\S+) \(.+?\) v (\S+) \(.+\)$", re.MULTILINE)
@@ -227,11 +237,11 @@ def fixed_match(body: dict) -> dict:
 
 def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False,
                wrong_pairing: bool = False, search_usage: bool = True, match: MatchAnswer = fixed_match,
-               citations: list[dict] | None = None, cost: float | None = None) -> dict:
+               citations: list[dict] | None = None, cost: float | None = None, provider: str = "OpenAI") -> dict:
     """The completion answering ``body``'s prompt (its kind recognised by its template's lines)."""
     prompt = body["messages"][-1]["content"]
     shape = {"open_book": "tools" in body, "model": body["model"], "metadata": metadata, "gen_id": gen_id,
-             "citations": citations, "cost": cost}
+             "citations": citations, "cost": cost, "provider": provider}
     if _NEWS.search(prompt):
         return completion(json.dumps(news_answer(prompt)), **shape)
     tournament = tournament_answer(prompt, wrong_pairing and REPAIR_MARK not in prompt)

@@ -137,7 +137,8 @@ class Server(ThreadingHTTPServer):
 class LocalOpenRouter:
     """``with LocalOpenRouter(answerer) as server: server.base_url ...`` (127.0.0.1, a free port)."""
 
-    def __init__(self, answerer: Answerer | None, handler: type[Handler] = Handler, provider: str = "Prematch demo"):
+    def __init__(self, answerer: Answerer | None, handler: type[Handler] = Handler,
+                 provider: str = "Prematch demo server"):
         self.httpd = Server(("127.0.0.1", 0), handler)
         self.httpd.answerer = answerer
         self.httpd.provider = provider
