@@ -58,6 +58,7 @@ class OutcomeView:
     advancing: str | None
     goals: tuple[Goal, ...]
     replay: bool
+    winner_label: str = "Advances"  # "Winner" where no later match takes the winner (final, third place)
 
 
 @dataclass(frozen=True)
