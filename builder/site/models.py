@@ -36,6 +36,7 @@ class Meta:
     root: str  # relative prefix to the site root ("", "../", "../../")
     section: str  # which nav entry is active
     replay: bool  # built from replay records: show the banner
+    demo: bool = False  # the demo's synthetic LLMs are in the archive: show the demo banner
     commit: str = ""  # not printed: per-build facts (commit, anchor, last update) live on build.html
     charts: bool = False  # load the shared plotly.js
 

@@ -12,7 +12,8 @@ every listed match (:func:`reference_table`). From it:
   is also averaged in half and half. The rationale and citations come from what the condition
   gives: the evidence package's form, odds and news lines (its news URLs cited), open book a
   search citation, closed book the model's own note;
-* the odds file (:func:`write_odds_csv`) quotes three bookmakers in football-data.co.uk's layout:
+* the odds file (:func:`write_odds_csv`) quotes three made-up bookmakers (``demo-book-a`` to ``-c``,
+  margins 5%, 2.5% and 7%) in football-data.co.uk's layout:
   closing odds are the reference probabilities with each book's margin and a small per-book
   tilt; the earlier quotes start from the reference blended a fifth of the way to 1/3 each.
 
@@ -33,6 +34,7 @@ from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from collector.demo.answers import answer_for
+from collector.records import DEMO_PREFIX
 from collector.demo.server import model_entry
 
 
@@ -48,16 +50,16 @@ class DemoModel:
     note: str  # the closed-book rationale's tail
 
 
-MODELS = (
-    DemoModel("demo.atlas", "demo/atlas", 0.15, 0.0, 0.0040, "close to the reference, little noise"),
-    DemoModel("demo.bolt", "demo/bolt", 0.45, 0.0, 0.0008, "cheap and noisy"),
-    DemoModel("demo.cirrus", "demo/cirrus", 0.30, 0.35, 0.0020, "leans towards the listed home team"),
+MODELS = (  # every id starts with DEMO_PREFIX: the site marks these forecasters demo on every page
+    DemoModel(f"{DEMO_PREFIX}atlas", "demo/atlas", 0.15, 0.0, 0.0040, "close to the reference, little noise"),
+    DemoModel(f"{DEMO_PREFIX}bolt", "demo/bolt", 0.45, 0.0, 0.0008, "cheap and noisy"),
+    DemoModel(f"{DEMO_PREFIX}cirrus", "demo/cirrus", 0.30, 0.35, 0.0020, "leans towards the listed home team"),
 )
 PROVIDER = "Prematch demo server"  # the provider every demo answer names
 GATHERER = "demo/gatherer"  # the evidence package's news gatherer
 VERSION = "demo-recipe-1"  # the models' canonical slugs end with it: a change of recipe is a new version
 ACCESS_SCALE = {"closed_book": 1.0, "open_book": 0.7, "evidence_package": 0.5}
-BOOKS = (("B365", 0.050, 1), ("PS", 0.025, 2), ("WH", 0.070, 3))  # prefix, margin, tilt seed
+BOOKS = (("DMA", 0.050, 1), ("DMB", 0.025, 2), ("DMC", 0.070, 3))  # prefix (demo-book-a..c), margin, tilt seed
 UK = ZoneInfo("Europe/London")
 
 _HOME = re.compile(r"^Home/listed first team: (.+)$", re.MULTILINE)
@@ -163,7 +165,7 @@ class Recipe:
         self.roster = models
 
     def models(self) -> list[dict]:
-        entries = [model_entry(m.model, f"{m.model}@{VERSION}", f"Demo {m.id[5:]} (synthetic)",
+        entries = [model_entry(m.model, f"{m.model}@{VERSION}", f"Demo {m.id.removeprefix(DEMO_PREFIX)} (synthetic)",
                                m.cost_usd / 1000, 0.0) for m in self.roster]
         return entries + [model_entry(GATHERER, f"{GATHERER}@{VERSION}", "Demo news gatherer (synthetic)")]
 
