@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 _CANDIDATES = re.compile(r"^Valid candidates:\n((?:- .+\n?)+)", re.MULTILINE)
 _K = re.compile(r"^Required number of final picks: (\d+)", re.MULTILINE)
@@ -146,9 +147,9 @@ def news_answer(prompt: str) -> dict:
     """The evidence gatherer's answer (collector/evidence/news.py): the items asked for, each dated a day
     before the lock the prompt names, with the URLs also cited as ``url_citation`` annotations."""
     found = _NEWS.search(prompt)
-    count, lock = int(found.group(1)), found.group(2)
-    day = f"{int(lock[8:10]) - 1:02d}" if int(lock[8:10]) > 1 else "01"
-    published = f"{lock[:8]}{day}T09:00:00Z"
+    count, lock = int(found.group(1)), datetime.fromisoformat(found.group(2).replace("Z", "+00:00"))
+    published = (lock - timedelta(days=1)).replace(hour=9, minute=0, second=0, microsecond=0)
+    published = published.strftime("%Y-%m-%dT%H:%M:%SZ")  # the day before the lock's day: always before it
     return {"items": [{"url": f"https://news.example.org/{i}", "title": f"Team news {i}", "publisher": "Example News",
                        "published_at": published, "summary": f"Squad update number {i}."} for i in range(count)]}
 
