@@ -1,5 +1,5 @@
 """A local HTTP server on 127.0.0.1 that speaks OpenRouter's chat-completions format (the demo's
-server, :mod:`collector.demo.server`, with fixed answers from :mod:`collector.demo.answers`).
+server, :mod:`collector.forecasters.llm.demo_server`, with fixed answers from :mod:`collector.forecasters.llm.demo_answers`).
 
 It answers each prompt with a valid forecast in the documented response shape (``id``,
 ``model``, ``provider``, ``choices[0].message`` with ``annotations``, ``finish_reason``,
@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from collector.demo.answers import (  # noqa: F401 - re-exported: the tests import the answers from here
+from collector.forecasters.llm.demo_answers import (  # noqa: F401 - re-exported: the tests import the answers from here
     REPAIR_MARK,
     answer_for,
     binary_answer,
@@ -52,7 +52,7 @@ from collector.demo.answers import (  # noqa: F401 - re-exported: the tests impo
     question_answer,
     tournament_answer,
 )
-from collector.demo.server import Handler, LocalOpenRouter
+from collector.forecasters.llm.demo_server import Handler, LocalOpenRouter
 
 RECORDED = Path(__file__).parent / "recorded" / "openrouter"
 _IDS = itertools.count(1)

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import orjson
 import pytest
-from browser_helpers import launched_chromium, require_chromium, serve
+from browser_helpers import launched_chromium, require_chromium, served
 
 from builder.score.scoring import score_archive
 from builder.score.t5 import score_forecast
@@ -111,12 +111,8 @@ def site(archive_root, tmp_path_factory):
     require_chromium()
     out = tmp_path_factory.mktemp("bracket-site")
     build_site(archive_root, out, commit="test", progress=lambda _l: None)
-    server, base = serve(out)
-    try:
+    with served(out) as base:
         yield base
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="module")

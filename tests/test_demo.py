@@ -14,12 +14,12 @@ import re
 from contextlib import redirect_stdout
 
 import pytest
-from browser_helpers import launched_chromium, require_chromium, serve
+from browser_helpers import launched_chromium, require_chromium, served
 
 from collector.archive.reader import load_archive
 from collector.audit.verify import verify_repository
 from collector.cli import main
-from collector.demo.recipe import MODELS, Recipe, Reference
+from collector.forecasters.demo_recipe import MODELS, Recipe, Reference
 from collector.records import Access, Evidence, ForecasterType, OddsSnapshot, Strategy, is_demo
 
 UNTIL = "2026-06-15T00:00Z"  # the first eleven matches: every page family has data
@@ -111,20 +111,11 @@ MATCH = "matches/worldcup-2026/mex-v-rsa.html"
 
 
 @pytest.fixture(scope="module")
-def site(demo):
+def browser_site(demo):
+    """Chromium, and the base URL of the demo's site served on 127.0.0.1."""
     require_chromium()
-    server, base = serve(demo[0] / "site")
-    try:
-        yield base
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    with launched_chromium() as chromium:
-        yield chromium
+    with served(demo[0] / "site") as base, launched_chromium() as chromium:
+        yield chromium, base
 
 
 def _open(browser, base: str, path: str, width: int):
@@ -164,7 +155,8 @@ def _cells(tab, row, keys) -> dict[str, str]:
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [1280, 390])
-def test_every_page_family_of_the_demo_has_data(browser, site, width, tmp_path_factory):
+def test_every_page_family_of_the_demo_has_data(browser_site, width, tmp_path_factory):
+    browser, site = browser_site
     shots = tmp_path_factory.getbasetemp() / "demo-shots"
     shots.mkdir(exist_ok=True)
     visited = []

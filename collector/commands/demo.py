@@ -2,7 +2,7 @@
 
 The replay runs the built-in baselines, the market (from a synthetic three-bookmaker odds
 file) and three demo LLMs that the real OpenRouter client asks on a local server
-(:mod:`collector.demo`, recipe in docs/demo.md): closed book, open book and the evidence
+(:mod:`collector.schedule.demo_arena`, recipe in docs/demo.md): closed book, open book and the evidence
 package, full-tournament and fine-grained tasks. Then, as a new user would by hand::
 
     prematch build --archive DIR/archive --out DIR/site
@@ -111,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _replay(out: Path, args: argparse.Namespace):
     """The replay with the demo arena: its inputs in OUT/demo, its LLM server up while it runs."""
-    from collector.demo.arena import demo_config, prepare, tick_llms
-    from collector.demo.server import LocalOpenRouter
     from collector.forecasters.baselines.market_snapshot import SnapshotMarketForecaster
+    from collector.forecasters.llm.demo_server import LocalOpenRouter
+    from collector.schedule.demo_arena import demo_config, prepare, tick_llms
     from collector.schedule.replay import replay
 
     (out / INPUTS).mkdir(parents=True)

@@ -33,7 +33,7 @@ from .tournament import TournamentForecast
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
 
-DEMO_PREFIX = "demo."  # forecaster ids reserved for the demo's synthetic LLMs (collector.demo, docs/demo.md)
+DEMO_PREFIX = "demo."  # forecaster ids reserved for the demo's synthetic LLMs (collector.forecasters.demo_recipe, docs/demo.md)
 
 
 def is_demo(forecaster_id: str) -> bool:

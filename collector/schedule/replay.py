@@ -202,7 +202,7 @@ def replay(
     """Run the whole replay; returns the summary (problems collected, never raised per tick).
 
     ``config`` replaces the replay's own (baselines only); ``llms`` makes each tick's LLM
-    forecasters and their client (the demo's local server: ``collector.demo``), which the
+    forecasters and their client (the demo's local server: ``collector.schedule.demo_arena``), which the
     tick asks, checks and closes like a live tick's. Raises :class:`SourceError` before
     anything is created when the data cannot be read.
     """

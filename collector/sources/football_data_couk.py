@@ -36,7 +36,7 @@ UK = ZoneInfo("Europe/London")
 BOOKMAKERS = {"B365": "bet365", "BW": "betandwin", "IW": "interwetten", "PS": "pinnacle", "WH": "williamhill",
               "VC": "betvictor", "BF": "betfair", "BFD": "betfred", "BMGM": "betmgm", "BV": "betvictor-bv",
               "CL": "coral", "LB": "ladbrokes", "1XB": "1xbet"}  # fmt: skip
-# The demo's synthetic odds file (collector/demo/recipe.py) quotes made-up books in the same layout,
+# The demo's synthetic odds file (collector/forecasters/demo_recipe.py) quotes made-up books in the same layout,
 # named so that no record or page passes them off as a real bookmaker.
 DEMO_BOOKMAKERS = {"DMA": "demo-book-a", "DMB": "demo-book-b", "DMC": "demo-book-c"}
 SUMMARIES = ("Avg", "Max", "BbAv", "BbMx")

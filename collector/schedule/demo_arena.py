@@ -1,7 +1,7 @@
 """The demo arena: its configuration, its synthetic odds file, and each tick's demo LLMs.
 
 :func:`prepare` reads the competition's fixtures, fits the recipe's reference model
-(:mod:`collector.demo.recipe`) and writes the odds file; :func:`demo_config` is the arena the
+(:mod:`collector.forecasters.demo_recipe`) and writes the odds file; :func:`demo_config` is the arena the
 replay runs (the built-in baselines, the odds-derived market, and the demo models under closed
 book, open book and the evidence package, one of them also full-tournament and one also
 fine-grained); :func:`tick_llms` gives each tick the real OpenRouter client pointed at the demo
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from collector.config import ArenaConfig, parse_config
-from collector.demo.recipe import GATHERER, MODELS, VERSION, Recipe, reference_table, write_odds_csv
+from collector.forecasters.demo_recipe import GATHERER, MODELS, VERSION, Recipe, reference_table, write_odds_csv
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.forecasters.roster import Roster

@@ -18,7 +18,7 @@ every listed match (:func:`reference_table`). From it:
   tilt; the earlier quotes start from the reference blended a fifth of the way to 1/3 each.
 
 Every answer is valid by construction: the prompts' other kinds (questions, full tournament,
-fine-grained, news) get :mod:`collector.demo.answers`' answers around the recipe's match answer.
+fine-grained, news) get :mod:`collector.forecasters.llm.demo_answers`' answers around the recipe's match answer.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
-from collector.demo.answers import answer_for
+from collector.forecasters.llm.demo_answers import answer_for
+from collector.forecasters.llm.demo_server import model_entry
 from collector.records import DEMO_PREFIX
-from collector.demo.server import model_entry
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def match_body(probs: list[float], ref: Reference, knockout: bool, reason: str) 
 
 
 class Recipe:
-    """The demo server's :class:`~collector.demo.server.Answerer`: the demo models' answers."""
+    """The demo server's :class:`~collector.forecasters.llm.demo_server.Answerer`: the demo models' answers."""
 
     def __init__(self, table: dict[tuple[str, str], Reference], models: tuple[DemoModel, ...] = MODELS):
         self.table, self.models_by_id = table, {m.model: m for m in models}

@@ -5,7 +5,7 @@ gets OpenRouter's 400 error body), ``GET /models`` (its models in the documented
 and ``GET /generation?id=`` (the generation's statistics), so the real client
 (:mod:`collector.forecasters.llm.openrouter`) talks to it exactly as to OpenRouter: no key, no
 network. What it answers comes from a :class:`Answerer` (the demo's recipe,
-:mod:`collector.demo.recipe`); ``tests/fake_openrouter.py`` builds its hostile modes on this
+:mod:`collector.forecasters.demo_recipe`); ``tests/fake_openrouter.py`` builds its hostile modes on this
 server's handler.
 """
 
@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 from urllib.parse import parse_qs, urlsplit
 
-from collector.demo.answers import body_problems
+from collector.forecasters.llm.demo_answers import body_problems
 
 PARAMETERS = ["include_reasoning", "max_completion_tokens", "max_tokens", "reasoning", "response_format", "seed",
               "structured_outputs", "temperature", "tool_choice", "tools"]  # fmt: skip
@@ -63,6 +63,22 @@ def generation_stats(gen_id: str, body: dict, cost: float, provider: str) -> dic
     }}  # fmt: skip
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: dict | bytes,
+              headers: dict[str, str] | None = None) -> None:
+    """One JSON answer (``payload`` as bytes when already encoded); a client that gave up gets nothing."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    try:
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+    except OSError:
+        pass
+
+
 class Handler(BaseHTTPRequestHandler):
     """Serves the server's :class:`Answerer`; subclasses (the tests' fake) add hostile answers."""
 
@@ -72,17 +88,7 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
 
     def send(self, status: int, payload: dict | bytes, headers: dict[str, str] | None = None) -> None:
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up: nothing to answer
-            pass
+        send_json(self, status, payload, headers)
 
     def metadata_asked(self) -> bool:
         names = ("x-openrouter-metadata", "x-openrouter-experimental-metadata")

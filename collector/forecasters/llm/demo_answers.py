@@ -1,12 +1,12 @@
 """Answers in OpenRouter's chat-completions format to each prompt the collector sends.
 
-Shared by the demo's LLM server (:mod:`collector.demo.server`) and the tests' local OpenRouter
+Shared by the demo's LLM server (:mod:`collector.forecasters.llm.demo_server`) and the tests' local OpenRouter
 server (``tests/fake_openrouter.py``): each prompt kind (match, question, binary contract, news
 gathering, fine-grained, full tournament) is recognised by the lines its template writes and
 answered with a valid answer in the documented response shape (``id``, ``model``, ``choices[0]
 .message`` with ``annotations``, ``finish_reason``, ``usage`` with ``cost``, token details and
 ``server_tool_use_details``). :func:`answer_for` takes the match answer as a function, so the
-demo can put its recipe (:mod:`collector.demo.recipe`) there while the tests keep fixed numbers.
+demo can put its recipe (:mod:`collector.forecasters.demo_recipe`) there while the tests keep fixed numbers.
 """
 
 from __future__ import annotations
