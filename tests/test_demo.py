@@ -207,9 +207,10 @@ def test_every_page_family_of_the_demo_has_data(browser_site, width, tmp_path_fa
     stages = json.loads(charts.locator("#fig-brier-by-stage").text_content())["data"][0]["x"]
     assert stages == ["Group stage"]  # named as the competition names it, not its id
     charts.screenshot(path=str(shots / f"charts-{width}.png"), full_page=True)
-    # questions: the demo LLMs' tournament questions
-    questions = visit("questions/index.html")
-    assert re.search(r"demo\.(atlas|bolt|cirrus)", questions.content())
+    # questions: the demo LLMs' answers to a tournament question
+    question = visit("questions/worldcup-2026/group_winner_a.html")
+    assert {"demo.atlas", "demo.bolt", "demo.cirrus"} <= set(re.findall(r"demo\.(?:atlas|bolt|cirrus)",
+                                                                         question.inner_text("main")))
     for context, tab, path in visited:
         assert tab.errors == [], (path, tab.errors)
         context.close()

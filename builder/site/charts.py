@@ -152,7 +152,9 @@ def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> 
                  {"data": traces, "layout": _layout(title, "forecast probability", "observed frequency",
                                                     xaxis={"range": EDGES, "title": {"text": "forecast probability"}},
                                                     yaxis={"range": EDGES, "title": {"text": "observed frequency"}},
-                                                    legend={"orientation": "h", "y": -0.25, "groupclick": "toggleitem"})},
+                                                    legend={"orientation": "h", "yanchor": "top", "y": -0.2,
+                                                            "groupclick": "toggleitem"},
+                                                    height=640, margin={"l": 60, "r": 20, "t": 50, "b": 300})},
                  guide="How to read: points on the dotted diagonal are well calibrated; points below it mean the "
                        "forecaster said more often than it happened, and big markers rest on many forecasts.")
 
