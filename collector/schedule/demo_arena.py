@@ -24,6 +24,7 @@ from collector.schedule.tick import tick_clock
 DEMO_KEY = "prematch-demo-server-needs-no-key"  # sent to the local server only; not a secret of anything
 BASELINES = ("uniform", "base_rate", "elo", "dixon_coles", "ensemble", "squad_form")
 ACCESS = ("closed_book", "open_book", "evidence_package")
+HORIZONS = ("stage_opening", "t_minus_24h")  # two of the three: the contrast between horizons, at two thirds the time
 # Per demo model: access conditions, strategies, options (see docs/demo.md).
 CELLS = {
     "demo.atlas": (ACCESS, ("probabilistic_forecast",), {}),
@@ -56,7 +57,7 @@ def demo_config(competition_id: str, odds_file: Path) -> ArenaConfig:
             for m in MODELS]  # fmt: skip
     data = {
         "arena": {"competitions": [competition_id], "access": list(ACCESS), "strategies": ["probabilistic_forecast"],
-                  "spending_cap_usd": 1000.0, "concurrency": 32},
+                  "horizons": list(HORIZONS), "spending_cap_usd": 1000.0, "concurrency": 32},
         "evidence": {"gatherer": {"id": "demo-gatherer", "model": GATHERER, "items": 3}},
         "odds": {"sources": ["football-data-co-uk"], "files": [str(odds_file)]},
         "forecasters": [{"id": b, "type": "baseline"} for b in BASELINES] + llms,
