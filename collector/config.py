@@ -408,7 +408,8 @@ def parse_config(data: dict, source: str) -> ArenaConfig:
             loc = _where(err["loc"])
             if loc.startswith(("competitions", "access", "strategies", "horizons", "samples", "concurrency", "prompt_set")):
                 loc = f"arena.{loc}"
-            hint = did_you_mean(str(err["loc"][-1]), _keys_at(err["loc"][:-1])) if err["type"] == "extra_forbidden" else ""
+            unknown = err["type"] == "extra_forbidden"  # a mistyped key: the closest key of its table, if any
+            hint = did_you_mean(str(err["loc"][-1]), _keys_at(err["loc"][:-1])) if unknown else ""
             parts.append(f"key {loc}: {err['msg']}{hint} (value {shortened(repr(err.get('input')))})")
         raise ConfigError(f"{source}: " + "; ".join(parts)) from None
 

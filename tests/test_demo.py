@@ -130,7 +130,8 @@ def _open(browser, base: str, path: str, width: int):
     return context, tab
 
 
-CUE = "e => { const c = e.previousElementSibling; return [c.className, c.textContent, !c.hidden && c.offsetHeight > 0]; }"
+CUE = ("e => { const c = e.previousElementSibling; "
+       "return [c.className, c.textContent, !c.hidden && c.offsetHeight > 0]; }")
 
 
 def _scroll_cue(tab, frame_selector: str, wide: bool) -> None:

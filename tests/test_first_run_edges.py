@@ -57,7 +57,8 @@ def test_a_command_far_from_any_is_left_to_argparse(capsys):
      "key forecasters.0.enabeld: Extra inputs are not permitted (did you mean 'enabled'?)"),
     ({"arena": {"competitions": ["worldcup-2026"]}, "protocol": {"search": {"max_result": 3}}},
      "(did you mean 'max_results'?)"),
-    ({"arena": {"competitions": ["worldcup-2026"]}, "odd": {}}, "unknown top-level key(s) ['odd'] (did you mean 'odds'?)"),
+    ({"arena": {"competitions": ["worldcup-2026"]}, "odd": {}},
+     "unknown top-level key(s) ['odd'] (did you mean 'odds'?)"),
 ])  # fmt: skip
 def test_a_mistyped_configuration_key_gets_did_you_mean(data, hint):
     with pytest.raises(ConfigError) as info:

@@ -52,7 +52,7 @@ class ReplaySummary:
     ended: datetime | None = None
     elapsed_s: float = 0.0
     tick_s: float = 0.0  # inside run_tick (sync, archive reads, scheduling, writing), forecasters included
-    forecast_s: float = 0.0  # inside the forecasters
+    forecast_s: float = 0.0  # inside the built-in forecasters (a demo's LLMs run concurrently: in the rest)
     git_s: float = 0.0
 
     def summary_lines(self) -> list[str]:
@@ -62,8 +62,8 @@ class ReplaySummary:
             f"replayed {self.competition} ({span}) into {self.out}",
             f"  ticks (commits) {self.ticks}, matches with outcomes {self.outcomes}/{self.matches}",
             f"  forecast records: {statuses} (every record clock=replay)",
-            f"  problems {len(self.problems)}, elapsed {self.elapsed_s:.1f}s (forecasters {self.forecast_s:.1f}s, "
-            f"rest of the ticks {self.tick_s - self.forecast_s:.1f}s, git {self.git_s:.1f}s)",
+            f"  problems {len(self.problems)}, elapsed {self.elapsed_s:.1f}s "
+            f"(built-in forecasters {self.forecast_s:.1f}s, rest of the ticks {self.tick_s - self.forecast_s:.1f}s, git {self.git_s:.1f}s)",
         ]
 
 
