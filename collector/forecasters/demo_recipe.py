@@ -17,8 +17,11 @@ every listed match (:func:`reference_table`). From it:
   closing odds are the reference probabilities with each book's margin and a small per-book
   tilt; the earlier quotes start from the reference blended a fifth of the way to 1/3 each.
 
-Every answer is valid by construction: the prompts' other kinds (questions, full tournament,
-fine-grained, news) get :mod:`collector.forecasters.llm.demo_answers`' answers around the recipe's match answer.
+Questions and the full tournament follow each team's strength (its mean expected points per match in
+the reference table, times a lognormal factor per model and team): probabilities in proportion to
+strength to the fourth power, the stronger side winning each bracket match. Every answer is valid by
+construction: the other kinds (fine-grained, news) get :mod:`collector.forecasters.llm.demo_answers`'
+answers around the recipe's match answer.
 """
 
 from __future__ import annotations
@@ -160,9 +163,26 @@ def match_body(probs: list[float], ref: Reference, knockout: bool, reason: str) 
 class Recipe:
     """The demo server's :class:`~collector.forecasters.llm.demo_server.Answerer`: the demo models' answers."""
 
-    def __init__(self, table: dict[tuple[str, str], Reference], models: tuple[DemoModel, ...] = MODELS):
+    def __init__(self, table: dict[tuple[str, str], Reference], names: dict[str, str] | None = None,
+                 models: tuple[DemoModel, ...] = MODELS):
         self.table, self.models_by_id = table, {m.model: m for m in models}
         self.roster = models
+        self.names = names or {}  # team id -> name: the full-tournament prompts name teams by id
+        points: dict[str, list[float]] = {}
+        for (home, away), ref in table.items():
+            h, d, a = ref.probs
+            points.setdefault(home, []).append(h + d / 2)
+            points.setdefault(away, []).append(a + d / 2)
+        self.strengths = {team: sum(p) / len(p) for team, p in points.items()}
+
+    def strength(self, model: DemoModel):
+        """A team's (id or name) strength as ``model`` sees it: its mean expected points per match in the
+        reference table, times a lognormal factor seeded by (model, team) with the model's noise."""
+        def of(team: str) -> float:
+            name = self.names.get(team, team)
+            return self.strengths.get(name, 0.5) * math.exp(_rng(model.model, name).gauss(0.0, model.noise / 2))
+
+        return of
 
     def models(self) -> list[dict]:
         entries = [model_entry(m.model, f"{m.model}@{VERSION}", f"Demo {m.id.removeprefix(DEMO_PREFIX)} (synthetic)",
@@ -173,7 +193,8 @@ class Recipe:
         model = self.models_by_id.get(body["model"])
         cost = model.cost_usd if model else 0.0005
         citations = self._citations(body) if "tools" in body or access_of(body) == "evidence_package" else None
-        return answer_for(body, metadata, gen_id, match=self.match, citations=citations, cost=cost, provider=PROVIDER)
+        return answer_for(body, metadata, gen_id, match=self.match, citations=citations, cost=cost, provider=PROVIDER,
+                          strength=self.strength(model or self.roster[0]))
 
     def match(self, body: dict) -> dict:
         prompt = body["messages"][-1]["content"]

@@ -47,7 +47,7 @@ def prepare(competition_id: str, data_dir, odds_file: Path) -> Prepared:
     competition, batch = read_fixtures(competition_id, data_dir)
     table = reference_table(competition, batch.matches, data_dir)
     rows = write_odds_csv(odds_file, competition, batch.matches, table)
-    return Prepared(Recipe(table), odds_file, rows)
+    return Prepared(Recipe(table, {t.id: t.name for t in competition.teams}), odds_file, rows)
 
 
 def demo_config(competition_id: str, odds_file: Path) -> ArenaConfig:

@@ -33,19 +33,38 @@ def match_answer(knockout: bool) -> dict:
     }  # fmt: skip
 
 
-def question_answer(prompt: str) -> dict:
+Strength = Callable[[str], float]  # a team (id or name) -> its strength in (0, 1) (the demo's recipe)
+
+
+def question_answer(prompt: str, strength: Strength | None = None) -> dict:
+    """Probabilities over the prompt's candidates summing to the number of picks: even, or (``strength``)
+    in proportion to strength to the fourth power, none above 1; ranked by probability."""
     names = [line[2:].strip() for line in _CANDIDATES.search(prompt).group(1).splitlines() if line.strip()]
     k_match = _K.search(prompt)
     k = int(k_match.group(1)) if k_match else 1
-    share = [k / len(names)] * len(names)
+    share = [k / len(names)] * len(names) if strength is None else _shares([strength(n) ** 4 for n in names], k)
+    ranked = sorted(zip(names, share), key=lambda pair: -pair[1]) if strength is not None else list(zip(names, share))
     body = {"choices": [{"team": n, "probability": p, "rank": i + 1, "is_final_pick": i < k}
-                        for i, (n, p) in enumerate(zip(names, share))],
-            "confidence": 0.3, "reasoning_summary": "Even spread."}  # fmt: skip
+                        for i, (n, p) in enumerate(ranked)],
+            "confidence": 0.3, "reasoning_summary": "Even spread." if strength is None else "Stronger sides first."}
+    picks = [n for n, _ in ranked[:k]]
     if k == 1:
-        body["final_pick"] = names[0]
+        body["final_pick"] = picks[0]
     else:
-        body["final_picks"] = names[:k]
+        body["final_picks"] = picks
     return body
+
+
+def _shares(weights: list[float], k: int) -> list[float]:
+    """Shares of ``k`` in proportion to ``weights``, none above 1 (a capped share's excess goes to the rest)."""
+    capped: set[int] = set()
+    while True:
+        free = [i for i in range(len(weights)) if i not in capped]
+        scale = (k - len(capped)) / sum(weights[i] for i in free)
+        over = {i for i in free if weights[i] * scale > 1}
+        if not over:
+            return [1.0 if i in capped else weights[i] * scale for i in range(len(weights))]
+        capped |= over
 
 
 _PRICE = re.compile(r"^Market price: a Yes share costs ([0-9.]+)", re.MULTILINE)
@@ -201,17 +220,25 @@ _RULES = re.compile(r"^([WL]\d+) v ([WL]\d+)$")
 REPAIR_MARK = "Your previous response could not be validated."
 
 
-def tournament_answer(prompt: str, wrong_pairing: bool = False) -> dict | None:
-    """Full-tournament answers: every listed group match won 1-0 by the home side; every knockout
-    match too, later rounds filled from these answers' own winners (W) and losers (L).
-    ``wrong_pairing``: the first knockout match gets the second match's home team as its away side."""
+def tournament_answer(prompt: str, wrong_pairing: bool = False, strength: Strength | None = None) -> dict | None:
+    """Full-tournament answers: every listed group match and knockout match won 1-0 by the home side,
+    or (``strength``) by the stronger side, later rounds filled from these answers' own winners (W) and
+    losers (L). ``wrong_pairing``: the first knockout match gets the second match's home team as its away side."""
+    def home_share(home: str, away: str) -> float:
+        return 0.6 if strength is None else strength(home) / (strength(home) + strength(away))
+
     if "Group matches to forecast:" in prompt:
-        return {"group_matches": [{"group": g, "home": h, "away": a, "home_win": 0.5, "draw": 0.3, "away_win": 0.2,
-                                   "score": {"home": 1, "away": 0}} for g, h, a in _GROUP_LINE.findall(prompt)],
-                "reason": "Favourites at home."}
+        rows = []
+        for g, h, a in _GROUP_LINE.findall(prompt):
+            home_win = 0.5 if strength is None else round(0.75 * home_share(h, a), 4)
+            away_win = 0.2 if strength is None else round(0.75 - home_win, 4)
+            rows.append({"group": g, "home": h, "away": a, "home_win": home_win, "draw": round(1 - home_win - away_win, 4),
+                         "away_win": away_win,
+                         "score": {"home": 1, "away": 0} if home_win >= away_win else {"home": 0, "away": 1}})
+        return {"group_matches": rows, "reason": "Favourites at home." if strength is None else "Stronger sides win."}
     if "Knockout matches:" not in prompt:
         return None
-    decided: dict[int, tuple[str, str]] = {}
+    decided: dict[int, tuple[str, str]] = {}  # match number -> (winner, loser)
     matches = []
     for number, rest in _KNOCKOUT_LINE.findall(prompt):
         fixed, rules = _FIXED.match(rest), _RULES.match(rest)
@@ -220,12 +247,15 @@ def tournament_answer(prompt: str, wrong_pairing: bool = False) -> dict | None:
         else:
             (hr, ar) = rules.groups()
             home, away = (decided[int(r[1:])][0 if r[0] == "W" else 1] for r in (hr, ar))
-        decided[int(number)] = (home, away)
-        matches.append({"match_number": int(number), "home": home, "away": away, "score": {"home": 1, "away": 0},
-                        "advances": home, "advance_probability": 0.6})
+        share = home_share(home, away)
+        winner, loser = (home, away) if share >= 0.5 else (away, home)
+        decided[int(number)] = (winner, loser)
+        matches.append({"match_number": int(number), "home": home, "away": away,
+                        "score": {"home": 1, "away": 0} if winner == home else {"home": 0, "away": 1},
+                        "advances": winner, "advance_probability": round(max(share, 1 - share), 4)})
     if wrong_pairing and len(matches) > 1:
         matches[0]["away"] = matches[1]["home"]
-    return {"knockout_matches": matches, "reason": "Home sides through."}
+    return {"knockout_matches": matches, "reason": "Home sides through." if strength is None else "Stronger sides through."}
 
 
 MatchAnswer = Callable[[dict], dict]  # the request body -> the match answer (the demo's recipe)
@@ -238,20 +268,21 @@ def fixed_match(body: dict) -> dict:
 
 def answer_for(body: dict, metadata: bool = False, gen_id: str = "gen-1234567890", fine_first_bad: bool = False,
                wrong_pairing: bool = False, search_usage: bool = True, match: MatchAnswer = fixed_match,
-               citations: list[dict] | None = None, cost: float | None = None, provider: str = "OpenAI") -> dict:
+               citations: list[dict] | None = None, cost: float | None = None, provider: str = "OpenAI",
+               strength: Strength | None = None) -> dict:
     """The completion answering ``body``'s prompt (its kind recognised by its template's lines)."""
     prompt = body["messages"][-1]["content"]
     shape = {"open_book": "tools" in body, "model": body["model"], "metadata": metadata, "gen_id": gen_id,
              "citations": citations, "cost": cost, "provider": provider}
     if _NEWS.search(prompt):
         return completion(json.dumps(news_answer(prompt)), **shape)
-    tournament = tournament_answer(prompt, wrong_pairing and REPAIR_MARK not in prompt)
+    tournament = tournament_answer(prompt, wrong_pairing and REPAIR_MARK not in prompt, strength)
     if "Binary contract:" in prompt:
         answer = binary_answer(prompt)
     elif tournament is not None:
         answer = tournament
     elif "Valid candidates:" in prompt:
-        answer = question_answer(prompt)
+        answer = question_answer(prompt, strength)
     elif "Prompt strategy: FINE_GRAINED" in prompt or "Failed constraints:" in prompt:
         answer = fine_grained_answer(prompt, broken=fine_first_bad and "Failed constraints:" not in prompt,
                                      base=match(body))
