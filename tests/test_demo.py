@@ -20,6 +20,7 @@ from collector.archive.reader import load_archive
 from collector.audit.verify import verify_repository
 from collector.cli import main
 from collector.forecasters.demo_recipe import MODELS, Recipe, Reference
+from collector.forecasters.llm.demo_answers import question_answer, tournament_answer
 from collector.records import Access, Evidence, ForecasterType, OddsSnapshot, Strategy, is_demo
 
 UNTIL = "2026-06-15T00:00Z"  # the first eleven matches: every page family has data
@@ -83,6 +84,22 @@ def test_the_recipe_is_deterministic_and_differs_by_model_and_access():
     packaged = recipe.match(body("demo/atlas", extra=market))
     assert packaged["home_win_90_prob"] > atlas["home_win_90_prob"]  # half the market's 80% is averaged in
     assert "market Mexico 80%" in packaged["reason"]
+
+
+def test_the_recipe_ranks_questions_and_brackets_by_strength():
+    recipe = Recipe({("Spain", "Mexico"): Reference((0.6, 0.25, 0.15), (1.6, 0.9)),
+                     ("Mexico", "Haiti"): Reference((0.7, 0.2, 0.1), (2.0, 0.6))}, {"esp": "Spain", "mex": "Mexico",
+                                                                                   "hai": "Haiti"})
+    prompt = "Valid candidates:\n- Haiti\n- Mexico\n- Spain\nRequired number of final picks: 2\n"
+    for model in MODELS:
+        answer = question_answer(prompt, recipe.strength(model))
+        shares = {c["team"]: c["probability"] for c in answer["choices"]}
+        assert abs(sum(shares.values()) - 2) < 1e-9 and max(shares.values()) <= 1
+        assert shares["Spain"] >= shares["Mexico"] > shares["Haiti"] and answer["final_picks"] == ["Spain", "Mexico"]
+    bracket = tournament_answer("Knockout matches:\n- match 1 (final): hai (Haiti) v esp (Spain)\n",
+                                strength=recipe.strength(MODELS[0]))
+    (final,) = bracket["knockout_matches"]
+    assert final["advances"] == "esp" and final["score"] == {"home": 0, "away": 1} and final["advance_probability"] > 0.5
 
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path, data_dir, capsys):
