@@ -36,6 +36,7 @@ def demo(data_dir, tmp_path_factory):
     return out, code, printed.getvalue()
 
 
+@pytest.mark.slow  # the module's demo run (minutes): the fast lane has the short demo below and the recipe's tests
 def test_demo_replays_with_every_condition_builds_and_verifies(demo):
     out, code, printed = demo
     assert code == 0, printed
