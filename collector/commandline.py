@@ -46,6 +46,7 @@ from collector.errors import (
     ProblemsFound,
     RunReport,
     UsageError,
+    did_you_mean,
 )
 from collector.redaction import redact
 
@@ -121,6 +122,14 @@ def run_program(prog: str, description: str, package: str, modules: list[str], a
     return run_program_of(prog, description, [(package, modules)], argv)
 
 
+def unknown_command_hint(argv: list[str], groups: Groups) -> str:
+    """`` (did you mean 'tick'?)`` when ``argv`` starts with a command name close to a known one, else ``""``."""
+    if not argv or argv[0].startswith("-"):
+        return ""
+    names = [m.replace("_", "-") for _, modules in groups for m in modules]
+    return did_you_mean(argv[0], names)
+
+
 def run_program_of(prog: str, description: str, groups: Groups, argv: list[str]) -> int:
     """Parse ``argv`` and run the chosen command; returns its exit code.
 
@@ -132,6 +141,10 @@ def run_program_of(prog: str, description: str, groups: Groups, argv: list[str])
     if owner is not None:
         parser = build_parser_of(prog, description, [(owner, [chosen])])
     else:  # help, nothing or an unknown command: argparse lists them all, none imported
+        hint = unknown_command_hint(argv, groups)
+        if hint:
+            print(shown(f"{prog}: unknown command {argv[0]!r}{hint}; see {prog} --help"), file=sys.stderr)
+            return EXIT_USAGE
         parser = summary_parser_of(prog, description, groups)
     args = parser.parse_args(argv)  # a bad option exits 2 here (argparse)
     try:

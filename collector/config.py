@@ -26,7 +26,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from collector.errors import ConfigError
+from collector.errors import ConfigError, did_you_mean, shortened
 from collector.records import Access, Horizon, Strategy
 from collector.records.base import SLUG_PATTERN, UtcDatetime
 
@@ -400,6 +400,24 @@ class ArenaConfig(_Model):
         return max(stamps) if stamps else None
 
 
+def _keys_at(loc: tuple) -> list[str]:
+    """The keys the table at ``loc`` (a validation error's location, from the arena) may hold."""
+    model: type[BaseModel] | None = ArenaConfig
+    for part in loc:
+        if model is None or isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        model = _model_in(field.annotation) if field is not None else None
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_in(annotation) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (itself, or inside tuple, list, dict, Optional, Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+
+
 def _where(loc: tuple) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
@@ -411,7 +429,7 @@ def parse_config(data: dict, source: str) -> ArenaConfig:
              "reports"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"{source}: unknown top-level key(s) {unknown}")
+        raise ConfigError(f"{source}: unknown top-level key(s) {unknown}" + did_you_mean(unknown[0], known))
     for section in sorted(known - {"arena"}):
         if section in data:
             arena[section] = data[section]
@@ -424,7 +442,9 @@ def parse_config(data: dict, source: str) -> ArenaConfig:
             loc = _where(err["loc"])
             if loc.startswith(("competitions", "access", "strategies", "horizons", "samples", "concurrency", "prompt_set")):
                 loc = f"arena.{loc}"
-            parts.append(f"key {loc}: {err['msg']} (value {err.get('input')!r:.80})")
+            unknown = err["type"] == "extra_forbidden"  # a mistyped key: the closest key of its table, if any
+            hint = did_you_mean(str(err["loc"][-1]), _keys_at(err["loc"][:-1])) if unknown else ""
+            parts.append(f"key {loc}: {err['msg']}{hint} (value {shortened(repr(err.get('input')))})")
         raise ConfigError(f"{source}: " + "; ".join(parts)) from None
 
 

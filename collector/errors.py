@@ -72,3 +72,28 @@ class RunReport(Protocol):
 
 
 PROBLEM_PREFIX = "problem: "
+
+
+ELLIPSIS = "…"
+
+
+def shortened(text: str, limit: int = 80) -> str:
+    """``text`` in at most ``limit`` characters: cut at the last word boundary (a space, or a
+    punctuation mark a value's parts end at) before the limit and ended with an ellipsis; a text
+    without a boundary in its second half is cut at the limit. Messages quote values this way,
+    so a long value never runs on, nor stops mid-word."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = max(head.rfind(c) for c in " ,;/|-_.")
+    if cut >= limit // 2:
+        head = head[: cut + (0 if head[cut] == " " else 1)]
+    return head.rstrip() + ELLIPSIS
+
+
+def did_you_mean(word: str, known) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``known`` (difflib), or ``""`` when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, [str(k) for k in known], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -9,20 +9,30 @@ work whose result is known in advance is skipped:
 - the pool assigns requests to connections in one pass over its connections (:class:`LinearPool`)
   where httpcore 1.0's loop counts every connection again for each idle one (quadratic);
 - a response with no ``Set-Cookie`` header is not turned into urllib request and response objects
-  for a cookie jar that has nothing to take from it (:class:`SetCookieJar`).
+  for a cookie jar that has nothing to take from it (:class:`SetCookieJar`);
+- every transport verifies TLS with one context per process (:func:`tls_context`): reading the CA
+  bundle is done once, not for each client a tick (or each tick of a replay) makes.
 
 Should httpx hold its pool or its cookies elsewhere one day, its defaults stay in place.
 """
 
 from __future__ import annotations
 
+import functools
 import select
+import ssl
 from typing import Any
 
 import anyio
 import httpcore
 import httpx
 from httpcore._backends.anyio import AnyIOStream
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default verifying TLS context (certifi's CA bundle), made once and shared by every transport."""
+    return httpx.create_ssl_context()
 
 
 def pooled_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
@@ -34,7 +44,7 @@ def pooled_transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
     most of the client's own CPU at 16 forecasts in flight. The answer is the same; only the
     lookup is kept.
     """
-    transport = httpx.AsyncHTTPTransport(limits=limits)
+    transport = httpx.AsyncHTTPTransport(limits=limits, verify=tls_context())
     pool = getattr(transport, "_pool", None)
     if isinstance(pool, httpcore.AsyncConnectionPool) and hasattr(pool, "_network_backend"):
         pool._network_backend = _SocketOnceBackend()

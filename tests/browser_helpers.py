@@ -39,6 +39,17 @@ def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 @contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """:func:`serve` for the length of a ``with``: the base URL; the server is shut down afterwards."""
+    server, base = serve(folder)
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
 def launched_chromium() -> Iterator:
     """Playwright driving Debian's chromium, headless, closed afterwards."""
     from playwright.sync_api import sync_playwright

@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from collector.forecasters.llm.demo_server import send_json
+
 ODDS_KEY = "odds-api-TEST-KEY-0123456789abcdef"
 
 
@@ -175,14 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def _send(self, status: int, body, headers: dict | None = None):
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, body, headers)
 
 
 class FakeMarkets(ThreadingHTTPServer):

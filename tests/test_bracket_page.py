@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import orjson
 import pytest
-from browser_helpers import launched_chromium, require_chromium, serve
+from browser_helpers import launched_chromium, require_chromium, served
 
 from builder.score.scoring import score_archive
 from builder.score.t5 import score_forecast
@@ -113,12 +113,8 @@ def site(archive_root, tmp_path_factory):
     require_chromium()
     out = tmp_path_factory.mktemp("bracket-site")
     build_site(archive_root, out, commit="test", progress=lambda _l: None)
-    server, base = serve(out)
-    try:
+    with served(out) as base:
         yield base
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +139,7 @@ CONNECTORS = """() => {
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [1366, 390])
 def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    context = browser.new_context(viewport={"width": width, "height": 900}, has_touch=width == 390)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -173,6 +169,18 @@ def test_the_bracket_page_in_a_browser(browser, site, width, tmp_path_factory):
     final.scroll_into_view_if_needed()
     scroll.screenshot(path=str(shots / f"tree-{width}.png"))
     slot = page.locator('.tree .slot[data-match="73"]')
+    # every score on a line of its own, never cut; a head shows whole when tapped, without hover
+    cut = page.eval_on_selector_all(".slot .res", "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length")
+    assert page.locator(".slot .res").count() == 32 and cut == 0
+    cut_heads = page.eval_on_selector_all(
+        ".tree .slot", "els => els.filter(s => { const h = s.querySelector('.head'); "
+                       "return h.scrollWidth > h.clientWidth + 1; }).map(s => s.dataset.match)")
+    head = page.locator(f'.tree .slot[data-match="{(cut_heads or ["73"])[0]}"] .head')
+    head.locator(".rules").tap() if width == 390 else head.locator(".rules").click()
+    assert head.get_attribute("aria-expanded") == "true" and head.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    head.locator("xpath=../..").screenshot(path=str(shots / f"slot-open-{width}.png"))
+    head.press("Enter")
+    assert head.get_attribute("aria-expanded") == "false"
     assert slot.locator(".layer:visible").count() == 1
     assert slot.locator('.layer[data-layer="real"]').is_visible()
     options = page.eval_on_selector_all("#bracket-overlay option", "os => os.map(o => o.value)")

@@ -107,9 +107,9 @@ def test_a_wrong_pairing_gets_one_repair_that_quotes_it(cid, tmp_path, data_dir,
 
 def test_an_answer_still_wrong_after_its_repair_is_recorded_invalid_with_both_attempts(tmp_path, data_dir, server,
                                                                                      monkeypatch):
-    import tests.fake_openrouter as fake
+    import collector.forecasters.llm.demo_answers as answers  # the fake's answers
 
-    monkeypatch.setattr(fake, "REPAIR_MARK", "never in a prompt")  # the repair is answered wrong too
+    monkeypatch.setattr(answers, "REPAIR_MARK", "never in a prompt")  # the repair is answered wrong too
     server.httpd.wrong_pairing = True
     _, record = _tick(tmp_path, data_dir, "worldcup-2026")
     assert record.status is ForecastStatus.INVALID_AFTER_REPAIR and record.payload is None

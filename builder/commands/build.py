@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from builder.site.build import build_site, check_out_dir
 from collector.archive.cache import default_cache_folder
 from collector.archive.folder import check_archive_dir
-from collector.commandline import EXIT_DONE, EXIT_PROBLEMS, finish
+from collector.commandline import EXIT_DONE, EXIT_PROBLEMS, finish, shown
 from collector.errors import ConfigError, Problem, UsageError
 from collector.redaction import files_holding_secret
 
@@ -51,6 +52,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true",
                         help="render every page, write the whole site afresh and leave any cache alone")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="build a site from an archive with no valid record and exit 0 (default: the site is "
+                             "built, a warning line names the archive, and the exit is 1: a wrong --archive "
+                             "must not publish an empty site)")
     return parser
 
 
@@ -77,7 +82,12 @@ def run(args: argparse.Namespace) -> int:
     report = build_site(args.archive, args.out, commit=args.commit, progress=progress, urls=urls, cache=cache)
     leaked = remove_secrets(args.out)
     report.problems += leaked
-    return max(finish(report, fail_on_problems=args.strict), EXIT_PROBLEMS if leaked else EXIT_DONE)
+    code = max(finish(report, fail_on_problems=args.strict), EXIT_PROBLEMS if leaked else EXIT_DONE)
+    if report.records == 0 and not args.allow_empty:
+        print(shown(f"warning: {args.archive} holds no valid record, so the site in {args.out} is empty; check "
+                    "--archive, or pass --allow-empty to build an empty site on purpose"), file=sys.stderr)
+        return EXIT_PROBLEMS
+    return code
 
 
 def remove_secrets(out: Path) -> list[Problem]:

@@ -54,7 +54,7 @@ from builder.site.provenance import ArenaUrls, added_commits, hosted_commits
 from builder.site.questions import question_pages
 from builder.site.release import write_open_data
 from builder.site.render import TEMPLATES_DIR
-from builder.site.sitectx import SiteContext, has_replay_records
+from builder.site.sitectx import SiteContext, has_demo_records, has_replay_records
 from builder.site.sitereuse import archive_hashes, site_fingerprint, unhashed_problems
 from builder.site.sitewriter import ArchiveCopy, Content, SiteWriter, site_intact
 from builder.site.tables import iter_tables
@@ -226,7 +226,7 @@ def _build_all(archive, archive_dir: Path, out_dir: Path, commit: str, urls: Are
             progress(f"scoring {len(parts) - 1} leaderboard slices (per competition and stage)")
         scored, paper = beside.finish(scores)
     ctx = SiteContext(archive, scores, commit, has_replay_records(archive), scored, latest_anchor(Path(archive_dir)),
-                      urls, added=history[0], hosted=history[1], paper=paper)
+                      urls, added=history[0], hosted=history[1], paper=paper, demo=has_demo_records(archive))
     beside = Path(out_dir).resolve().parent  # the scratch folder for the downloads, beside the site
     beside.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".exports.", dir=beside) as scratch:

@@ -23,10 +23,12 @@ def charts_page(ctx: SiteContext) -> ChartsPage:
     if scores.forecasts:
         kickoffs = {k: (e.kickoff_utc.isoformat() if e.kickoff_utc else str(e.kickoff_date))
                     for k, e in ctx.archive.events.items()}
-        stage_order = []
+        stage_order, stage_names = [], {}
         for _, competition in sorted(ctx.archive.competitions.items()):
             stage_order += [s.id for s in sorted(competition.stages, key=lambda s: (s.order, s.id)) if s.id not in stage_order]
-        charts += [cumulative_brier(scores.forecasts, kickoffs), brier_by_stage(scores.forecasts, stage_order)]
+            stage_names.update({s.id: s.name for s in competition.stages if s.id not in stage_names})
+        charts += [cumulative_brier(scores.forecasts, kickoffs),
+                   brier_by_stage(scores.forecasts, stage_order, stage_names)]
     else:
         missing += [MissingChart("Cumulative Brier over matches", NO_SCORES), MissingChart("Brier by stage", NO_SCORES)]
     if scores.calibration:

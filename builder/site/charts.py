@@ -80,12 +80,14 @@ def cumulative_brier(scored, kickoffs: dict) -> Chart:
                        "and early wiggles rest on few matches.")
 
 
-def brier_by_stage(scored, stage_order: list[str]) -> Chart:
+def brier_by_stage(scored, stage_order: list[str], stage_names: dict[str, str] | None = None) -> Chart:
     """Mean Brier per forecaster and stage with a 95% normal interval over matches (N = matches).
 
     Each match counts once: its Brier is first averaged over the forecaster's condition cells,
     so the interval's standard error is over matches (sd / sqrt(N)), not over correlated cells.
+    The axis names each stage as its competition does (``stage_names``: id -> name).
     """
+    names = stage_names or {}
     per_match: dict[tuple[str, str], dict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in scored:
         per_match[(s.forecaster, s.stage)][(s.competition_id, s.event_id)].append(s.measures["brier"])
@@ -98,18 +100,21 @@ def brier_by_stage(scored, stage_order: list[str]) -> Chart:
             means.append(float(values.mean()) if values.size else None)
             half.append(float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None)
             counts.append(int(values.size))
-        traces.append({"type": "bar", "name": forecaster, "x": stages, "y": _r(means),
+        traces.append({"type": "bar", "name": forecaster, "x": [names.get(st, st) for st in stages], "y": _r(means),
                        "marker": {"color": style(i)["color"]},
                        "error_y": {"type": "data", "array": _r(half), "visible": True},
                        "customdata": counts, "hovertemplate": "%{x}: %{y:.3f} (N = %{customdata} matches)"})
     counts = {st: max((len(per_match.get((f, st), {})) for f in {k[0] for k in per_match}), default=0) for st in stages}
-    n_text = ", ".join(f"{st} {n}" for st, n in counts.items())
+    n_text = ", ".join(f"{names.get(st, st)} {n}" for st, n in counts.items())
     return Chart("brier-by-stage", "Brier by stage",
                  f"Mean Brier per match by stage (a match's condition cells averaged first), with 95% intervals "
                  f"(±1.96 standard errors over matches). N matches per stage: {n_text}. {TOGGLE}",
                  {"data": traces, "layout": _layout("Brier by stage", "stage", "mean Brier", barmode="group")},
                  guide="How to read: lower bars are better; a stage with few matches has wide intervals, and "
                        "bars whose intervals overlap are not clearly different.")
+
+
+EDGES = [-0.04, 1.04]  # a little room past 0 and 1: a bin's marker at an edge is drawn whole, not cut in half
 
 
 def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> Chart:
@@ -119,17 +124,22 @@ def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> 
     first = {id(c) for c in sorted(rows, key=lambda c: (-c.n, c.cell.forecaster, c.cell.horizon))[:shown]}
     traces = [{"type": "scatter", "mode": "lines", "name": "perfect calibration", "x": [0, 1], "y": [0, 1],
                "line": {"dash": "dot", "color": "#595959"}}]
+    titled = set()
     for i, row in enumerate(rows):
         bins = sorted((b for b in row.bins if b.scheme == "equal_width" and b.n), key=lambda b: (b.outcome, b.lower))
         cell = row.cell
-        label = f"{cell.forecaster} · {cell.horizon.replace('_', ' ')} · {cell.access.replace('_', ' ')} (N = {row.n})"
+        label = f"{cell.horizon.replace('_', ' ')} · {cell.access.replace('_', ' ')} (N = {row.n})"
         look = style(i)
-        trace = {"type": "scatter", "mode": "markers", "name": label,
+        trace = {"type": "scatter", "mode": "markers", "name": label, "cliponaxis": False,
+                 "legendgroup": cell.forecaster,
                  "x": _r(b.mean_probability for b in bins), "y": _r(b.observed_frequency for b in bins),
                  "marker": {"color": look["color"], "symbol": look["symbol"],
                             "size": [round(float(4 + 2 * np.sqrt(b.n)), 1) for b in bins]},
                  "text": [f"{b.outcome}: {b.n} probabilities in [{b.lower:.1f}, {b.upper:.1f})" for b in bins],
                  "hovertemplate": "%{text}<br>mean forecast %{x:.2f}, observed %{y:.2f}"}
+        if cell.forecaster not in titled:  # the legend lists each forecaster's series under its name
+            titled.add(cell.forecaster)
+            trace["legendgrouptitle"] = {"text": cell.forecaster}
         if id(row) not in first:
             trace["visible"] = "legendonly"
         traces.append(trace)
@@ -140,8 +150,11 @@ def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> 
                  f"(home, draw and away points together); {len(rows)} series, N = forecasts per series, marker "
                  f"size = probabilities in the bin.{more} {TOGGLE}",
                  {"data": traces, "layout": _layout(title, "forecast probability", "observed frequency",
-                                                    xaxis={"range": [0, 1], "title": {"text": "forecast probability"}},
-                                                    yaxis={"range": [0, 1], "title": {"text": "observed frequency"}})},
+                                                    xaxis={"range": EDGES, "title": {"text": "forecast probability"}},
+                                                    yaxis={"range": EDGES, "title": {"text": "observed frequency"}},
+                                                    legend={"orientation": "h", "yanchor": "top", "y": -0.2,
+                                                            "groupclick": "toggleitem"},
+                                                    height=640, margin={"l": 60, "r": 20, "t": 50, "b": 300})},
                  guide="How to read: points on the dotted diagonal are well calibrated; points below it mean the "
                        "forecaster said more often than it happened, and big markers rest on many forecasts.")
 

@@ -48,9 +48,10 @@ def _score(score) -> str | None:
     return f"{score.home}–{score.away}" if score is not None else None
 
 
-def outcome_view(outcome: Outcome, names: dict[str, str]) -> OutcomeView:
+def outcome_view(outcome: Outcome, names: dict[str, str], winner_label: str = "Advances") -> OutcomeView:
+    """The outcome as shown; goals in the order they were scored (minute, then stoppage), whichever team."""
     goals = []
-    for goal in outcome.goals or ():
+    for goal in sorted(outcome.goals or (), key=lambda g: (g.minute is None, g.minute or 0, g.stoppage or 0)):
         minute = "" if goal.minute is None else f"{goal.minute}'" + (f"+{goal.stoppage}" if goal.stoppage else "")
         note = " ".join(n for n, on in (("pen.", goal.penalty), ("o.g.", goal.own_goal)) if on)
         goals.append(Goal(minute=minute, team=names.get(goal.team, goal.team), scorer=goal.scorer or "", note=note))
@@ -66,7 +67,17 @@ def outcome_view(outcome: Outcome, names: dict[str, str]) -> OutcomeView:
         corrections=tuple(f"{c.field}: {json.dumps(c.source_value, ensure_ascii=False)} in the source, "
                           f"{json.dumps(c.value, ensure_ascii=False)} used; source: {c.citation}"
                           + (f" ({c.note})" if c.note else "") for c in outcome.corrections),
+        winner_label=winner_label,
     )
+
+
+def winner_label(competition: Competition, event: Event) -> str:
+    """"Advances" when a later match takes this match's winner; "Winner" for a match that ends a path
+    (the final, the match for third place), where nobody advances anywhere."""
+    if event.match_number is None or not competition.knockout_slots:
+        return "Advances"
+    rule = f"W{event.match_number}"
+    return "Advances" if any(rule in (s.home_rule, s.away_rule) for s in competition.knockout_slots) else "Winner"
 
 
 def result_label(outcome: Outcome | None) -> str:
@@ -217,7 +228,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         home=names.get(event.home_team, event.home_team),
         away=names.get(event.away_team, event.away_team),
         knockout=event.knockout,
-        outcome=outcome_view(outcome, names) if outcome else None,
+        outcome=outcome_view(outcome, names, winner_label(competition, event)) if outcome else None,
         consensus=match_consensus(ctx, (event.competition_id, event.id)),
         forecasts=views,
         archive_path=event_file,

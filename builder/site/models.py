@@ -36,6 +36,7 @@ class Meta:
     root: str  # relative prefix to the site root ("", "../", "../../")
     section: str  # which nav entry is active
     replay: bool  # built from replay records: show the banner
+    demo: bool = False  # the demo's synthetic LLMs are in the archive: show the demo banner
     commit: str = ""  # not printed: per-build facts (commit, anchor, last update) live on build.html
     charts: bool = False  # load the shared plotly.js
 
@@ -59,6 +60,7 @@ class OutcomeView:
     goals: tuple[Goal, ...]
     replay: bool
     corrections: tuple[str, ...] = ()  # corrections of the source applied at ingest, each with its citation
+    winner_label: str = "Advances"  # "Winner" where no later match takes the winner (final, third place)
 
 
 @dataclass(frozen=True)

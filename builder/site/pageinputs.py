@@ -66,7 +66,7 @@ def match_inputs(ctx: SiteContext, event: Event, forecasts: list[Forecast], card
                  round_text: str) -> tuple:
     """Everything :func:`builder.site.matches.match_page` reads for ``event`` (``cards``: :func:`card_inputs`)."""
     cid, eid = event.competition_id, event.id
-    return ("match", ctx.replay, ctx.repository_url, round_text,
+    return ("match", ctx.replay, ctx.demo, ctx.repository_url, round_text,
             record_input(ctx, ("competition", cid)), record_input(ctx, ("event", cid, eid)),
             record_input(ctx, ("outcome", cid, eid)), record_input(ctx, ("match_report", cid, eid)),
             tuple(_file(ctx, s) for s in ctx.odds_snapshots(cid, eid)),

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from builder.score.definitions import label
 from builder.site.rationale import clean_text
+from collector.records import is_demo
 from site_templates import TEMPLATES_DIR
 
 
@@ -56,6 +57,7 @@ def environment() -> Environment:
     )
     env.filters["json_script"] = json_for_script
     env.globals["measure_label"] = label  # a template names a measure only by its registry label
+    env.tests["demo"] = is_demo  # {% if f.forecaster is demo %}: the demo's synthetic LLMs get a badge
     return env
 
 

@@ -13,7 +13,7 @@ from builder.site.models import Kickoff, Meta
 from builder.site.provenance import ArenaUrls, raw_link
 from collector.archive.layout import path_for
 from collector.archive.reader import Archive
-from collector.records import Clock
+from collector.records import Clock, is_demo
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class SiteContext:
     """Record path (relative to the archive) -> the commit that added it (``provenance.added_commits``)."""
     hosted: Mapping[str, str] = field(default_factory=dict)
     """The records the repository host serves as they are, at their adding commit (``provenance.hosted_commits``)."""
+    demo: bool = False
+    """The demo's synthetic LLMs (``collector.records.is_demo``) are in the archive: every page says so."""
     paper: tuple | None = None
     """The analysis page's paper tables (``builder.score.paper_tables``) when the scoring stage made
     them beside the slices (:mod:`builder.score.slicework`); None: the analysis page makes them."""
@@ -111,8 +113,14 @@ class SiteContext:
             root=root_for(path),
             section=section,
             replay=self.replay,
+            demo=self.demo,
             charts=charts,
         )  # the commit, anchor and last update are per-build facts: builder.site.buildfacts
+
+
+def has_demo_records(archive: Archive) -> bool:
+    """True when any forecast is by one of the demo's synthetic LLMs."""
+    return any(is_demo(f.forecaster) for f in archive.forecasts)
 
 
 def has_replay_records(archive: Archive) -> bool:

@@ -58,6 +58,7 @@ from .evidence import (
 )
 from .fine_grained import FineGrainedForecast
 from .forecast import (
+    DEMO_PREFIX,
     SCORABLE_STATUSES,
     TRANSPORT_FAILURES,
     Access,
@@ -78,6 +79,7 @@ from .forecast import (
     Strategy,
     StructuredOutput,
     Validation,
+    is_demo,
 )
 from .manifest import Manifest
 from .market_event import (

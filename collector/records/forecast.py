@@ -33,6 +33,14 @@ from .tournament import TournamentForecast
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
 
+DEMO_PREFIX = "demo."  # forecaster ids reserved for the demo's synthetic LLMs (collector.forecasters.demo_recipe, docs/demo.md)
+
+
+def is_demo(forecaster_id: str) -> bool:
+    """Whether a forecaster is one of the demo's synthetic LLMs: every page marks them, never a real model."""
+    return forecaster_id.startswith(DEMO_PREFIX)
+
+
 class ForecasterType(StrEnum):
     LLM = "llm"
     BASELINE = "baseline"

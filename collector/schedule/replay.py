@@ -53,7 +53,7 @@ class ReplaySummary:
     ended: datetime | None = None
     elapsed_s: float = 0.0
     tick_s: float = 0.0  # inside run_tick (sync, archive reads, scheduling, writing), forecasters included
-    forecast_s: float = 0.0  # inside the forecasters
+    forecast_s: float = 0.0  # inside the built-in forecasters (a demo's LLMs run concurrently: in the rest)
     git_s: float = 0.0
 
     def summary_lines(self) -> list[str]:
@@ -63,8 +63,8 @@ class ReplaySummary:
             f"replayed {self.competition} ({span}) into {self.out}",
             f"  ticks (commits) {self.ticks}, matches with outcomes {self.outcomes}/{self.matches}",
             f"  forecast records: {statuses} (every record clock=replay)",
-            f"  problems {len(self.problems)}, elapsed {self.elapsed_s:.1f}s (forecasters {self.forecast_s:.1f}s, "
-            f"rest of the ticks {self.tick_s - self.forecast_s:.1f}s, git {self.git_s:.1f}s)",
+            f"  problems {len(self.problems)}, elapsed {self.elapsed_s:.1f}s "
+            f"(built-in forecasters {self.forecast_s:.1f}s, rest of the ticks {self.tick_s - self.forecast_s:.1f}s, git {self.git_s:.1f}s)",
         ]
 
 
@@ -150,9 +150,10 @@ def knowable_times(competition_id: str, data_dir) -> tuple[list[datetime], int]:
     return times, len(batch.matches)
 
 
-def init_repo(out: Path) -> Path:
-    """A fresh git repository at ``out`` with an ``archive/`` folder; refuses a non-empty folder."""
-    if out.exists() and any(out.iterdir()):
+def init_repo(out: Path, keep: Sequence[str] = ()) -> Path:
+    """A fresh git repository at ``out`` with an ``archive/`` folder; refuses a non-empty folder
+    (but for the names in ``keep``: the demo's inputs, written first)."""
+    if out.exists() and any(p.name not in keep for p in out.iterdir()):
         raise ConfigError(f"{out}: folder exists and is not empty; choose a new --out")
     (out / "archive").mkdir(parents=True, exist_ok=True)
     _git(out, "init", "-q", "-b", "main")
@@ -192,31 +193,43 @@ def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes
     return result
 
 
+LlmRoster = Callable[[ArenaConfig, datetime], roster.Roster]  # a tick's LLMs and their client (the demo's)
+
+
 def replay(
     competition_id: str, out: Path, data_dir=None, *, config_path: Path | None = None, until: datetime | None = None,
     baselines: Sequence[str] = BASELINES, market=None, progress: Callable[[str], None] = print,
-    progress_every_s: float = 2.0, odds_files: Sequence[Path] = (),
+    progress_every_s: float = 2.0, odds_files: Sequence[Path] = (), config: ArenaConfig | None = None,
+    llms: LlmRoster | None = None, keep: Sequence[str] = (),
 ) -> ReplaySummary:
     """Run the whole replay; returns the summary (problems collected, never raised per tick).
 
-    Raises :class:`SourceError` before anything is created when the data cannot be read.
+    ``config`` replaces the replay's own (baselines only); ``llms`` makes each tick's LLM
+    forecasters and their client (the demo's local server: ``collector.schedule.demo_arena``), which the
+    tick asks, checks and closes like a live tick's. Raises :class:`SourceError` before
+    anything is created when the data cannot be read.
     """
-    config = replay_config(competition_id, config_path, baselines)
+    config = config or replay_config(competition_id, config_path, baselines)
     if odds_files:  # football-data.co.uk CSVs: snapshots at each horizon and closing, the market from them
         odds = config.odds.model_copy(update={"sources": ("football-data-co-uk",),
                                               "files": tuple(str(p) for p in odds_files)})
         config = config.model_copy(update={"odds": odds})
     finishes, matches = knowable_times(competition_id, data_dir)  # the data first: a failed read leaves nothing
-    root = init_repo(out)
+    root = init_repo(out, keep)
     summary = ReplaySummary(competition_id, out, matches=matches)
     forecasters = [Timed(f, summary) for f in build_forecasters(config, data_dir, market)]
+    llm_specs = [s for s in roster.forecaster_specs(config, data_dir) if llms and s.model is not None]
     started, last_note = time.perf_counter(), 0.0
     now: datetime | None = (finishes[0] - LEAD_IN - timedelta(days=3)).replace(minute=0, second=0) if finishes else None
     summary.started = now
     archive = load_archive(root)  # the replay is the only writer: one view, kept current by each tick
     while now is not None and (until is None or now <= until):
         tick_started = time.perf_counter()
-        report = run_tick(config, root, now, data_dir, Clock.REPLAY, forecasters, lock_dir=out / ".locks",
+        chosen = forecasters
+        if llms is not None:  # a roster: its client is used for the model check, the news and closed after
+            tick_llms = llms(config, now)
+            chosen = roster.Roster(forecasters + tick_llms.forecasters, tick_llms.client)  # concurrent: not timed
+        report = run_tick(config, root, now, data_dir, Clock.REPLAY, chosen, lock_dir=out / ".locks",
                           archive=archive)
         git_started = time.perf_counter()
         commit_tick(out, report)
@@ -227,7 +240,7 @@ def replay(
             last_note = time.perf_counter()
             progress(_progress_line(summary, now, last_note - started))
         summary.ended = now
-        now = next_tick(config, archive, now, forecasters, finishes)
+        now = next_tick(config, archive, now, forecasters + llm_specs, finishes)
     if until is None and competition_id in archive.competitions:  # the whole competition: what stayed open is said
         summary.problems += [p for p in open_questions(archive, archive.competitions[competition_id])
                              if not any(p.path == q.path for q in summary.problems)]

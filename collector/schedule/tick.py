@@ -127,6 +127,8 @@ async def run_tick_async(
     if forecasters is None:
         roster = build_roster(config, budget=tick.budget, clock=tick.timer, data_dir=data_dir, transport=transport)
         report.problems += roster.problems
+    elif isinstance(forecasters, Roster):  # forecasters with their client (a replay's LLMs: the demo)
+        roster = forecasters
     else:
         roster = Roster(forecasters=list(forecasters))
     try:

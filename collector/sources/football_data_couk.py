@@ -36,6 +36,9 @@ UK = ZoneInfo("Europe/London")
 BOOKMAKERS = {"B365": "bet365", "BW": "betandwin", "IW": "interwetten", "PS": "pinnacle", "WH": "williamhill",
               "VC": "betvictor", "BF": "betfair", "BFD": "betfred", "BMGM": "betmgm", "BV": "betvictor-bv",
               "CL": "coral", "LB": "ladbrokes", "1XB": "1xbet"}  # fmt: skip
+# The demo's synthetic odds file (collector/forecasters/demo_recipe.py) quotes made-up books in the same layout,
+# named so that no record or page passes them off as a real bookmaker.
+DEMO_BOOKMAKERS = {"DMA": "demo-book-a", "DMB": "demo-book-b", "DMC": "demo-book-c"}
 SUMMARIES = ("Avg", "Max", "BbAv", "BbMx")
 CLOSING_LEAD = timedelta(minutes=1)
 
@@ -90,7 +93,7 @@ def parse_csv(text: str, competition: Competition, source: str) -> tuple[list[Cs
             problems.append(Problem(where, str(exc)))
             continue
         match = CsvMatch(home, away, kickoff, {k: v for k, v in row.items() if k}, where)
-        for prefix, name in BOOKMAKERS.items():
+        for prefix, name in {**BOOKMAKERS, **DEMO_BOOKMAKERS}.items():
             for closing in (False, True):
                 try:
                     stamp = kickoff - CLOSING_LEAD if closing else collection_time(kickoff)
@@ -151,6 +154,6 @@ def _payload(row: CsvMatch, closing: bool) -> dict[str, Any]:
     """The row's identifying columns and the odds columns of the set served (never the result, and
     never the closing odds in a pre-closing snapshot: they were not knowable then)."""
     keep = {"Div", "Date", "Time", "HomeTeam", "AwayTeam"}
-    for prefix in (*BOOKMAKERS, *SUMMARIES):
+    for prefix in (*BOOKMAKERS, *DEMO_BOOKMAKERS, *SUMMARIES):
         keep.update(f"{prefix}{'C' if closing else ''}{side}" for side in "HDA")
     return {"source": row.where, "row": {k: v for k, v in row.row.items() if k in keep}}

@@ -3,6 +3,19 @@
 // builder/site/bracket.py as a BracketOverlay), fetched the first time it is chosen: the page weighs
 // the same however many forecasts there are. The marks are those the legend above the tree explains.
 "use strict";
+// A match's head (label and slot rules) is cut to the box's width; a tap, a click or Enter shows it whole.
+document.addEventListener("DOMContentLoaded", function () {
+  function toggle(head) {
+    var open = head.parentNode.classList.toggle("open");
+    head.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+  document.querySelectorAll(".slot .head").forEach(function (head) {
+    head.addEventListener("click", function (e) { if (!e.target.closest("a")) { toggle(head); } });
+    head.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(head); }
+    });
+  });
+});
 document.addEventListener("DOMContentLoaded", function () {
   var select = document.getElementById("bracket-overlay");
   if (!select) { return; }

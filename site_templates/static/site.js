@@ -150,6 +150,25 @@ function fitBuildFacts() {
   });
 }
 
+function scrollCues() {
+  // A table wider than its frame scrolls sideways; the cue above it says so, and goes once the end is in view.
+  document.querySelectorAll(".scroll, .tree-scroll").forEach(function (frame) {
+    var cue = document.createElement("p");
+    cue.className = "scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    cue.textContent = "Scroll sideways for more →";
+    frame.parentNode.insertBefore(cue, frame);
+    function update() {
+      var wide = frame.scrollWidth > frame.clientWidth + 1;
+      frame.classList.toggle("overflows", wide);
+      cue.hidden = !wide || frame.scrollLeft + frame.clientWidth >= frame.scrollWidth - 1;
+    }
+    frame.addEventListener("scroll", update, {passive: true});
+    window.addEventListener("resize", update);
+    update();
+  });
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   fitBuildFacts();
   localTimes();
@@ -157,4 +176,5 @@ document.addEventListener("DOMContentLoaded", function () {
   setupSorting();
   setupColumns();
   drawCharts();
+  scrollCues();
 });
