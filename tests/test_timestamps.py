@@ -360,7 +360,7 @@ def test_only_the_newest_manifests_are_asked_again_and_an_oversized_answer_is_re
         check_response,
         pending,
     )
-    from collector.config import TimestampAuthority
+    from collector.config_sections import TimestampAuthority
 
     writer = ArchiveWriter(tmp_path)
     names = []

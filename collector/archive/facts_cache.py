@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 
 from collector.archive.cache import save_arrays
+from collector.archive.codeversion import code_version
 from collector.archive.facts_columns import (
     CHOICES,
     COLUMNS,
@@ -27,7 +28,6 @@ from collector.archive.facts_columns import (
     REQUIRED_TEXT,
     TEXT,
 )
-from collector.archive.codeversion import code_version
 
 STORE_NAME = "record-facts.npz"
 FORMAT = "prematch record facts 1"

@@ -31,7 +31,7 @@ from rfc3161_client import (
 
 from collector.archive.tokens import manifest_paths, token_path
 from collector.archive.write.writer import write_new_file
-from collector.config import TimestampAuthority, TimestampSettings
+from collector.config_sections import TimestampAuthority, TimestampSettings
 from collector.errors import RecordExistsError
 from collector.http import RetryPolicy, ServiceCallFailed, ServiceClient
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from collector.competitions.standings import (
     MatchResult,
     TableRow,
-    table_for,
     rank_third_placed,
+    table_for,
 )
 from collector.records import Competition
 

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 
 import orjson
 
-from collector.config import ArenaConfig, ForecasterConfig, GathererSettings
+from collector.config import ArenaConfig, ForecasterConfig
+from collector.config_sections import GathererSettings
 from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.forecasters.llm.protocol import build_body, resolve
 from collector.forecasters.tasks import Budget

@@ -15,7 +15,7 @@ from datetime import datetime
 from collector.archive.layout import odds_path
 from collector.archive.reader import Archive
 from collector.archive.write.writer import read_no_follow
-from collector.config import ODDS_SOURCES
+from collector.config_sections import ODDS_SOURCES
 from collector.forecasters.baselines.consensus import consensus_probabilities
 from collector.forecasters.baselines.market_snapshot import h2h_odds
 from collector.records import Event, Horizon, OddsPart, OddsSnapshot

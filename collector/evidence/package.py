@@ -22,7 +22,7 @@ from pathlib import Path
 from collector.archive.layout import evidence_path
 from collector.archive.reader import Archive
 from collector.archive.write.writer import ArchiveWriter, read_no_follow
-from collector.config import EvidenceSettings
+from collector.config_sections import EvidenceSettings
 from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsError
 from collector.evidence.odds import odds_part
 from collector.evidence.structured import (

@@ -19,7 +19,8 @@ import httpx
 import orjson
 
 from collector.competitions import competition_from_definition, load_definition
-from collector.config import EndpointSettings, ForecasterConfig
+from collector.config import ForecasterConfig
+from collector.config_sections import EndpointSettings
 from collector.errors import Problem, UsageError
 from collector.forecasters.endpoint_client import EndpointClient
 from collector.forecasters.llm.validation import (

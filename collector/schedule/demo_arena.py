@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from collector.config import ArenaConfig, parse_config
-from collector.forecasters.demo_recipe import GATHERER, MODELS, VERSION, Recipe, reference_table, write_odds_csv
+from collector.forecasters.demo_recipe import (
+    GATHERER,
+    MODELS,
+    VERSION,
+    Recipe,
+    reference_table,
+    write_odds_csv,
+)
 from collector.forecasters.llm.forecaster import LLMForecaster
 from collector.forecasters.llm.openrouter import OpenRouterClient
 from collector.forecasters.roster import Roster

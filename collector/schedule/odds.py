@@ -24,7 +24,8 @@ from datetime import datetime, timedelta
 
 from collector.archive.layout import odds_path, path_for
 from collector.archive.reader import Archive
-from collector.config import ODDS_SOURCES, ArenaConfig
+from collector.config import ArenaConfig
+from collector.config_sections import ODDS_SOURCES
 from collector.errors import ArchiveError, ConfigError, Problem, RecordExistsError
 from collector.forecasters.tasks import ScheduledTask
 from collector.records import (

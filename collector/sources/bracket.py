@@ -16,8 +16,8 @@ from collector.competitions.slots import league_table
 from collector.competitions.standings import (
     MatchResult,
     TableRow,
-    table_for,
     rank_third_placed,
+    table_for,
 )
 from collector.records import Competition
 from collector.sources.base import SourceMatch
