@@ -160,7 +160,18 @@ def run_program_of(prog: str, description: str, groups: Groups, argv: list[str])
         return EXIT_PROBLEMS
 
 
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+UNSHOWN = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+"""The characters no text from outside may bring to a terminal or a page as they are (a character
+class body): C0 and C1 controls, line and paragraph separators, and the bidi marks, overrides and
+isolates that change what a reader sees. The one home of that set."""
+
+
+def unshown_pattern(keep: str = "") -> re.Pattern[str]:
+    """A pattern of :data:`UNSHOWN` but the characters of ``keep`` (such as tab and newline)."""
+    return re.compile(f"(?![{re.escape(keep)}])[{UNSHOWN}]" if keep else f"[{UNSHOWN}]")
+
+
+_UNPRINTABLE = unshown_pattern()
 
 
 def one_line(text: str) -> str:

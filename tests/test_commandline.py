@@ -346,3 +346,19 @@ def test_verify_reports_each_violation_as_a_problem_and_keeps_notes_in_the_summa
     out, err = capsys.readouterr()
     assert "VIOLATIONS: 1 (deleted 1)" in out and "What this proves" in out
     assert err.startswith("problem: worldcup-2026/events/mex-v-rsa/event.r000.json: deleted: ") and err.count("\n") == 1
+
+
+def test_one_set_of_unshown_characters_for_terminals_and_pages():
+    """Every character of the one set is escaped on a terminal line and removed from a page's
+    rationale text, but tab and newline, which a rationale keeps."""
+    import re
+
+    from builder.site.rationale import clean_text
+    from collector.commandline import UNSHOWN, one_line
+
+    members = [chr(c) for c in range(0x3000) if re.fullmatch(f"[{UNSHOWN}]", chr(c))]
+    assert {"\x00", "\x1b", "\x7f", "\x85", "\u2028", "\u202e", "\u2066"} <= set(members)
+    for ch in members:
+        assert ch not in one_line(f"a{ch}b")
+        assert clean_text(f"a{ch}b") == (f"a{ch}b" if ch in "\t\n" else "ab")
+    assert clean_text("plain ünïcode ✓") == "plain ünïcode ✓" == one_line("plain ünïcode ✓")

@@ -22,13 +22,15 @@ from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 from markupsafe import Markup
 
+from collector.commandline import unshown_pattern
+
 _ALLOWED_SCHEMES = ("http", "https")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSHOWN = unshown_pattern(keep="\t\n")  # a rationale keeps its tabs and line breaks
 
 
 def clean_text(text: str | None) -> str | None:
-    """``text`` without control and bidi-control characters (tab and newline kept)."""
+    """``text`` without control, separator and bidi-control characters (tab and newline kept)."""
     return _UNSHOWN.sub("", text) if text else text
 MAX_CHARS = 4_000  # characters of one rationale shown on a page (the archive keeps all of it)
 PAGE_RATIONALE_BYTES = 160_000  # HTML all rationales of one page may take together (pages stay < 500 KB)
