@@ -21,6 +21,7 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 # Okabe & Ito's palette (distinguishable with the common colour-vision deficiencies), then marker
 # symbols and dashes so that more series than colours stay apart without relying on colour alone.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+PATTERNS = ("", "/", "x", ".", "\\", "+")  # bars past the palette's eight colours: the same colours, hatched
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "triangle-down", "star")
 DASHES = ("solid", "dash", "dot", "dashdot")
 TOGGLE = "Select a legend entry to show or hide its series."
@@ -45,7 +46,8 @@ def _layout(title: str, x: str, y: str, **extra) -> dict:
 def style(index: int) -> dict:
     """Colour, marker symbol and dash of the ``index``-th series: colour first, then symbol and dash."""
     return {"color": PALETTE[index % len(PALETTE)], "symbol": SYMBOLS[(index // len(PALETTE)) % len(SYMBOLS)],
-            "dash": DASHES[(index // len(PALETTE)) % len(DASHES)]}
+            "dash": DASHES[(index // len(PALETTE)) % len(DASHES)],
+            "pattern": PATTERNS[(index // len(PALETTE)) % len(PATTERNS)]}
 
 
 def _r(values) -> list:
@@ -101,7 +103,7 @@ def brier_by_stage(scored, stage_order: list[str], stage_names: dict[str, str] |
             half.append(float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None)
             counts.append(int(values.size))
         traces.append({"type": "bar", "name": forecaster, "x": [names.get(st, st) for st in stages], "y": _r(means),
-                       "marker": {"color": style(i)["color"]},
+                       "marker": {"color": style(i)["color"], "pattern": {"shape": style(i)["pattern"]}},
                        "error_y": {"type": "data", "array": _r(half), "visible": True},
                        "customdata": counts, "hovertemplate": "%{x}: %{y:.3f} (N = %{customdata} matches)"})
     counts = {st: max((len(per_match.get((f, st), {})) for f in {k[0] for k in per_match}), default=0) for st in stages}
@@ -189,12 +191,21 @@ def factorial_effects(tests) -> Chart:
     return Chart("factorial-effects", "Factorial effects",
                  "Paired differences of the factorial design (closed − open book, and evidence package − closed "
                  "and evidence package − open book where the third access level was asked; score-first − "
-                 f"probabilistic; horizon changes) with 95% bootstrap intervals; {len(rows)} contrasts.",
+                 f"probabilistic; horizon changes) with 95% bootstrap intervals; {len(rows)} contrasts, "
+                 f"N = paired matches per contrast ({_span(t.n for t in rows)}).",
                  {"data": [trace], "layout": _layout("Factorial effects", "mean difference", "", height=height,
                                                      margin={"l": 20, "r": 20, "t": 50, "b": 60},
                                                      yaxis={"automargin": True, "title": {"text": ""}})},
                  guide="How to read: a point left of 0 means the first level of the contrast scored the lower "
                        "(better) Brier; an interval crossing 0 leaves the direction open.")
+
+
+def _span(counts) -> str:
+    """A caption's range of counts: "12" when they are all equal, "12–104" otherwise, "none" when empty."""
+    values = sorted(set(counts))
+    if not values:
+        return "none"
+    return f"{values[0]}" if len(values) == 1 else f"{values[0]}–{values[-1]}"
 
 
 def cost_vs_brier(scored, operations) -> Chart:
@@ -204,12 +215,14 @@ def cost_vs_brier(scored, operations) -> Chart:
     points = []
     for op in sorted(operations, key=lambda o: o.forecaster):
         if op.forecaster in brier and op.scheduled:
-            points.append((op.forecaster, op.cost_usd / op.scheduled, float(np.mean(brier[op.forecaster]))))
+            points.append((op.forecaster, op.cost_usd / op.scheduled, float(np.mean(brier[op.forecaster])),
+                           op.scheduled))
     trace = {"type": "scatter", "mode": "markers+text", "textposition": "top center", "name": "forecasters",
              "x": _r(p[1] for p in points), "y": _r(p[2] for p in points), "text": [p[0] for p in points]}
     return Chart("cost-vs-brier", "Cost against Brier",
                  f"Mean API cost per scheduled forecast (USD) against mean per-forecast Brier; {len(points)} "
-                 "forecasters; baselines cost nothing.",
+                 f"forecasters, N = scheduled forecasts per forecaster ({_span(p[3] for p in points)}); "
+                 "baselines cost nothing.",
                  {"data": [trace], "layout": _layout("Cost against Brier", "USD per forecast", "mean Brier")},
                  guide="How to read: down and to the left is cheaper and better; a forecaster above another at "
                        "the same cost is worse for the money.")
@@ -231,7 +244,8 @@ def similarity(diversity) -> Chart:
     return Chart("similarity", "Pairwise similarity",
                  "Mean Jensen–Shannon divergence between two forecasters' 90-minute probabilities on the same "
                  "event and conditions (0 = identical), weighted by the number of shared forecasts; "
-                 f"{len(names)} forecasters.",
+                 f"{len(names)} forecasters, N = shared forecasts per pair "
+                 f"({_span(sum(v[0] for v in values) for values in pairs.values())}).",
                  {"data": [trace], "layout": _layout("Pairwise similarity (JSD)", "", "", height=max(420, 30 * len(names) + 150),
                                                      margin={"l": 160, "r": 20, "t": 50, "b": 160})},
                  guide="How to read: darker cells are pairs that forecast alike; an ensemble of similar "

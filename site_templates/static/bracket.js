@@ -3,16 +3,16 @@
 // builder/site/bracket.py as a BracketOverlay), fetched the first time it is chosen: the page weighs
 // the same however many forecasts there are. The marks are those the legend above the tree explains.
 "use strict";
-// A match's head (label and slot rules) is cut to the box's width; a tap, a click or Enter shows it whole.
+// A match's head (label and slot rules) is cut to the box's width; a tap or click on it (but on its
+// link), or Enter on its rules button, shows it whole. The button carries the state for assistive tech;
+// the link and the button sit side by side, never one inside the other.
 document.addEventListener("DOMContentLoaded", function () {
-  function toggle(head) {
-    var open = head.parentNode.classList.toggle("open");
-    head.setAttribute("aria-expanded", open ? "true" : "false");
-  }
   document.querySelectorAll(".slot .head").forEach(function (head) {
-    head.addEventListener("click", function (e) { if (!e.target.closest("a")) { toggle(head); } });
-    head.addEventListener("keydown", function (e) {
-      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(head); }
+    var button = head.querySelector("button.rules");
+    head.addEventListener("click", function (e) {
+      if (e.target.closest("a")) { return; }
+      var open = head.parentNode.classList.toggle("open");
+      if (button) { button.setAttribute("aria-expanded", open ? "true" : "false"); }
     });
   });
 });

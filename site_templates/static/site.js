@@ -161,6 +161,7 @@ function scrollCues() {
     function update() {
       var wide = frame.scrollWidth > frame.clientWidth + 1;
       frame.classList.toggle("overflows", wide);
+      if (wide) { frame.tabIndex = 0; } else { frame.removeAttribute("tabindex"); }  // keyboard users scroll it too
       cue.hidden = !wide || frame.scrollLeft + frame.clientWidth >= frame.scrollWidth - 1;
     }
     frame.addEventListener("scroll", update, {passive: true});
