@@ -130,7 +130,7 @@ def reliability(calibration_rows, title: str, chart_id: str, shown: int = 6) -> 
     for i, row in enumerate(rows):
         bins = sorted((b for b in row.bins if b.scheme == "equal_width" and b.n), key=lambda b: (b.outcome, b.lower))
         cell = row.cell
-        label = f"{cell.horizon.replace('_', ' ')} · {cell.access.replace('_', ' ')} (N = {row.n})"
+        label = f"{horizon_label(cell.horizon)} · {_short(cell.access)} · {_short(cell.strategy)} (N = {row.n})"
         look = style(i)
         trace = {"type": "scatter", "mode": "markers", "name": label, "cliponaxis": False,
                  "legendgroup": cell.forecaster,
