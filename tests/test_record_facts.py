@@ -127,52 +127,63 @@ def test_a_file_moved_or_edited_after_caching_is_judged_anew(tmp_path):
     assert facts.validated == 1 and not facts.problems
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped_byte", "garbage", "empty", "other_code",
+@pytest.mark.parametrize("damage", ["truncated", "forged", "garbage", "empty", "other_code", "store_file_cut",
                                     "codes_out_of_range", "valid_row_without_key", "unknown_status"])
 def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, caplog):
+    """Forged bytes (the digest updated, the tag not), a cut store file, or an entry of its owner's
+    key that is not a consistent table: each is reported, every file validated, the load the same."""
     import numpy as np
 
+    from cache_tampering import entry_keys, forge_entries, rewrite_entry
     from collector.archive import facts as facts_module
     from collector.archive import facts_cache
+    from collector.archive.store import STORE_FILE, pack_arrays, unpack_arrays
 
     root, cache = tmp_path / "archive", tmp_path / "cache"
     write_records(root, synthetic_records(n_events=3, n_models=1, seed=2, failure_rate=0.2))
     cold = load_facts(root, cache=cache)
-    store = cache / facts_cache.STORE_NAME
-    if damage == "truncated":
-        store.write_bytes(store.read_bytes()[: store.stat().st_size // 2])
-    elif damage == "flipped_byte":  # the zip's CRC of the member no longer matches
-        data = bytearray(store.read_bytes())
-        data[len(data) // 3] ^= 0xFF
-        store.write_bytes(bytes(data))
-    elif damage == "garbage":
-        store.write_bytes(os.urandom(4096))
-    elif damage == "empty":
-        store.write_bytes(b"")
+    [key] = entry_keys(cache, facts_cache.KIND)
+    store = cache / STORE_FILE
+    if damage == "forged":  # one more digest's row, as someone without the key would add it
+        assert forge_entries(store, facts_cache.KIND, lambda value: value + b"\0") == 1
+    elif damage == "store_file_cut":
+        store.write_bytes(store.read_bytes()[: store.stat().st_size // 3])
     elif damage == "other_code":
         monkeypatch.setattr(facts_module, "fingerprint", lambda: "0" * 64)
     else:
-        with np.load(store) as data:
-            arrays = {name: data[name] for name in data.files}
-        if damage == "codes_out_of_range":
-            arrays["status"] = arrays["status"] + 10**6
-        elif damage == "valid_row_without_key":
-            arrays["key"][arrays["valid"].nonzero()[0][0]] = -1
-        else:  # a forecast's status code pointed at another string of the table
-            forecast = orjson.loads(arrays["strings"].tobytes()).index("forecast")
-            arrays["status"][(arrays["kind"] == forecast).nonzero()[0][0]] = arrays["kind"][0]
-        np.savez(store, **arrays)
+        def change(value: bytes) -> bytes:
+            if damage == "truncated":
+                return value[: len(value) // 2]
+            if damage == "garbage":
+                return os.urandom(4096)
+            if damage == "empty":
+                return b""
+            arrays = dict(zip(facts_cache.PARTS, unpack_arrays(value), strict=True))
+            if damage == "codes_out_of_range":
+                arrays["status"] = arrays["status"] + 10**6
+            elif damage == "valid_row_without_key":
+                arrays["key"][arrays["valid"].nonzero()[0][0]] = -1
+            else:  # a forecast's status code pointed at another string of the table
+                forecast = orjson.loads(arrays["strings"].tobytes()).index("forecast")
+                arrays["status"][(arrays["kind"] == forecast).nonzero()[0][0]] = arrays["kind"][0]
+            return pack_arrays(arrays[name] for name in facts_cache.PARTS)
+
+        rewrite_entry(cache, facts_cache.KIND, key, change)
     again = load_facts(root, cache=cache)
     assert again.cache_note and str(store) in again.cache_note and again.validated == len(again)
-    assert any(str(store) in r.getMessage() for r in caplog.records)  # reported, not silent
+    if damage == "forged":
+        assert "rejected" in again.cache_note and "authentication failed" in again.cache_note
+    if damage not in ("other_code",):
+        assert any(str(store) in r.getMessage() for r in caplog.records)  # reported, not silent
     assert again.problems == cold.problems and again.effective_paths() == cold.effective_paths()
     for name, column in cold.columns.items():
         if name in TEXT:
             assert again.text(name).tolist() == cold.text(name).tolist(), name
         else:
             assert np.array_equal(again.columns[name], column, equal_nan=column.dtype.kind == "f"), name
-    healed = load_facts(root, cache=cache)  # the rewritten store serves the next load
+    healed = load_facts(root, cache=cache)  # the rewritten entry serves the next load
     assert healed.validated == 0 and healed.cache_note is None
+    assert len(entry_keys(cache, facts_cache.KIND)) == 1  # one entry: the other code's is not kept beside it
 
 
 def test_the_default_cache_lives_in_the_repositorys_git_folder(tmp_path):
@@ -182,9 +193,9 @@ def test_the_default_cache_lives_in_the_repositorys_git_folder(tmp_path):
     root = tmp_path / "archive"
     write_records(root, [make_competition()])
     assert load_facts(root, cache=DEFAULT).validated == 1
-    assert (tmp_path / ".git" / "prematch" / "record-facts.npz").is_file()
+    assert (tmp_path / ".git" / "prematch" / "store.sqlite").is_file()
     assert load_facts(root).validated == 0
-    assert not any(p.name.endswith(".npz") for p in root.rglob("*"))  # never in the archive
+    assert not any(p.name.startswith("store.") for p in root.rglob("*"))  # never in the archive
 
 
 def test_a_missing_archive_and_no_cache_folder_outside_git(tmp_path):
@@ -192,7 +203,7 @@ def test_a_missing_archive_and_no_cache_folder_outside_git(tmp_path):
     root = tmp_path / "archive"
     write_records(root, [make_competition()])
     facts = load_facts(root)  # not in a git repository: no cache, every file validated
-    assert facts.validated == 1 and facts.cache_note is None and not list(tmp_path.rglob("*.npz"))
+    assert facts.validated == 1 and facts.cache_note is None and not list(tmp_path.rglob("store.*"))
 
 
 def test_a_store_mostly_of_other_contents_is_cut_to_this_archives(tmp_path, monkeypatch):

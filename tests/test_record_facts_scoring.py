@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from builder.score.scoring import score_match_forecasts
+from cache_tampering import entry_keys
 from collector.archive.facts import load_facts
+from collector.archive.facts_cache import KIND
 from collector.archive.layout import path_for
 from collector.archive.reader import load_archive
 from collector.records import Forecast
@@ -31,7 +33,7 @@ def replayed(data_dir, tmp_path_factory):
 def test_the_replay_loads_the_same_cold_cached_and_through_the_reader(replayed):
     archive = load_archive(replayed)
     cold = load_facts(replayed)  # the replay is a git repository: the default cache is its .git/prematch/
-    assert (replayed.parent / ".git" / "prematch" / "record-facts.npz").is_file()
+    assert entry_keys(replayed.parent / ".git" / "prematch", KIND)  # kept in the one store
     cached = load_facts(replayed)
     assert cold.validated == len(set(cold.digests)) > 0 and cached.validated == 0
     for facts in (cold, cached):

@@ -8,11 +8,7 @@ at a folder it keeps with the Actions cache instead (``--cache``).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
-
-import numpy as np
 
 from collector.archive.git import git
 from collector.errors import ArchiveError
@@ -47,19 +43,3 @@ def cache_folder(archive_dir: Path | str, cache: Path | str | _Default | None) -
         return default_cache_folder(archive_dir)
     return Path(cache)
 
-
-def save_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` as the ``.npz`` file ``path`` atomically: into a temporary sibling (its
-    folder created if need be), flushed to disk, then renamed over ``path``; OSError if it cannot
-    be written (the temporary file is removed). The one way a cache of arrays is written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, **arrays)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -21,7 +21,6 @@ import orjson
 
 from collector.archive.cache import DEFAULT, cache_folder
 from collector.archive.facts_cache import (
-    STORE_NAME,
     FactsTable,
     StoreUnreadable,
     fingerprint,
@@ -146,14 +145,16 @@ def load_facts(root: Path | str, cache=DEFAULT) -> ArchiveFacts:
 
 
 def _open(folder: Path | None, made_by: str) -> tuple[FactsTable, str | None]:
+    """The stored facts table (empty if none is usable) and a note when the store had something to say."""
     if folder is None:
         return FactsTable(), None
     try:
-        return read_store(folder, made_by), None
+        table, notes = read_store(folder, made_by)
+        return table, "; ".join(notes) or None
     except StoreUnreadable as exc:
         note = f"{exc}; every file is validated (a cold load)"
-        if (folder / STORE_NAME).exists():
-            log.warning("%s", note)  # reported once per load; a missing cache (the first load) is not news
+        if not exc.absent:
+            log.warning("%s", note)  # a rejected or broken entry is news; none yet (a first load) is not
         return FactsTable(), note
 
 
@@ -206,9 +207,11 @@ def _save(folder: Path, table: FactsTable, chosen: np.ndarray, made_by: str) -> 
     try:
         used = np.unique(chosen)
         stale = len(table) > 2 * len(used) + STALE_ROWS_KEPT
-        write_store(folder, table.take(used) if stale else table, made_by)
+        why = write_store(folder, table.take(used) if stale else table, made_by)
     except (OSError, ValueError, orjson.JSONEncodeError) as exc:
-        note = f"{folder}: the record-facts cache could not be written ({exc}); the next load validates again"
-        log.warning("%s", note)
-        return note
-    return None
+        why = str(exc)
+    if not why:
+        return None
+    note = f"{folder}: the record-facts cache could not be written ({why}); the next load validates again"
+    log.warning("%s", note)
+    return note

@@ -1,12 +1,14 @@
-"""The content-addressed store of record facts: rows keyed by the SHA-256 of a file's bytes.
+"""Record facts kept in the one store: rows keyed by the SHA-256 of a file's bytes.
 
-One ``.npz`` file (plain numpy arrays, never pickles) in the cache folder holds, for every
-file content seen, its digest and its facts (:mod:`collector.archive.facts_columns`), with
-one table of distinct strings for every text column. Its fingerprint names the code that
-made it (:func:`collector.archive.store.code_version`: every installed file and library). A file made by other
-code, or one that is corrupt, truncated or inconsistent, is not read: :func:`read_store`
-says why and the caller falls back to validating every file. Writes are atomic (a
-temporary file renamed over the old one), so a reader never sees half a store.
+One entry of the store (:mod:`collector.archive.store`, kind ``record-facts``) holds, as plain
+arrays (never pickles), for every file content seen its digest and its facts
+(:mod:`collector.archive.facts_columns`), with one table of distinct strings for every text
+column. The entry's key is :func:`fingerprint`: the format and the one code version
+(:func:`collector.archive.codeversion.code_version`: every installed file and library), so
+other code finds no entry. The store authenticates the entry (an edited or foreign one is
+rejected and named); an authentic entry is still checked whole (:func:`read_store`), and
+anything unusable means every file is validated again: a cache can make a load faster,
+never change what it gives.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from collector.archive.cache import save_arrays
 from collector.archive.codeversion import code_version
+from collector.archive.store import STORE_FILE, pack_arrays, read_entry, unpack_arrays, write_entry
 from collector.archive.facts_columns import (
     CHOICES,
     COLUMNS,
@@ -29,8 +31,9 @@ from collector.archive.facts_columns import (
     TEXT,
 )
 
-STORE_NAME = "record-facts.npz"
-FORMAT = "prematch record facts 1"
+KIND = "record-facts"
+FORMAT = "prematch record facts 2"
+PARTS = ("digests", "strings", *COLUMNS)  # the entry's arrays, in this order
 
 
 def fingerprint() -> str:
@@ -96,31 +99,33 @@ class FactsTable:
 
 
 class StoreUnreadable(Exception):
-    """The store cannot be used (missing parts, other code's fingerprint, corrupt); the message says why."""
+    """No usable facts entry (none yet, rejected, inconsistent); the message says why, ``notes`` are the store's."""
+
+    def __init__(self, message: str, notes: list[str] | None = None, absent: bool = False) -> None:
+        super().__init__(message)
+        self.notes, self.absent = notes or [], absent  # absent: simply none yet (a first load, new code)
 
 
-def read_store(folder: Path, expected: str) -> FactsTable:
-    """The store in ``folder``, checked whole; :class:`StoreUnreadable` if it is absent or unusable."""
-    path = folder / STORE_NAME
+def read_store(folder: Path, expected: str) -> tuple[FactsTable, list[str]]:
+    """The facts entry of the store in ``folder`` for the code ``expected``, checked whole, and the
+    store's notes (an entry rejected, a key file refused); :class:`StoreUnreadable` (carrying those
+    notes) if there is no usable entry."""
+    value, notes = read_entry(folder, KIND, expected)
+    where = f"{folder / STORE_FILE} ({KIND} {expected[:12]})"
+    if value is None:
+        raise StoreUnreadable(f"{where}: " + ("; ".join(notes) or "no record-facts entry for this code yet"), notes,
+                              absent=not notes)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except FileNotFoundError:
-        raise StoreUnreadable(f"{path}: no record-facts cache yet") from None
+        parts = unpack_arrays(value)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise StoreUnreadable(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    return _checked(path, arrays, expected)
+        raise StoreUnreadable(f"{where}: unreadable ({type(exc).__name__}: {exc})", notes) from None
+    if len(parts) != len(PARTS):
+        raise StoreUnreadable(f"{where}: holds {len(parts)} arrays, expected {len(PARTS)}", notes)
+    return _checked(where, dict(zip(PARTS, parts, strict=True))), notes
 
 
-def _checked(path: Path, arrays: dict[str, np.ndarray], expected: str) -> FactsTable:
-    """A table from the store's arrays, after checking every part: shapes, types, codes, strings."""
-    missing = [name for name in ("fingerprint", "digests", "strings", *COLUMNS) if name not in arrays]
-    if missing:
-        raise StoreUnreadable(f"{path}: lacks {', '.join(missing[:3])}")
-    made_by = arrays["fingerprint"].tobytes().decode("ascii", errors="replace")
-    if made_by != expected:
-        raise StoreUnreadable(f"{path}: made by other code or another contract (fingerprint {made_by[:12]}..., "
-                              f"this code {expected[:12]}...)")
+def _checked(path: str, arrays: dict[str, np.ndarray]) -> FactsTable:
+    """A table from the entry's arrays, after checking every part: shapes, types, codes, strings."""
     digests = arrays["digests"]
     if digests.dtype != np.uint8 or digests.ndim != 2 or digests.shape[1] != 32:
         raise StoreUnreadable(f"{path}: digests are not SHA-256 digests")
@@ -147,7 +152,7 @@ def _checked(path: Path, arrays: dict[str, np.ndarray], expected: str) -> FactsT
     return table
 
 
-def _check_rows(path: Path, arrays: dict[str, np.ndarray], strings: list[str]) -> None:
+def _check_rows(path: str, arrays: dict[str, np.ndarray], strings: list[str]) -> None:
     """Every invalid row names its problem; every valid row has the text its kind always has."""
     valid, kind = arrays["valid"], arrays["kind"]
     if (arrays["problem"][~valid] < 0).any():
@@ -165,11 +170,10 @@ def _check_rows(path: Path, arrays: dict[str, np.ndarray], strings: list[str]) -
             raise StoreUnreadable(f"{path}: {column} of a valid {name or 'record'} row is {sorted(held - allowed)[0]!r}")
 
 
-def write_store(folder: Path, table: FactsTable, made_by: str) -> None:
-    """Write ``table`` atomically as the store in ``folder`` (created if need be); OSError if it cannot."""
-    arrays = {name: table.columns[name] for name in COLUMNS}
-    arrays["fingerprint"] = np.frombuffer(made_by.encode("ascii"), dtype=np.uint8)
-    arrays["digests"] = np.frombuffer(b"".join(table.digests), dtype=np.uint8).reshape(len(table), 32)
-    arrays["strings"] = np.frombuffer(orjson.dumps(table.strings), dtype=np.uint8)
-    save_arrays(folder / STORE_NAME, arrays)
+def write_store(folder: Path, table: FactsTable, made_by: str) -> str:
+    """Keep ``table`` as the one facts entry of the store in ``folder`` (the entries of other code
+    dropped); "" or why it could not be kept."""
+    digests = np.frombuffer(b"".join(table.digests), dtype=np.uint8).reshape(len(table), 32)
+    strings = np.frombuffer(orjson.dumps(table.strings), dtype=np.uint8)
+    return write_entry(folder, KIND, made_by, pack_arrays([digests, strings, *(table.columns[n] for n in COLUMNS)]))
 
