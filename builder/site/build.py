@@ -285,9 +285,12 @@ def _downloads(archive, archive_dir: Path, scores, commit: str, site: str | None
     """Every download, written under ``scratch``: the tables as CSV, JSON and SQLite with the
     schemas and manifest (:func:`export_files`), and the open-data files (Parquet, feed, JSON API:
     :mod:`builder.site.release`); site path -> file."""
-    files = export_files(iter_tables(archive, scores), archive_dir, commit, archive.sha256, workdir=scratch,
-                         manifest=manifest, previous=previous)
-    return files | write_open_data(scratch / "open", archive, scores, commit, site)
+    from builder.site.dataset import Release  # pyarrow: imported when a build writes, not by every command
+
+    release = Release(commit)  # the tables are built once: each is written as Parquet, then as the downloads
+    files = export_files(release.passing(iter_tables(archive, scores)), archive_dir, commit, archive.sha256,
+                         workdir=scratch, manifest=manifest, previous=previous)
+    return files | write_open_data(scratch / "open", archive, scores, release, site)
 
 
 def _background(archive, archive_dir: Path, scores, commit: str, site: str | None, manifest: bytes, pages: PageCache,

@@ -95,20 +95,35 @@ def parquet_bytes(table: Table) -> tuple[bytes, pa.Schema]:
     return sink.getvalue(), schema
 
 
-def release_files(tables: Iterable[Table], commit: str) -> dict[str, bytes]:
-    """Every Parquet table, the schema document (each table's columns, types and meaning) and the card."""
-    files: dict[str, bytes] = {}
-    documented = []
-    for table in tables:
+class Release:
+    """The Parquet tables, their schema document and the card, made as the tables pass by: the
+    downloads' one walk over the tables (:meth:`passing`) feeds both their writers."""
+
+    def __init__(self, commit: str) -> None:
+        self.commit = commit
+        self.parquet: dict[str, bytes] = {}
+        self.documented: list[dict] = []
+
+    def add(self, table: Table) -> None:
+        """One table as Parquet, with its entry in the schema document."""
         data, schema = parquet_bytes(table)
-        files[f"{PARQUET_DIR}/{table.name}.parquet"] = data
-        documented.append({"table": table.name, "file": f"{table.name}.parquet", "rows": len(table.rows),
-                           "description": table.description,
-                           "columns": [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in schema]})
-    files[SCHEMA_DOC] = orjson.dumps({"dataset": "prematch", "commit": commit, "tables": documented},
-                                     option=orjson.OPT_INDENT_2)
-    files[CARD] = card(documented, commit).encode()
-    return files
+        self.parquet[f"{PARQUET_DIR}/{table.name}.parquet"] = data
+        self.documented.append({"table": table.name, "file": f"{table.name}.parquet", "rows": len(table.rows),
+                                "description": table.description,
+                                "columns": [{"name": f.name, "type": str(f.type), "nullable": f.nullable}
+                                            for f in schema]})
+
+    def passing(self, tables: Iterable[Table]) -> Iterator[Table]:
+        """Each of ``tables``, once it is added here (for a writer that holds one table at a time)."""
+        for table in tables:
+            self.add(table)
+            yield table
+
+    def files(self) -> dict[str, bytes]:
+        """Every Parquet table, the schema document (each table's columns, types and meaning) and the card."""
+        schema_doc = orjson.dumps({"dataset": "prematch", "commit": self.commit, "tables": self.documented},
+                                  option=orjson.OPT_INDENT_2)
+        return self.parquet | {SCHEMA_DOC: schema_doc, CARD: card(self.documented, self.commit).encode()}
 
 
 def card(documented: list[dict], commit: str) -> str:
