@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,12 @@ import httpx
 from collector.archive.layout import path_for
 from collector.archive.memory import older_objects_frozen
 from collector.archive.reader import Archive, load_archive
-from collector.archive.write.manifest import unlisted, write_tick_manifest
 from collector.archive.write.writer import (
     ArchiveWriter,
     RecordTooLargeError,
     SecretInRecordError,
     remove_dead_temp_files,
 )
-from collector.audit.tsa_client import stamp_manifests
 from collector.competitions.kickoffs import effective_kickoff
 from collector.competitions.loader import use_definitions_dir
 from collector.config import ArenaConfig
@@ -35,20 +32,20 @@ from collector.errors import ArchiveError, PrematchError, Problem, RecordExistsE
 from collector.fixtures.questions import missing_questions, register_questions
 from collector.fixtures.sync import sync_fixtures, sync_outcomes
 from collector.fixtures.sync_report import SyncReport
-from collector.forecasters.llm.protocol import arena_protocol_sha256
 from collector.forecasters.llm.withheld import bare, withheld
 from collector.forecasters.roster import Roster, build_roster, forecaster_specs
 from collector.forecasters.tasks import Budget, Deferred, KnownResult, ScheduledTask
 from collector.records import Clock, Forecast, ForecasterType, ForecastStatus
 from collector.schedule.binary_events import collect_binary, resolve_binary
 from collector.schedule.claims import Claim, claim_key
-from collector.schedule.cron import last_fire
 from collector.schedule.evidence_step import prepare_evidence
 from collector.schedule.model_check import MISSED_PREFIX, check_models
 from collector.schedule.odds import collect_odds, snapshots_for
 from collector.schedule.scheduler import KeyLocks, Slot, missed_record, plan
 from collector.schedule.scheduler import next_due_after as _next_due
 from collector.schedule.statistics import fetch_statistics
+from collector.schedule.tick_context import TickContext
+from collector.schedule.tick_end import llm_failures, stamp_tick, write_manifest
 from collector.schedule.tick_report import TickReport
 
 
@@ -56,29 +53,6 @@ def tick_clock(now: datetime):
     """A clock that starts at ``now`` and advances with real time (simulated in a replay)."""
     start = datetime.now(UTC)
     return lambda: now + (datetime.now(UTC) - start)
-
-
-@dataclass(frozen=True)
-class TickContext:
-    """What one tick works with, made once by :func:`run_tick_async` and handed to every step.
-
-    The fields never change; ``archive`` (kept current by ``writer``), ``report`` and
-    ``budget`` are filled as the tick goes.
-    """
-
-    config: ArenaConfig
-    archive: Archive  # the in-memory view of the archive
-    writer: ArchiveWriter
-    now: datetime  # the tick's (real or simulated) time: what is due, what is knowable
-    clock: Clock  # live or replay, stamped on every record
-    timer: Callable[[], datetime]  # ``now`` advanced by real time (request times, the tick's time limit)
-    data_dir: Path | str | None
-    budget: Budget  # the spending cap, shared by the forecasters
-    locks: KeyLocks  # at-most-once claims of forecast keys
-    gate: asyncio.Semaphore  # bounds the forecasts in flight
-    stop: datetime  # no new forecast starts after this
-    report: TickReport
-    evidence: dict = field(default_factory=dict)  # (competition, event, horizon) -> its written package
 
 
 def run_tick(
@@ -101,7 +75,7 @@ async def run_tick_async(
     it writes. A caller that is the archive's only writer (a replay) may pass ``archive`` to
     carry the view from one tick to the next instead of re-reading the folder. ``schedule`` is the
     cron expression of the scheduled run that started the tick: the manifest records when it last
-    fired and how late the tick began (:func:`schedule_fields`).
+    fired and how late the tick began (:func:`~collector.schedule.tick_end.schedule_fields`).
     """
     now = now or datetime.now(UTC)
     if config.competitions_folder() is not None:  # a fork's definitions ([arena] competitions_dir)
@@ -153,68 +127,10 @@ async def run_tick_async(
         if sync:
             _sync(tick, sync_outcomes)
         report.binary += resolve_binary(tick)
-    _manifest(tick, schedule)
+    write_manifest(tick, schedule)
     report.written = list(tick.writer.written)
-    await _timestamps(tick)
+    await stamp_tick(tick)
     return report
-
-
-def _manifest(tick: TickContext, schedule: str | None) -> None:
-    """The tick's manifest: its own files and the files of earlier ticks no manifest lists (adopted).
-
-    Stamped when the tick ends, so two ticks at one ``now`` never collide. A manifest that cannot
-    be written (a full disk) is one problem; the files stay for the next tick to adopt.
-    """
-    orphans = unlisted(tick.archive, tick.writer.written)
-    try:
-        tick.report.manifest = write_tick_manifest(
-            tick.writer, tick.timer(), tick.clock, schedule_fields(schedule, tick.now),
-            arena_protocol_sha256(tick.config), lock_path=tick.locks.folder / "manifest.lock", orphans=orphans)
-    except ArchiveError as exc:
-        tick.report.problems.append(Problem("manifests", str(exc)))
-        return
-    if tick.report.manifest is not None:
-        tick.report.adopted = len(tick.archive.records[tick.report.manifest].adopted)
-
-
-def schedule_fields(schedule: str | None, now: datetime) -> dict[str, Any] | None:
-    """The manifest's record of a scheduled run: the cron, its last firing at or before ``now``, the delay."""
-    if not schedule:
-        return None
-    fired = last_fire(schedule, now)
-    delay = round((now - fired).total_seconds(), 3) if fired is not None else None
-    return {"schedule": schedule, "scheduled_at": fired, "schedule_delay_s": delay}
-
-
-async def _timestamps(tick: TickContext) -> None:
-    """RFC 3161 tokens for this tick's manifest and any earlier one still missing a token.
-
-    Live ticks only (an authority stamps the real time, not a replay's). Bounded by
-    ``[timestamps] timeout_s``; an authority that fails is reported in the summary, not as a
-    problem, and asked again at the next tick: the tick never waits on it or fails for it.
-    """
-    settings = tick.config.timestamps
-    if tick.clock is not Clock.LIVE or not settings.authorities:
-        return
-    with tick.report.phase("timestamps"):
-        tick.report.stamps = await stamp_manifests(tick.writer.root, settings)
-    tick.report.written += tick.report.stamps.written
-
-
-def llm_failures(report: TickReport, forecasters: Sequence) -> list[Problem]:
-    """Problems that turn the run red: a provider that stopped the tick (401, 402), or every LLM call failed."""
-    problems, seen = [], set()
-    for forecaster in forecasters:
-        client = getattr(forecaster, "client", None)
-        reason = getattr(client, "stopped", None)
-        if reason and id(client) not in seen:
-            seen.add(id(client))
-            source = forecaster.id if getattr(forecaster, "type", None) is ForecasterType.ENDPOINT else "openrouter"
-            problems.append(Problem(source, reason))
-    if report.llm_records and report.llm_failed == report.llm_records and not problems:
-        problems.append(Problem("openrouter", f"all {report.llm_records} LLM forecast(s) of this tick failed "
-                                              "(api_error or timeout); is the provider down or the base URL wrong?"))
-    return problems
 
 
 def _sync(tick: TickContext, step: Callable[..., SyncReport]) -> None:
