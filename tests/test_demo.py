@@ -42,6 +42,7 @@ def test_demo_replays_with_every_condition_builds_and_verifies(demo):
     assert code == 0, printed
     assert (out / "site" / "index.html").exists()
     assert "OK: no violations" in printed and "0 live (prospective)" in printed
+    assert "requested_after_commit" not in printed  # each tick's commit is dated when it ended, after its requests
     assert f"python -m http.server --directory {out / 'site'} 8000" in printed
     report = verify_repository(out)
     forecasts = [f for f in report.files.values() if f.kind == "forecast"]

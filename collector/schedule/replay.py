@@ -170,11 +170,15 @@ def _git(repo: Path, *args: str, when: datetime | None = None) -> None:
 
 
 def commit_tick(repo: Path, report: TickReport) -> None:
-    """One commit per tick, dated at the simulated time, by the replay bot."""
+    """One commit per tick, by the replay bot, dated when the tick ended on its simulated clock
+    (rounded up to git's whole seconds), as a live tick commits after its requests: every record's
+    request time is at or before the commit that adds it."""
     _git(repo, "add", "--", "archive")
     message = (f"replay tick {report.now.isoformat()}: {report.produced} forecast(s), {report.missed} missed, "
                f"{len(report.written)} file(s)")
-    _git(repo, "commit", "-q", "--allow-empty", "-m", message, when=report.now)
+    ended = report.ended_at or report.now
+    whole = ended.replace(microsecond=0)
+    _git(repo, "commit", "-q", "--allow-empty", "-m", message, when=whole if whole == ended else whole + timedelta(seconds=1))
 
 
 def next_tick(config, root: Path | Archive, now: datetime, forecasters, finishes: list[datetime]) -> datetime | None:

@@ -130,6 +130,7 @@ async def run_tick_async(
     write_manifest(tick, schedule)
     report.written = list(tick.writer.written)
     await stamp_tick(tick)
+    report.ended_at = tick.timer()
     return report
 
 

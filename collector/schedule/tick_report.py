@@ -19,6 +19,7 @@ from collector.errors import Problem
 @dataclass
 class TickReport:
     now: datetime
+    ended_at: datetime | None = None  # the tick's clock when it ended (``now`` plus the real time it took)
     written: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     due: int = 0
