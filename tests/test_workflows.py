@@ -39,6 +39,8 @@ CURRENT_MAJOR = {
     "actions/upload-pages-artifact": 5,
     "actions/deploy-pages": 5,
     "actions/cache": 5,
+    "actions/cache/restore": 5,
+    "actions/cache/save": 5,
 }
 
 
@@ -150,6 +152,44 @@ def test_collect_runs_off_the_hour_one_at_a_time_and_only_a_job_without_secrets_
     command = re.search(r"prematch tick[^\n;]*", tick).group(0)
     assert "--clock live" in command and '--schedule "${SCHEDULE}"' in command  # live records, delay recorded
     assert "SCHEDULE: ${{ github.event.schedule }}" in tick
+
+
+REPORTS_STEP = "Match reports from API-Football (once a day from 06:00 UTC; off without API_FOOTBALL_KEY)"
+
+
+@pytest.mark.parametrize(("tick_at", "asked"), [("2026-06-11T05:59:59Z", False), ("2026-06-11T06:04:10Z", True),
+                                                ("2026-06-11T07:41:00Z", True), ("2026-06-11T23:49:30Z", True)])
+@pytest.mark.parametrize("succeeds", [True, False])
+def test_the_daily_reports_are_asked_at_the_first_tick_from_six_whenever_it_runs(tmp_path, tick_at, asked, succeeds):
+    """A tick GitHub started late (07:41, 23:49) still asks for the day's reports; a failed ask is
+    marked too (the quota is not spent again every 15 minutes) and turns the run red."""
+    stand_in = tmp_path / "bin" / "prematch"
+    stand_in.parent.mkdir()
+    stand_in.write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/calls"\nexit {0 if succeeds else 1}\n')
+    stand_in.chmod(0o755)
+    output = tmp_path / "github_output"
+    output.write_text("")
+    env = {**os.environ, "TICK_AT": tick_at, "GITHUB_OUTPUT": str(output),
+           "PATH": f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-e", "-c", step_script(REPORTS_STEP)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    calls = (tmp_path / "calls").read_text() if (tmp_path / "calls").exists() else ""
+    assert (calls == "reports --source api-football --clock live\n") is asked
+    assert ("asked=true" in output.read_text()) is asked and (tmp_path / ".reports-asked").exists() is asked
+    assert ("failed=true" in output.read_text()) is (asked and not succeeds)
+
+
+def test_the_reports_mark_is_one_cache_entry_per_utc_day_looked_up_before_and_saved_after():
+    tick = job("collect.yml", "tick")
+    key = "key: api-football-reports-${{ steps.tick.outputs.day }}"
+    assert 'echo "day=${tick_at%%T*}" >> "$GITHUB_OUTPUT"' in tick  # the tick's UTC date, 2026-06-11
+    looked_up = tick.index("actions/cache/restore@")
+    asked = tick.index(f"name: {REPORTS_STEP}")
+    saved = tick.index("actions/cache/save@")
+    assert looked_up < asked < saved and tick.count(key) == 2
+    assert "lookup-only: true" in tick and "if: steps.reports-asked.outputs.cache-hit != 'true'" in tick
+    assert "if: steps.reports.outputs.asked == 'true'" in tick
 
 
 def test_keepalive_enables_the_scheduled_workflows_through_the_api():
