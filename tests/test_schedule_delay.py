@@ -14,7 +14,7 @@ from collector.archive.write.writer import ArchiveWriter
 from collector.cli import main
 from collector.errors import UsageError
 from collector.schedule.cron import last_fire, parse_cron
-from collector.schedule.tick import schedule_fields
+from collector.schedule.tick_end import schedule_fields
 from tests.gitrepo import event
 
 COLLECT = "4,19,34,49 * * * *"
