@@ -133,8 +133,8 @@ def test_a_corrupt_cache_is_reported_and_ignored(tmp_path, damage, monkeypatch, 
     """Forged bytes (the digest updated, the tag not), a cut store file, or an entry of its owner's
     key that is not a consistent table: each is reported, every file validated, the load the same."""
     import numpy as np
-
     from cache_tampering import entry_keys, forge_entries, rewrite_entry
+
     from collector.archive import facts as facts_module
     from collector.archive import facts_cache
     from collector.archive.store import STORE_FILE, pack_arrays, unpack_arrays

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from cache_tampering import entry_keys
 
 from builder.score.scoring import score_match_forecasts
-from cache_tampering import entry_keys
 from collector.archive.facts import load_facts
 from collector.archive.facts_cache import KIND
 from collector.archive.layout import path_for

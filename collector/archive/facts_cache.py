@@ -22,13 +22,19 @@ import numpy as np
 import orjson
 
 from collector.archive.codeversion import code_version
-from collector.archive.store import STORE_FILE, pack_arrays, read_entry, unpack_arrays, write_entry
 from collector.archive.facts_columns import (
     CHOICES,
     COLUMNS,
     DTYPES,
     REQUIRED_TEXT,
     TEXT,
+)
+from collector.archive.store import (
+    STORE_FILE,
+    pack_arrays,
+    read_entry,
+    unpack_arrays,
+    write_entry,
 )
 
 KIND = "record-facts"
