@@ -49,6 +49,30 @@ def test_two_points_a_win_places_the_teams_as_the_tables_of_the_time_did(tmp_pat
         ("bravo-1", "alpha-3")
 
 
+def test_the_bracket_page_and_t5_count_the_editions_points(tmp_path, capsys):
+    """The builder's group tables (bracket and team pages) and T5's real group orders use the
+    competition's points for a win: with two, Alpha 3 (three draws, 3 points, goal difference 0) is
+    second ahead of Alpha 2 (3 points, -2); three points a win would put Alpha 2 second with 4."""
+    from builder.score.scoring import score_archive
+    from builder.score.t5 import real_bracket
+    from builder.site.bracket import group_tables
+    from builder.site.sitectx import SiteContext
+
+    matches = made_up_cup(TWO_POINT_GROUP, knockouts={1: {"team2": "Alpha 3"}})
+    assert _define(tmp_path, "cup-two-points", matches, "--points-for-win", "2") == 0
+    assert _sync(tmp_path, "cup-two-points") == 0, capsys.readouterr().err
+    archive = load_archive(tmp_path / "archive")
+    competition = archive.competitions["cup-two-points"]
+    ctx = SiteContext(archive, score_archive(archive, inference_tests=False), "x", False)
+    names = {t.id: t.name for t in competition.teams}
+    (group_a, *_) = group_tables(ctx, competition, names)
+    assert [(row[0], row[-1]) for row in group_a.rows] == [
+        ("Alpha 1", "5"), ("Alpha 3", "3"), ("Alpha 2", "3"), ("Alpha 4", "1")]  # team, Pts
+    assert group_a.qualified == (True, True, False, False)
+    bracket, _ = real_bracket(competition, archive.events_of(competition.id), archive.outcomes_of(competition.id))
+    assert bracket.group_orders[group_a.name] == ("alpha-1", "alpha-3", "alpha-2", "alpha-4")
+
+
 def test_three_points_a_win_would_refuse_the_pairing_of_a_two_point_tournament(tmp_path, capsys):
     matches = made_up_cup(TWO_POINT_GROUP, knockouts={1: {"team2": "Alpha 3"}})
     assert _define(tmp_path, "cup-three-points", matches) == 0

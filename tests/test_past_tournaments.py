@@ -131,7 +131,7 @@ def _feeders(view, cid):
         played = [MatchResult(events[i].home_team, events[i].away_team, results[i].score_90.home,
                               results[i].score_90.away) for i in eids]
         teams = {t for i in eids for t in (events[i].home_team, events[i].away_team)}
-        thirds.add(compute_table(sorted(teams), played, ())[2].team)
+        thirds.add(compute_table(sorted(teams), played, (), (3, 1))[2].team)
     def when(e):
         return (e.kickoff_utc or e.kickoff_date.isoformat()).__str__()
     feeders = {}

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from collector.competitions.standings import MatchResult, compute_table
+from collector.competitions.standings import MatchResult, compute_table, table_for
 from collector.fixtures.questions import league_questions, tournament_questions
 from collector.forecasters.baselines import build_baseline
 from collector.forecasters.baselines.backtest import played_matches
@@ -84,11 +84,11 @@ def test_known_results_are_kept(world_cup, data_dir):
     assert set(semis.payload.final_picks) == real
     assert all(c.probability == 1.0 for c in semis.payload.choices if c.team in real)
     group_a = [p for p in played if p.event.group == "A"]
-    table = compute_table(
+    table = table_for(
+        competition,
         competition.groups[0].teams,
         [MatchResult(p.event.home_team, p.event.away_team, p.outcome.score_90.home, p.outcome.score_90.away)
          for p in group_a],
-        competition.tie_breakers,
     )
     winner = forecaster.forecast_now(_task(competition, questions["group_winner_a"], now, fixtures, history))
     assert winner.payload.final_picks == (table[0].team,)

@@ -19,6 +19,7 @@ from collector.competitions.standings import (
     TableRow,
     compute_table,
     rank_third_placed,
+    table_for,
     tally,
 )
 from collector.fixtures.questions import league_questions, tournament_questions
@@ -27,12 +28,13 @@ from collector.records import Clock, TieBreakers
 
 P, GD, GF, H2H = TieBreakers.POINTS, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR, TieBreakers.HEAD_TO_HEAD
 AFTER_FINAL = datetime(2026, 8, 1, tzinfo=UTC)
+MODERN = (3, 1)  # points for a win and a draw since 1994
 
 
 def test_hand_worked_table():
     results = [MatchResult("a", "b", 2, 1), MatchResult("c", "d", 0, 0), MatchResult("a", "c", 1, 1),
                MatchResult("b", "d", 3, 0), MatchResult("d", "a", 0, 2), MatchResult("b", "c", 1, 2)]
-    table = compute_table("abcd", results, [P, GD, GF])
+    table = compute_table("abcd", results, [P, GD, GF], MODERN)
     # a: W D W = 7 pts, 5-2; c: D D W = 5, 3-2; b: L W L = 3, 5-4; d: D L L = 1, 0-5
     assert [(r.team, r.points, r.goals_for, r.goals_against) for r in table] == [
         ("a", 7, 5, 2), ("c", 5, 3, 2), ("b", 3, 5, 4), ("d", 1, 0, 5)]
@@ -43,20 +45,20 @@ def test_head_to_head_before_goal_difference():
     # x and y both 6 points; y has the better goal difference, but x beat y.
     results = [MatchResult("x", "y", 1, 0), MatchResult("x", "z", 0, 1), MatchResult("y", "z", 5, 0),
                MatchResult("x", "w", 1, 0), MatchResult("y", "w", 4, 0), MatchResult("z", "w", 0, 3)]
-    assert [r.team for r in compute_table("xyzw", results, [P, H2H, GD, GF])][:2] == ["x", "y"]
-    assert [r.team for r in compute_table("xyzw", results, [P, GD, GF, H2H])][:2] == ["y", "x"]
+    assert [r.team for r in compute_table("xyzw", results, [P, H2H, GD, GF], MODERN)][:2] == ["x", "y"]
+    assert [r.team for r in compute_table("xyzw", results, [P, GD, GF, H2H], MODERN)][:2] == ["y", "x"]
 
 
 def test_three_way_tie_is_broken_by_the_mini_league_then_overall():
     results = [MatchResult("a", "b", 1, 0), MatchResult("b", "c", 1, 0), MatchResult("c", "a", 1, 0),
                MatchResult("a", "d", 3, 0), MatchResult("b", "d", 1, 0), MatchResult("c", "d", 2, 0)]
-    table = compute_table("abcd", results, [P, H2H, GD, GF])
+    table = compute_table("abcd", results, [P, H2H, GD, GF], MODERN)
     assert [r.team for r in table] == ["a", "c", "b", "d"]  # mini-league level; overall GD 3, 2, 1
     assert not any(r.tied for r in table) and [r.rank for r in table] == [1, 2, 3, 4]
 
 
 def test_teams_level_on_everything_are_marked_tied():
-    table = compute_table(["p", "q"], [MatchResult("p", "q", 1, 1)], [P, H2H, GD, GF, TieBreakers.FAIR_PLAY])
+    table = compute_table(["p", "q"], [MatchResult("p", "q", 1, 1)], [P, H2H, GD, GF, TieBreakers.FAIR_PLAY], MODERN)
     assert [r.team for r in table] == ["p", "q"] and all(r.tied for r in table)
     assert [r.rank for r in table] == [1, 1]
 
@@ -65,7 +67,7 @@ def test_an_undecidable_cut_is_a_problem_not_a_guess():
     from collector.errors import SourceError
     from collector.fixtures.question_resolution import _decided
 
-    rows = compute_table("abcd", [MatchResult("a", "b", 1, 1), MatchResult("c", "d", 2, 0)], [P, GD, GF])
+    rows = compute_table("abcd", [MatchResult("a", "b", 1, 1), MatchResult("c", "d", 2, 0)], [P, GD, GF], MODERN)
     assert [(r.team, r.rank) for r in rows] == [("c", 1), ("a", 2), ("b", 2), ("d", 4)]
     _decided(rows, 1, "champion")  # c is clear
     with pytest.raises(SourceError, match="a and b are level"):
@@ -78,7 +80,7 @@ def test_rank_third_placed():
 
 
 def test_tally_ignores_results_outside_the_group():
-    rows = tally(["a", "b"], [MatchResult("a", "b", 1, 0), MatchResult("a", "z", 5, 0)])
+    rows = tally(["a", "b"], [MatchResult("a", "b", 1, 0), MatchResult("a", "z", 5, 0)], MODERN)
     assert (rows["a"].played, rows["a"].goals_for, rows["b"].lost) == (1, 1, 1)
 
 
@@ -91,18 +93,19 @@ results_strategy = st.lists(
 
 
 @settings(max_examples=150, deadline=None)
-@given(results_strategy, st.permutations([P, H2H, GD, GF]).filter(lambda c: c[0] is P), st.randoms())
-def test_table_invariants(results, criteria, rnd):
-    table = compute_table("abcdef", results, criteria)
+@given(results_strategy, st.permutations([P, H2H, GD, GF]).filter(lambda c: c[0] is P), st.randoms(),
+       st.sampled_from([MODERN, (2, 1)]))
+def test_table_invariants(results, criteria, rnd, points):
+    table = compute_table("abcdef", results, criteria, points)
     assert sorted(r.team for r in table) == list("abcdef")
     assert sum(r.played for r in table) == 2 * len(results)
     draws = sum(r.home_goals == r.away_goals for r in results)
-    assert sum(r.points for r in table) == 3 * (len(results) - draws) + 2 * draws
+    assert sum(r.points for r in table) == points[0] * (len(results) - draws) + 2 * points[1] * draws
     assert sum(r.goal_difference for r in table) == 0
     assert [r.points for r in table] == sorted((r.points for r in table), reverse=True)
     shuffled = list(results)
     rnd.shuffle(shuffled)
-    assert compute_table("abcdef", shuffled, criteria) == table  # order of results is irrelevant
+    assert compute_table("abcdef", shuffled, criteria, points) == table  # order of results is irrelevant
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +185,7 @@ def test_group_tables_and_best_thirds_agree_with_the_round_of_32(wc_resolved):
         played = [e for e in archive.events.values() if e.group == group.name and not e.knockout]
         results = [MatchResult(e.home_team, e.away_team, *archive.outcomes[("worldcup-2026", e.id)].score_90.as_tuple())
                    for e in played]
-        tables[group.name] = compute_table(group.teams, results, wc.tie_breakers)
+        tables[group.name] = table_for(wc, group.teams, results)
     best_thirds = {r.team for r in rank_third_placed(t[2] for t in tables.values())[: wc.best_third_placed]}
     third_slot_teams = set()
     for slot in wc.knockout_slots:

@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from collector.competitions.standings import MatchResult, compute_table
+from collector.competitions.standings import MatchResult, table_for
 from collector.records import (
     Competition,
     Event,
@@ -87,7 +87,7 @@ def forecast_bracket(competition: Competition, payload: TournamentForecast) -> B
     results = defaultdict(list)
     for m in payload.group_matches:
         results[m.group].append(MatchResult(m.home, m.away, m.score.home, m.score.away))
-    orders = {g.name: tuple(r.team for r in compute_table(g.teams, results[g.name], competition.tie_breakers))
+    orders = {g.name: tuple(r.team for r in table_for(competition, g.teams, results[g.name]))
               for g in competition.groups}
     teams, pairs = defaultdict(set), defaultdict(set)
     for m in payload.knockout_matches:
@@ -109,7 +109,7 @@ def _complete_groups(competition, events, outcomes) -> tuple[dict[str, tuple[str
     orders = {}
     for g in competition.groups:
         if len(results[g.name]) == len(g.teams) * (len(g.teams) - 1) // 2:
-            orders[g.name] = tuple(r.team for r in compute_table(g.teams, results[g.name], competition.tie_breakers))
+            orders[g.name] = tuple(r.team for r in table_for(competition, g.teams, results[g.name]))
     return orders, latest
 
 
@@ -225,7 +225,7 @@ def score_league(competition: Competition, payload: TournamentForecast, events: 
     n = len(competition.teams)
     if latest is None or len(results) < n * (n - 1):  # a double round robin: the season is not over
         return None
-    truth = [r.team for r in compute_table([t.id for t in competition.teams], results, competition.tie_breakers)]
+    truth = [r.team for r in table_for(competition, [t.id for t in competition.teams], results)]
     pred = [e.team for e in sorted(payload.table, key=lambda e: e.position)]
     k, r = competition.promotion_places or 4, competition.relegation_places or 3
     return LeagueTableScore(latest, kendall_league_table(pred, truth), spearman_league_table(pred, truth),

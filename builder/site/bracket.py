@@ -38,7 +38,7 @@ from builder.site.links import (
 from builder.site.matches import result_label
 from builder.site.models import Link
 from builder.site.sitectx import SiteContext
-from collector.competitions.standings import MatchResult, compute_table
+from collector.competitions.standings import MatchResult, table_for
 from collector.records import (
     Competition,
     CompetitionFormat,
@@ -70,7 +70,7 @@ def group_tables(ctx: SiteContext, competition: Competition, names: dict[str, st
     through = {t for e in events if rounds and e.stage == rounds[0] for t in (e.home_team, e.away_team)}
     tables = []
     for group in sorted(competition.groups, key=lambda g: g.name):
-        rows = compute_table(group.teams, results.get(group.name, []), competition.tie_breakers)
+        rows = table_for(competition, group.teams, results.get(group.name, []))
         tables.append(QualifiedGroup(group.name, tuple(
             (names.get(r.team, r.team), str(r.played), str(r.won), str(r.drawn), str(r.lost), str(r.goals_for),
              str(r.goals_against), f"{r.goal_difference:+d}", str(r.points))

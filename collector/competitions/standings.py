@@ -3,8 +3,11 @@
 Pure functions over plain results, so the baseline simulations can call them on simulated
 scores as well as the archive's outcomes::
 
-    table = compute_table(teams, [MatchResult("mex", "rsa", 2, 0), ...], tie_breakers)
+    table = compute_table(teams, [MatchResult("mex", "rsa", 2, 0), ...], tie_breakers, points=(3, 1))
     table[0].team  # the group winner
+
+A competition's table is :func:`table_for` (its tie-breakers and its points for a win and a draw:
+two a win before 1994); ``points`` has no default, so no table can forget the edition's rule.
 
 Tie-breakers are applied in the competition's order. ``head_to_head`` compares points, then
 goal difference, then goals scored in the matches among the teams still level (FIFA 2026
@@ -19,8 +22,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from collector.records import Competition, TieBreakers
-
-WIN, DRAW = 3, 1  # points for a win and a draw unless the competition says otherwise (1986: 2 and 1)
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,8 @@ class TableRow:
     goals_against: int = 0
     tied: bool = False  # level with a neighbour on every criterion that could be applied
     rank: int = 0  # 1-based position; teams level on every criterion share the rank
-    win_points: int = WIN
-    draw_points: int = DRAW
+    win_points: int = 3  # the edition's points for a win and a draw (:func:`tally` sets them)
+    draw_points: int = 1
 
     @property
     def points(self) -> int:
@@ -56,7 +57,7 @@ class TableRow:
         return self.goals_for - self.goals_against
 
 
-def tally(teams: Iterable[str], results: Iterable[MatchResult], points: tuple[int, int] = (WIN, DRAW)) -> dict[str, TableRow]:
+def tally(teams: Iterable[str], results: Iterable[MatchResult], points: tuple[int, int]) -> dict[str, TableRow]:
     """Played/won/drawn/lost/goals per team, counting only results between ``teams``; ``points`` for a win, a draw."""
     rows = {team: TableRow(team, win_points=points[0], draw_points=points[1]) for team in teams}
     for r in results:
@@ -104,7 +105,7 @@ def _order(level: list[str], criteria: Sequence[TieBreakers], rows, results) -> 
 
 def compute_table(
     teams: Iterable[str], results: Sequence[MatchResult], tie_breakers: Sequence[TieBreakers],
-    points: tuple[int, int] = (WIN, DRAW),
+    points: tuple[int, int],
 ) -> list[TableRow]:
     """The table, best first, ordered by ``tie_breakers`` (points should come first)."""
     rows = tally(teams, results, points)
