@@ -70,7 +70,7 @@ def test_top_scores_and_expected_goals_come_from_the_grid():
 
 def test_knockout_odds_hand_worked_for_equal_teams():
     grid = score_grid(1.0, 1.0)
-    ko = knockout_odds(grid, 1.0, 1.0)
+    ko = knockout_odds(grid, 1.0, 1.0, extra_time=True)
     _, draw90, _ = outcome_probabilities(grid)
     et_draw = outcome_probabilities(score_grid(1 / 3, 1 / 3))[1]
     assert ko.draw_full == pytest.approx(draw90 * et_draw)
@@ -79,6 +79,17 @@ def test_knockout_odds_hand_worked_for_equal_teams():
     assert ko.full_grid.sum() == pytest.approx(1.0, abs=1e-6)
     # after extra time the level scores are rarer than after 90 minutes
     assert np.trace(ko.full_grid) == pytest.approx(ko.draw_full, abs=1e-6)
+
+
+def test_a_stage_without_extra_time_goes_from_90_minutes_straight_to_penalties():
+    grid = score_grid(1.4, 0.9)
+    home90, draw90, away90 = outcome_probabilities(grid)
+    ko = knockout_odds(grid, 1.4, 0.9, extra_time=False)
+    assert (ko.home_full, ko.draw_full, ko.away_full) == pytest.approx((home90, draw90, away90))
+    assert ko.home_advances == pytest.approx(home90 + 0.5 * draw90)  # the shoot-out a coin
+    assert np.allclose(ko.full_grid, grid)
+    played = knockout_odds(grid, 1.4, 0.9, extra_time=True)
+    assert played.draw_full < ko.draw_full and played.home_advances > ko.home_advances  # extra time favours the stronger
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,7 +102,7 @@ def test_grid_invariants(rate_home, rate_away, rho):
     assert sum(probs) == pytest.approx(1.0)
     stronger = outcome_probabilities(score_grid(rate_home * 1.2, rate_away, rho))
     assert stronger[0] >= probs[0] - 1e-12  # more home goals never lowers the home-win chance
-    ko = knockout_odds(grid, rate_home, rate_away)
+    ko = knockout_odds(grid, rate_home, rate_away, extra_time=True)
     assert probs[0] <= ko.home_advances <= probs[0] + probs[1] + 1e-12
 
 

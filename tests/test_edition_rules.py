@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import orjson
+import pytest
 
 from collector.archive.reader import load_archive
 from collector.cli import main
@@ -114,6 +115,25 @@ def test_a_cup_with_extra_time_only_in_the_final_and_a_shoot_out_in_a_quarter_fi
     quarter = view.outcomes[("copa-2024", "m026")]
     assert quarter.score_extra_time is None and quarter.advancing_team == "bravo-1"
     assert view.outcomes[("copa-2024", "m032")].score_extra_time is not None  # the final went to extra time
+    _forecast_and_shown_by_the_rule(view.competitions["copa-2024"], view.events[("copa-2024", "m026")],
+                                    view.events[("copa-2024", "m032")])
+
+
+def _forecast_and_shown_by_the_rule(copa, quarter, final):
+    """The baselines forecast a quarter-final of a final-only cup with no extra time (its full match is its
+    90 minutes, a draw decided on penalties) and the final with it; the site says so before the result."""
+    from builder.site.matches import decided_text
+    from collector.forecasters.baselines.common import MatchView, match_payload
+    from collector.forecasters.baselines.scoregrid import score_grid
+
+    assert [copa.plays_extra_time(s) for s in ("quarter-final", "semi-final", "final")] == [False, False, True]
+    view = MatchView(grid=score_grid(1.3, 1.1), rate_home=1.3, rate_away=1.1, reason="test")
+    at_quarter, at_final = match_payload(view, copa, quarter), match_payload(view, copa, final)
+    assert at_quarter.draw_full == pytest.approx(at_quarter.draw_90) and at_final.draw_full < at_final.draw_90
+    assert decided_text(quarter, None, copa) == "knockout: a draw after 90 minutes goes straight to penalties"
+    assert decided_text(final, None, copa) == "knockout: a draw after 90 minutes goes to extra time, then penalties"
+    no_shootouts = copa.model_copy(update={"shootouts": False})
+    assert decided_text(final, None, no_shootouts) == "knockout: a draw after 90 minutes goes to extra time"
 
 
 def test_periods_against_the_editions_rules_are_problems(tmp_path, capsys):

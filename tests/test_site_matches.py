@@ -13,18 +13,21 @@ def _score(home, away):
 
 
 def _knockout(knockout=True):
-    return NS(knockout=knockout)
+    return NS(knockout=knockout, stage="quarter-final")
+
+
+ALWAYS = NS(plays_extra_time=lambda stage: True, shootouts=True)  # the rules of most cups
 
 
 def test_decided_text_follows_the_scores_the_outcome_holds():
-    assert decided_text(_knockout(False), NS(score_90=_score(1, 1))) == ""
-    assert decided_text(_knockout(), None) == "knockout: a draw after 90 minutes goes to extra time, then penalties"
-    assert decided_text(_knockout(), NS(score_90=_score(2, 0), score_extra_time=None, score_penalties=None)) == \
+    assert decided_text(_knockout(False), NS(score_90=_score(1, 1)), ALWAYS) == ""
+    assert decided_text(_knockout(), None, ALWAYS) == "knockout: a draw after 90 minutes goes to extra time, then penalties"
+    assert decided_text(_knockout(), NS(score_90=_score(2, 0), score_extra_time=None, score_penalties=None), ALWAYS) == \
         "decided in 90 minutes"
     one_nil_aet = NS(score_90=_score(0, 0), score_extra_time=_score(1, 0), score_penalties=None)
-    assert decided_text(_knockout(), one_nil_aet) == "decided in extra time (1–0 after 120 minutes)"  # not penalties
+    assert decided_text(_knockout(), one_nil_aet, ALWAYS) == "decided in extra time (1–0 after 120 minutes)"  # not penalties
     shootout = NS(score_90=_score(1, 1), score_extra_time=_score(2, 2), score_penalties=_score(4, 3))
-    assert decided_text(_knockout(), shootout) == "decided on penalties (4–3) after 2–2 in extra time"
+    assert decided_text(_knockout(), shootout, ALWAYS) == "decided on penalties (4–3) after 2–2 in extra time"
 
 
 def _event(eid, home, away, day, group="A", knockout=False, matchday=None):

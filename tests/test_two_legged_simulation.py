@@ -77,7 +77,7 @@ def test_a_known_first_leg_hand_worked(away_goals, expected):
     """
     sampler = _sampler({("h", "a"): _grid({(2, 0): 0.3, (1, 0): 0.6, (0, 0): 0.1})})
     n = 200_000
-    hg, ag, through = tie(sampler, "h", "a", n, edge_first=1, edge_second=1, away_goals=away_goals,
+    hg, ag, through = tie(sampler, "h", "a", n, edge_first=1, edge_second=1, away_goals=away_goals, extra_time=True,
                           first_leg=Score(home=2, away=1))
     assert abs(through.mean() - expected) < 4 * np.sqrt(0.25 / n)
     assert ag.max() == 0 and set(np.unique(hg)) == {0, 1, 2}  # the known first leg's goals are not added again
@@ -119,7 +119,7 @@ def test_monte_carlo_against_enumeration(away_goals):
     extra = score_grid(1.5 * EXTRA_TIME_SHARE, 0.9 * EXTRA_TIME_SHARE)
     exact = _brute_force(first, second, extra, away_goals)
     n = 400_000
-    _, _, through = tie(sampler, "h", "a", n, edge_first=1, edge_second=1, away_goals=away_goals)
+    _, _, through = tie(sampler, "h", "a", n, edge_first=1, edge_second=1, away_goals=away_goals, extra_time=True)
     assert abs(through.mean() - exact) < 4 * np.sqrt(exact * (1 - exact) / n)
     assert 0.2 < exact < 0.8  # not a foregone tie
 
@@ -129,7 +129,8 @@ def test_mirrored_legs_without_extra_time_goals_are_a_coin():
     grids = {("h", "a"): _grid(LEG), ("a", "h"): _grid(LEG)}
     exact = _brute_force(LEG, LEG, _grid({(0, 0): 1.0}), False)
     assert exact == pytest.approx(0.5)
-    _, _, through = tie(_sampler(grids, seed=3), "h", "a", 200_000, edge_first=1, edge_second=1, away_goals=False)
+    _, _, through = tie(_sampler(grids, seed=3), "h", "a", 200_000, edge_first=1, edge_second=1, away_goals=False,
+                        extra_time=True)
     assert abs(through.mean() - 0.5) < 4 * np.sqrt(0.25 / 200_000)
 
 

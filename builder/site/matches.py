@@ -93,8 +93,9 @@ def result_label(outcome: Outcome | None) -> str:
     return text
 
 
-def decided_text(event: Event, outcome: Outcome | None) -> str:
-    """How a knockout was decided, from the outcome's own scores ("" for a group or league match).
+def decided_text(event: Event, outcome: Outcome | None, competition: Competition) -> str:
+    """How a knockout was decided, from the outcome's own scores ("" for a group or league match);
+    before its result, how it will be, by the edition's rules (:meth:`Competition.plays_extra_time`).
 
     A 1-0 after extra time was decided in extra time, not on penalties: the words follow which
     scores the outcome holds (``score_penalties`` only when there was a shoot-out).
@@ -102,7 +103,12 @@ def decided_text(event: Event, outcome: Outcome | None) -> str:
     if not event.knockout:
         return ""
     if outcome is None or outcome.score_90 is None:
-        return "knockout: a draw after 90 minutes goes to extra time, then penalties"
+        then = [*(("extra time",) if competition.plays_extra_time(event.stage) else ()),
+                *(("penalties",) if competition.shootouts else ())]
+        if not then:
+            return "knockout: a draw after 90 minutes is decided as the competition's rules say"
+        return f"knockout: a draw after 90 minutes goes {'straight ' if len(then) == 1 and competition.shootouts else ''}" \
+               f"to {', then '.join(then)}"
     if outcome.score_penalties is not None:
         after = f" after {_score(outcome.score_extra_time)} in extra time" if outcome.score_extra_time else ""
         return f"decided on penalties ({_score(outcome.score_penalties)}){after}"
@@ -236,7 +242,7 @@ def match_page(ctx: SiteContext, event: Event, forecasts: list[Forecast], measur
         round_label=round_label(event, rounds or {}),
         home_href=root + f"teams/{competition.id}/{event.home_team}.html" if event.home_team in names else "",
         away_href=root + f"teams/{competition.id}/{event.away_team}.html" if event.away_team in names else "",
-        decided=decided_text(event, outcome),
+        decided=decided_text(event, outcome, competition),
         fine_grained=fine_grained_section(ctx, event, ordered, names, anchors),
         market_chart=chart,
     )

@@ -83,7 +83,7 @@ def team_pages(ctx: SiteContext) -> list[TeamPage]:
                     href=root + match_path(cid, event.id), kickoff=kickoff(event.kickoff_utc, event.kickoff_source),
                     stage=stage, opponent=names.get(event.away_team if home else event.home_team, "?"),
                     venue="home" if home else "away", result=result_label(outcome),
-                    decided=decided_text(event, outcome), forecasts=len(ctx.match_forecasts(cid, event.id)),
+                    decided=decided_text(event, outcome, competition), forecasts=len(ctx.match_forecasts(cid, event.id)),
                     win=(shared.probabilities[0] if home else shared.probabilities[2]) if shared else "–",
                 ))
             group = next((g.name for g in competition.groups if team.id in g.teams), None)

@@ -192,6 +192,12 @@ class Competition(Revisable):
                     raise ValueError(f"slot for match {slot.match_number}: rule {rule} names a first leg, which "
                                      f"decides nothing (name the second leg: the tie)")
 
+    def plays_extra_time(self, stage: str) -> bool:
+        """A knockout match of ``stage`` level after 90 minutes goes to extra time (``extra_time``);
+        else it goes straight to a shoot-out (or, without ``shootouts``, is decided as the rules say).
+        The one statement of the rule: the source checks, the baselines and the site read it."""
+        return self.extra_time == "always" or (self.extra_time == "final_only" and stage == "final")
+
     def first_legs(self) -> dict[int, int]:
         """Second leg's match number -> its first leg's."""
         return {s.match_number: s.first_leg for s in self.knockout_slots if s.first_leg is not None}

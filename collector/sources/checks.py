@@ -57,7 +57,7 @@ def edition_problems(competition: Competition, stage: str, score_90: Score | Non
                      shootout: Score | None) -> list[str]:
     """A knockout match's periods against the edition's rules (``extra_time``, ``shootouts``)."""
     rule = competition.extra_time
-    plays_extra = rule == "always" or (rule == "final_only" and stage == "final")
+    plays_extra = competition.plays_extra_time(stage)
     problems = []
     if extra is not None and not plays_extra:
         problems.append(f"extra time {_pair(extra)} in a {stage} match, but the competition plays extra time "

@@ -146,7 +146,7 @@ class BaselineForecaster:
             event = task.event
             source, fit = self.prepared(task)
             view = self.view(source, fit, event.home_team, event.away_team, event_edge(task, event))
-            payload = match_payload(view, event.knockout)
+            payload = match_payload(view, task.competition, event)
             inputs = dict(view.inputs)
             if source is not None:
                 inputs["results_dated_before"] = knowledge_date(source, task.now).isoformat()

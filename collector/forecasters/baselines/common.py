@@ -74,14 +74,17 @@ def _normalised(probs: tuple[float, float, float]) -> tuple[float, float, float]
     return float(arr[0]), float(arr[1]), float(1.0 - arr[0] - arr[1])
 
 
-def match_payload(view: MatchView, knockout: bool) -> MatchForecast:
-    """The full match schema from one view: 90-minute, full-match, advancement, top scores, confidence."""
+def match_payload(view: MatchView, competition: Competition, event: Event) -> MatchForecast:
+    """The full match schema from one view: 90-minute, full-match, advancement, top scores, confidence
+    (a knockout's full match with extra time where its stage plays it)."""
+    knockout = event.knockout
     home, draw, away = _normalised(view.outcome())
     xg_home, xg_away = expected_goals(view.grid)
     best = top_scores(view.grid)
     fields: dict[str, Any] = {}
     if knockout:
-        ko = knockout_odds(view.grid, view.rate_home, view.rate_away, (home, draw, away))
+        ko = knockout_odds(view.grid, view.rate_home, view.rate_away, (home, draw, away),
+                           extra_time=competition.plays_extra_time(event.stage))
         full_best = top_scores(ko.full_grid, 1)[0]
         fields = dict(
             home_win_full=ko.home_full,

@@ -188,7 +188,7 @@ class MarketForecaster:
                   "odds_by_book": {q.bookmaker: list(q.odds) for q in quotes},
                   "quoted_at_by_book": {q.bookmaker: q.quoted_at.isoformat() for q in quotes},
                   "sources": sorted({q.source for q in quotes})}
-        payload = match_payload(view, task.event.knockout)
+        payload = match_payload(view, task.competition, task.event)
         return forecast_record(task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,
                                forecaster_type=ForecasterType.MARKET,
                                requested_at=max(q.quoted_at for q in quotes))

@@ -87,6 +87,6 @@ class SnapshotMarketForecaster:
         )
         inputs = {**consensus, "odds_by_book": {f"{s.source}:{q.bookmaker}": list(o) for s, q, o in found},
                   "snapshots": snapshots}
-        payload = match_payload(view, task.event.knockout)
+        payload = match_payload(view, task.competition, task.event)
         return forecast_record(task, forecaster=self.id, version=self.version, payload=payload, inputs=inputs,
                                forecaster_type=ForecasterType.MARKET, requested_at=requested)

@@ -78,13 +78,20 @@ def knockout_odds(
     rate_away: float,
     probs_90: tuple[float, float, float] | None = None,
     penalty_home: float = 0.5,
+    *,
+    extra_time: bool,
 ) -> KnockoutOdds:
     """Extra time: independent Poisson at a third of the 90-minute rates, played only after a 90-minute draw.
 
     P(home full) = P90(home) + P90(draw) * PET(home); P(draw full) = P90(draw) * PET(draw);
     penalties split level games with ``penalty_home``. ``probs_90`` overrides the grid's split.
+    ``extra_time``: the stage plays it (:meth:`Competition.plays_extra_time`); without it a level
+    90 minutes goes straight to penalties (PET(draw) = 1).
     """
     et = score_grid(rate_home * EXTRA_TIME_SHARE, rate_away * EXTRA_TIME_SHARE)
+    if not extra_time:
+        et = np.zeros_like(et)
+        et[0, 0] = 1.0  # no extra goals: the score after 90 minutes stands
     et_home, et_draw, et_away = outcome_probabilities(et)
     home90, draw90, away90 = probs_90 if probs_90 is not None else outcome_probabilities(grid)
     full = np.tril(grid, -1) + np.triu(grid, 1)

@@ -8,7 +8,8 @@ definition's official ``best_third_table`` (UEFA's for 24-team Euros, FIFA's Ann
 the first valid assignment in match-number order (an approximation, and the forecast's inputs say so:
 ``best_third_allocation``, :func:`collector.competitions.allocation.allocation_inputs`); knockouts follow ``knockout_slots``
 (``1E``, ``2A``, ``3A/B/C``, ``W74``, ``L101``): a drawn 90 minutes goes to extra time at a
-third of the rates, then penalties at 50/50; an undecided two-legged tie is played as a tie at
+third of the rates where the stage plays it (``Competition.plays_extra_time``), then penalties
+at 50/50; an undecided two-legged tie is played as a tie at
 its second leg's slot (both legs, aggregate, away goals if the definition says so, extra time
 and penalties after the second leg: :mod:`.two_legs`). Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
@@ -65,14 +66,16 @@ class Sampler:
         cells = self.rng.choice(probs.size, size=n, p=probs)
         return cells // SIZE, cells % SIZE
 
-    def knockout(self, home: str, away: str, edge: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(home goals incl. extra time, away goals, home advances) for n simulations."""
-        extra = self._get(home, away, edge)[2]
+    def knockout(self, home: str, away: str, edge: int, n: int, *,
+                 extra_time: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(home goals incl. extra time where the stage plays it, away goals, home advances) for n simulations."""
         hg, ag = self.scores(home, away, edge, n)
-        level = hg == ag
-        cells = self.rng.choice(extra.size, size=n, p=extra)
-        hg = hg + np.where(level, cells // SIZE, 0)
-        ag = ag + np.where(level, cells % SIZE, 0)
+        if extra_time:
+            extra = self._get(home, away, edge)[2]
+            level = hg == ag
+            cells = self.rng.choice(extra.size, size=n, p=extra)
+            hg = hg + np.where(level, cells // SIZE, 0)
+            ag = ag + np.where(level, cells % SIZE, 0)
         coin = self.rng.random(n) < 0.5
         return hg, ag, np.where(hg == ag, coin, hg > ag)
 
@@ -224,7 +227,8 @@ def simulate_knockouts(task, sampler: Sampler, n: int, ranked, rows, goals) -> d
                     continue
                 sims = np.asarray(by_pair[pair])
                 edge = venue_edge(comp, pair[0], pair[1], event.venue if event else None)
-                hg, ag, adv = sampler.knockout(pair[0], pair[1], edge, sims.size)
+                hg, ag, adv = sampler.knockout(pair[0], pair[1], edge, sims.size,
+                                               extra_time=comp.plays_extra_time(slot.stage))
                 win[sims] = adv
                 _add_goals(goals, pair[0], sims, hg)
                 _add_goals(goals, pair[1], sims, ag)

@@ -75,8 +75,9 @@ def group_match(view: MatchView, group: str, home: str, away: str) -> GroupMatch
                               score=modal_score(view.grid, int(np.argmax([h, d, a]))))
 
 
-def knockout_match(view: MatchView, number: int, stage: str, home: str, away: str) -> KnockoutMatchForecast:
-    odds = knockout_odds(view.grid, view.rate_home, view.rate_away, view.probs_90)
+def knockout_match(view: MatchView, number: int, stage: str, home: str, away: str, *,
+                   extra_time: bool) -> KnockoutMatchForecast:
+    odds = knockout_odds(view.grid, view.rate_home, view.rate_away, view.probs_90, extra_time=extra_time)
     home_goes = odds.home_advances >= 0.5
     full = odds.full_grid
     i, j = np.indices(full.shape)
@@ -104,7 +105,7 @@ def modal_bracket(task: ForecastTask, view: PairView, with_groups: bool) -> Tour
         if pair is None:
             continue
         m = knockout_match(view(pair[0], pair[1], venue_edge(comp, pair[0], pair[1], None)),
-                           slot.match_number, slot.stage, *pair)
+                           slot.match_number, slot.stage, *pair, extra_time=comp.plays_extra_time(slot.stage))
         knockouts.append(m)
         results[slot.match_number] = (m.advances, pair[1] if m.advances == pair[0] else pair[0])
     return TournamentForecast(format="cup", group_matches=groups, knockout_matches=tuple(knockouts))

@@ -58,7 +58,7 @@ def tie_outcome(first_h: np.ndarray, first_a: np.ndarray, second_h: np.ndarray, 
 
 
 def tie(sampler, home: str, away: str, n: int, *, edge_first: int, edge_second: int, away_goals: bool,
-        first_leg: Score | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        extra_time: bool, first_leg: Score | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """n ties whose second leg is ``home`` v ``away``: (home's goals, away's, home goes through).
 
     ``first_leg``: the first leg's known 90-minute score (``away`` v ``home``), else drawn. Goals
@@ -69,7 +69,8 @@ def tie(sampler, home: str, away: str, n: int, *, edge_first: int, edge_second: 
     else:
         first_a, first_h = np.full(n, first_leg.home), np.full(n, first_leg.away)
     second_h, second_a = sampler.scores(home, away, edge_second, n)
-    cells = sampler.rng.choice(SIZE * SIZE, size=n, p=sampler.extra_time(home, away, edge_second))
+    cells = sampler.rng.choice(SIZE * SIZE, size=n, p=sampler.extra_time(home, away, edge_second)) if extra_time \
+        else np.zeros(n, dtype=np.intp)  # no extra time in this stage: a level tie goes to the shoot-out
     coin = sampler.rng.random(n) < 0.5
     agg_h, agg_a, through = tie_outcome(first_h, first_a, second_h, second_a, cells // SIZE, cells % SIZE, coin,
                                         away_goals)
@@ -95,7 +96,8 @@ def tie_winners(task: Any, sampler, slot: Any, home: np.ndarray, away: np.ndarra
         sims = np.asarray(by_pair[(h, a)])
         played = first_event is not None and (first_event.home_team, first_event.away_team) == (a, h) \
             and first_event.id in known
-        hg, ag, through = tie(sampler, h, a, sims.size, away_goals=comp.away_goals, edge_first=HOME,
+        hg, ag, through = tie(sampler, h, a, sims.size, away_goals=comp.away_goals,
+                              extra_time=comp.plays_extra_time(slot.stage), edge_first=HOME,
                               edge_second=HOME, first_leg=known[first_event.id].score_90 if played else None)
         win[sims] = through
         for team, scored in ((h, hg), (a, ag)):
