@@ -23,6 +23,10 @@ an HTTP 200; ``hang`` never answers in time; ``malformed`` a body that is not JS
 another model than the one asked for; ``control`` puts NUL, ESC, BEL and bidi overrides in
 the rationale; ``chaos:<seed>`` a random mix of all of them and valid answers.
 
+``GET /generation?id=`` answers a generation it made with the recorded stats (``server.httpd.search_results``:
+an open-book call's ``num_search_results``; ``server.httpd.stats_not_ready = N``: 404 for each generation's
+first N asks, as the endpoint answers for a few seconds after a call).
+
 ``FakeOpenRouter(latency=seconds)`` (or ``server.latency = ...``) holds every chat-completions
 answer that long before sending it, as a provider's generation time does (benchmarks: how much
 of the collector's own cost a real provider's latency hides).
@@ -254,7 +258,10 @@ class _Handler(Handler):
             self.send(status, body)
             return
         gen_id = (parse_qs(url.query).get("id") or [""])[0]
-        if not url.path.endswith("/generation") or gen_id not in self.server.generations:
+        with self.server.count_lock:
+            asked = self.server.stats_asked[gen_id] = self.server.stats_asked.get(gen_id, 0) + 1
+        ready = asked > self.server.stats_not_ready
+        if not url.path.endswith("/generation") or gen_id not in self.server.generations or not ready:
             self.send(404, {"error": {"code": 404, "message": f"Generation {gen_id} not found"}})
             return
         stats = recorded("generation.json")
@@ -283,6 +290,8 @@ class FakeOpenRouter(LocalOpenRouter):
         self.httpd.models = None  # (status, body) the models API answers instead of models_list()
         self.httpd.search_usage = True  # False: open-book completions report no server-tool use (usage)
         self.httpd.search_results = None  # num_search_results of an open-book call's generation stats (None: 6)
+        self.httpd.stats_not_ready = 0  # the first N asks of each generation's stats answer 404 (not queryable yet)
+        self.httpd.stats_asked = {}  # generation id -> how many times its stats were asked
         self.httpd.count = 0
         self.httpd.count_lock = threading.Lock()
 

@@ -158,8 +158,8 @@ class _Stats:
     def __init__(self):
         self.ready, self.asked = False, []
 
-    async def get_json(self, path, *, deadline, params=None):
-        self.asked.append(params["id"])
+    async def generation_stats(self, generation_id, *, deadline):
+        self.asked.append(generation_id)
         billed = recorded("generation.json")
         billed["data"]["total_cost"] = 0.0936  # more than the completion's usage.cost (0.0912)
         return (200, billed) if self.ready else (404, None)

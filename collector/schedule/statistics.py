@@ -2,8 +2,11 @@
 
 For every live or replayed LLM forecast of the last ``LOOKBACK`` whose answered attempts have
 no statistics record yet (this tick's and those a previous tick could not get: the endpoint
-answers 404 for a few seconds after a call), ask ``GET /generation?id=`` and write one
-:class:`~collector.records.AttemptStatistics` per generation. What the stats bill beyond the
+answers 404 for a few seconds after a call), ask ``GET /generation?id=`` through the tick's client
+(:meth:`~collector.forecasters.llm.openrouter.OpenRouterClient.generation_stats`) and write one
+:class:`~collector.records.AttemptStatistics` per generation. The client keeps the stats it already
+got this tick (the forecaster's search look-up of an open-book answer without server-tool counts),
+so such a generation is written from that answer, not fetched twice. What the stats bill beyond the
 recorded ``usage.cost`` is added to the tick's spending (the cap counts it). At most
 ``MAX_PER_TICK`` look-ups a tick, as many in flight as the tick's concurrency; a failure is a
 problem, never a lost record.
@@ -45,7 +48,7 @@ async def _one(tick, client, forecast, index: int, gen: str) -> int:
     async with tick.gate:
         if tick.timer() >= tick.stop:
             return 0
-        status, payload = await client.get_json("/generation", params={"id": gen}, deadline=tick.stop)
+        status, payload = await client.generation_stats(gen, deadline=tick.stop)
     if status == 404:
         return 0  # not queryable yet: a later tick asks again
     path = path_for(forecast)

@@ -1,7 +1,9 @@
 """The LLM forecaster: prompt, call OpenRouter, validate, repair once, build the Forecast record.
 
 Every attempt (first call and its transport retries, the JSON-mode fallback, a truncation
-retry, the repair call) is kept in the record with its own usage, cost and latency.
+retry, the repair call) is kept in the record with its own usage, cost and latency. An open-book
+answer that reports no server-tool use has its generation stats asked at once (whether it searched);
+the client keeps them, and the tick's statistics step writes its record from them without asking again.
 """
 
 from __future__ import annotations
@@ -215,7 +217,8 @@ class LLMForecaster:
 
     async def _search_from_generation(self, result: ChatResult, body: dict, deadline) -> None:
         """An open-book answer that reports no server-tool use: its generation stats' ``num_search_results``
-        tell whether it searched (a second source; :func:`collector.forecasters.llm.observed.with_generation_search`)."""
+        tell whether it searched (a second source; :func:`collector.forecasters.llm.observed.with_generation_search`).
+        The client keeps the stats it got for the tick's statistics step (one fetch per generation)."""
         for i, attempt in enumerate(result.attempts):
             if needs_generation_search(body, attempt) and attempt.response_id:
                 found = await self.client.generation_search_results(attempt.response_id, deadline=deadline)

@@ -13,6 +13,11 @@ the fallback attempts come from ``openrouter_metadata`` (the response has no top
 Every HTTP attempt becomes an :class:`~collector.records.Attempt`: request body, verbatim
 response text, response id, served model and provider, finish reason, usage (reasoning and
 cached tokens, ``usage.cost``), latency to the last byte, and the tool trace.
+
+A call's generation stats (``GET /generation?id=``) go through :meth:`OpenRouterClient.generation_stats`
+alone, which keeps the first HTTP 200 ``{"data": {...}}`` answer for the client's life (one tick): the
+forecaster's search look-up and the tick's statistics step (:mod:`collector.schedule.statistics`) fetch
+each generation once a tick; a 404 or an error is not kept and is asked again.
 """
 
 from __future__ import annotations
@@ -233,6 +238,7 @@ class OpenRouterClient:
         )  # fmt: skip
         self.stopped: str | None = None  # why no more calls are made this tick (401, 402)
         self._sleep, self._clock = sleep, clock
+        self._generations: dict[str, bytes] = {}  # generation id -> its stats' 200 body (at most one per call made)
 
     @classmethod
     def from_env(cls, settings: OpenRouterSettings | None = None, **kwargs: Any) -> OpenRouterClient:
@@ -246,7 +252,8 @@ class OpenRouterClient:
 
     async def models(self, *, deadline: datetime) -> tuple[int | None, Any]:
         """``GET /models``: (HTTP status, parsed body or None), read whole up to :data:`MODELS_MAX_BYTES`."""
-        return await self.get_json("/models", deadline=deadline, service=self._models)
+        status, content = await self._get("/models", deadline=deadline, service=self._models)
+        return status, _parsed(content)
 
     def redact(self, text: str | None) -> str | None:
         """``text`` without the key in any encoding (:mod:`collector.redaction`)."""
@@ -299,7 +306,7 @@ class OpenRouterClient:
                 await self._sleep(wait_s * attempt)
             if self._clock() >= deadline:
                 return None
-            status, payload = await self.get_json("/generation", deadline=deadline, params={"id": generation_id})
+            status, payload = await self.generation_stats(generation_id, deadline=deadline)
             data = payload.get("data") if isinstance(payload, dict) else None
             if status == 200 and isinstance(data, dict):
                 return _int(data.get("num_search_results"))
@@ -307,18 +314,28 @@ class OpenRouterClient:
                 return None
         return None
 
-    async def get_json(
-        self, path: str, *, deadline: datetime, params: dict[str, str] | None = None, service: ServiceClient | None = None,
-    ) -> tuple[int | None, Any]:
-        """GET a JSON document (the generation or models endpoint): (HTTP status, parsed body or None)."""
+    async def generation_stats(self, generation_id: str, *, deadline: datetime) -> tuple[int | None, Any]:
+        """``GET /generation?id=``: (HTTP status, parsed body or None). The first HTTP 200 answer holding
+        the documented ``{"data": {...}}`` object is kept (its bytes, parsed afresh for each caller) and
+        answers every later ask of this client, so a generation is fetched once a tick; anything else
+        (a 404 while the stats are not queryable yet, an error, another shape) is asked again next time."""
+        kept = self._generations.get(generation_id)
+        if kept is not None:
+            return 200, orjson.loads(kept)
+        status, content = await self._get("/generation", deadline=deadline, params={"id": generation_id})
+        payload = _parsed(content)
+        if status == 200 and isinstance(payload, dict) and isinstance(payload.get("data"), dict):
+            self._generations[generation_id] = content
+        return status, payload
+
+    async def _get(self, path: str, *, deadline: datetime, params: dict[str, str] | None = None,
+                   service: ServiceClient | None = None) -> tuple[int | None, bytes | None]:
+        """GET ``path``: (HTTP status, body bytes or None when no answer was read)."""
         try:
             response, _ = await (service or self._service).request("GET", path, params=params, deadline=deadline)
         except ServiceCallFailed as exc:
             return (exc.exchanges[-1].status if exc.exchanges else None), None
-        try:
-            return response.status_code, orjson.loads(response.content)
-        except orjson.JSONDecodeError:
-            return response.status_code, None
+        return response.status_code, response.content
 
     def _attempts(self, exchanges: list[Exchange], body: dict, role: AttemptRole) -> list[Attempt]:
         return [self._kept(ex, body, role if i == 0 else AttemptRole.RETRY) for i, ex in enumerate(exchanges)]
@@ -372,6 +389,14 @@ def _usage_of(text: str | None) -> Usage:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _parsed(content: bytes | None) -> Any:
+    """``content`` parsed as JSON, or None when there is none or it is not JSON."""
+    try:
+        return orjson.loads(content) if content is not None else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _rejects_json_mode(exchange: Exchange) -> bool:
