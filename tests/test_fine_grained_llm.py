@@ -31,20 +31,20 @@ spending_cap_usd = 5
 """ + TEST_LLM
 
 
-def prompt_text() -> str:
-    return fine_grained_prompt(world_cup(), make_event(), Access.CLOSED_BOOK, squads=squads_of(world_cup())).text
+def prompt_text(data_dir) -> str:
+    return fine_grained_prompt(world_cup(), make_event(), Access.CLOSED_BOOK, squads=squads_of(world_cup(), data_dir)).text
 
 
 def test_the_prompt_lists_both_squads_and_asks_for_every_part(data_dir):
-    text = prompt_text()
+    text = prompt_text(data_dir)
     assert "Prompt strategy: FINE_GRAINED" in text and "Do not use internet search" in text
     assert "Mexico (home): Raúl Rangel (GK)" in text and "South Africa (away): Ronwen Williams (GK)" in text
     assert '"fine_grained": {' in text and "shots_on_target" in text and "Home/listed first team: Mexico" in text
 
 
 def test_a_valid_answer_passes_and_its_fine_grained_part_is_kept(data_dir):
-    checked = validate_fine_grained(json.dumps(fine_grained_answer(prompt_text())), make_event(),
-                                    squads_of(world_cup()))
+    checked = validate_fine_grained(json.dumps(fine_grained_answer(prompt_text(data_dir))), make_event(),
+                                    squads_of(world_cup(), data_dir))
     assert checked.ok and checked.status is ForecastStatus.VALID, checked.errors
     fg = checked.payload.fine_grained
     assert [p.name for p in fg.home_lineup.starting][0] == "Raúl Rangel" and fg.statistics.corners.home == 6
@@ -52,22 +52,22 @@ def test_a_valid_answer_passes_and_its_fine_grained_part_is_kept(data_dir):
 
 
 def test_each_a3_constraint_is_named_when_broken(data_dir):
-    squads, event = squads_of(world_cup()), make_event()
-    broken = fine_grained_answer(prompt_text(), broken=True)  # 10 home starters, result "draw"
+    squads, event = squads_of(world_cup(), data_dir), make_event()
+    broken = fine_grained_answer(prompt_text(data_dir), broken=True)  # 10 home starters, result "draw"
     checked = validate_fine_grained(json.dumps(broken), event, squads)
     assert checked.status is ForecastStatus.INVALID_SCHEMA
     assert any("home_lineup.starting" in e and "at least 11" in e for e in checked.errors)
     assert "fine_grained.result is draw but the largest 90-minute probability is home" in checked.errors
-    answer = fine_grained_answer(prompt_text())
+    answer = fine_grained_answer(prompt_text(data_dir))
     answer["fine_grained"]["away_lineup"]["starting"][10]["name"] = "Lionel Messi"
     del answer["fine_grained"]["statistics"]["corners"]["away"]
     errors = validate_fine_grained(json.dumps(answer), event, squads).errors
     assert "fine_grained.statistics.corners.away: Field required" in errors
-    answer = fine_grained_answer(prompt_text())
+    answer = fine_grained_answer(prompt_text(data_dir))
     answer["fine_grained"]["away_lineup"]["starting"][10]["name"] = "Lionel Messi"
     assert validate_fine_grained(json.dumps(answer), event, squads).errors == [
         "away_lineup: 1 of the 11 starters are not in the away squad: Lionel Messi"]
-    answer = fine_grained_answer(prompt_text())
+    answer = fine_grained_answer(prompt_text(data_dir))
     answer["most_likely_score_90"] = {"home": 0, "away": 0}
     assert "most_likely_score_90 does not have the result of the largest 90-minute probability" in \
         validate_fine_grained(json.dumps(answer), event, squads).errors
