@@ -37,16 +37,23 @@ from collector.config import OpenRouterSettings
 from collector.errors import ConfigError
 from collector.forecasters.llm.errors import classify, retry_decision
 from collector.forecasters.llm.limits import sanitised_text
+from collector.forecasters.llm.openrouter_answer import (
+    body_error,
+    count,
+    message_content,
+    parse_router_metadata,
+    parse_tool_trace,
+    parse_usage,
+    text_or_none,
+    usage_of,
+)
 from collector.forecasters.llm.protocol import mode_of, step_down
 from collector.forecasters.llm.sanitise import kept_body
 from collector.http import Exchange, RetryPolicy, ServiceCallFailed, ServiceClient
 from collector.records import (
     Attempt,
     AttemptRole,
-    Citation,
-    SearchObserved,
     ToolTrace,
-    Usage,
 )
 from collector.records.attempt import AttemptTotals
 from collector.redaction import identifier
@@ -78,131 +85,6 @@ class ChatResult:
     @property
     def cost(self) -> float:
         return AttemptTotals.of(self.attempts).cost_usd or 0.0
-
-
-def body_error(response: httpx.Response) -> str | None:
-    """An error OpenRouter reports inside an HTTP 200 body, or None when the body is a completion."""
-    try:
-        data = orjson.loads(response.content)
-    except orjson.JSONDecodeError:
-        return "HTTP 200 body is not JSON"
-    if not isinstance(data, dict):
-        return "HTTP 200 body is not a JSON object"
-    if data.get("error"):
-        err = data["error"]
-        if isinstance(err, dict):
-            return f"error inside HTTP 200: code {err.get('code')}: {err.get('message')}"
-        return f"error inside HTTP 200: {err}"
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return "HTTP 200 body has no choices"
-    first = choices[0]
-    if not isinstance(first.get("message"), dict):
-        return "HTTP 200 choice has no message object"
-    if first.get("error"):
-        return f"error inside HTTP 200 choice: {first['error']}"
-    if first.get("finish_reason") == "error":
-        return "finish_reason 'error' inside HTTP 200"
-    return None
-
-
-def _content(message: dict) -> str | None:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return content if isinstance(content, str) else None
-
-
-def _list(value: Any) -> list:
-    """``value`` when it is a JSON array, else empty (provider fields of the wrong shape are ignored)."""
-    return value if isinstance(value, list) else []
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def parse_usage(usage: Any) -> Usage:
-    if not isinstance(usage, dict):
-        return Usage()
-    details = usage.get("completion_tokens_details") or {}
-    prompt_details = usage.get("prompt_tokens_details") or {}
-    cost_details, server = usage.get("cost_details"), server_tool_use(usage)
-    return Usage(
-        prompt_tokens=_int(usage.get("prompt_tokens")),
-        completion_tokens=_int(usage.get("completion_tokens")),
-        reasoning_tokens=_int(details.get("reasoning_tokens")) if isinstance(details, dict) else None,
-        cached_tokens=_int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None,
-        cost_usd=_cost(usage.get("cost")),
-        upstream_cost_usd=_cost(cost_details.get("upstream_inference_cost")) if isinstance(cost_details, dict) else None,
-        web_search_requests=_int(server.get("web_search_requests")) if isinstance(server, dict) else None,
-    )
-
-
-def server_tool_use(usage: dict) -> dict | None:
-    """The server-tool counts of a completion: ``usage.server_tool_use_details`` (OpenRouter's ChatUsage
-    schema), else ``usage.server_tool_use`` (the older shape); None when it reports neither."""
-    for key in ("server_tool_use_details", "server_tool_use"):
-        if isinstance(usage.get(key), dict):
-            return usage[key]
-    return None
-
-
-def _server_source(usage: dict) -> str:
-    return "usage.server_tool_use_details" if isinstance(usage.get("server_tool_use_details"), dict) else "usage.server_tool_use"
-
-
-def _cost(value: Any) -> float | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 and value == value
-    return float(value) if ok and value != float("inf") else None
-
-
-def parse_router_metadata(meta: Any) -> tuple[str | None, int | None]:
-    """(served provider, fallback attempts) from ``openrouter_metadata``: the selected endpoint's
-    provider, and the router's attempt number minus one (the attempts before the one that answered)."""
-    if not isinstance(meta, dict):
-        return None, None
-    provider = None
-    endpoints = meta.get("endpoints")
-    if isinstance(endpoints, dict):
-        for endpoint in _list(endpoints.get("available")):
-            chosen = isinstance(endpoint, dict) and endpoint.get("selected") is True
-            if chosen and isinstance(endpoint.get("provider"), str):
-                provider = endpoint["provider"]
-                break
-    attempt = _int(meta.get("attempt"))
-    return provider, (attempt - 1 if attempt else None)
-
-
-def parse_tool_trace(data: dict, message: dict) -> ToolTrace:
-    """Search calls, search results and url_citation annotations; searched vs only cited told apart."""
-    calls: list[dict] = []
-    for call in _list(message.get("tool_calls")):
-        function = call.get("function") if isinstance(call, dict) else None
-        name = str(function.get("name", "")) if isinstance(function, dict) else ""
-        if isinstance(call, dict) and ("search" in name or "search" in str(call.get("type", ""))):
-            calls.append(call)
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    server = server_tool_use(usage)
-    if server is not None and (_int(server.get("web_search_requests")) or 0) > 0:
-        calls.append({"source": _server_source(usage), **server})
-    results = [r for r in _list(data.get("search_results")) if isinstance(r, dict)]
-    citations = []
-    for note in _list(message.get("annotations")):
-        if isinstance(note, dict) and note.get("type") == "url_citation":
-            cite = note.get("url_citation") or {}
-            if isinstance(cite, dict) and isinstance(cite.get("url"), str):
-                title = cite.get("title") if isinstance(cite.get("title"), str) else None
-                citations.append(Citation(url=cite["url"], title=title))
-    if calls or results:
-        observed = SearchObserved.SEARCHED
-    elif citations:
-        observed = SearchObserved.CITED_ONLY
-    else:
-        observed = SearchObserved.NONE
-    return ToolTrace(
-        search_calls=tuple(calls), search_results=tuple(results), citations=tuple(citations), search_observed=observed
-    )
 
 
 class OpenRouterClient:
@@ -293,7 +175,7 @@ class OpenRouterClient:
             result.failure, result.error_kind = "api_error", "body"
             result.error = f"the answer cannot be read once sanitised ({type(exc).__name__})"
             return result
-        result.content = self.redact(_content(message) if isinstance(message, dict) else None)
+        result.content = self.redact(message_content(message) if isinstance(message, dict) else None)
         result.finish_reason = result.attempts[-1].finish_reason
         return result
 
@@ -309,7 +191,7 @@ class OpenRouterClient:
             status, payload = await self.generation_stats(generation_id, deadline=deadline)
             data = payload.get("data") if isinstance(payload, dict) else None
             if status == 200 and isinstance(data, dict):
-                return _int(data.get("num_search_results"))
+                return count(data.get("num_search_results"))
             if status != 404:
                 return None
         return None
@@ -348,7 +230,7 @@ class OpenRouterClient:
         except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
             reason = f"the answer cannot be recorded as sent ({type(exc).__name__}); its body is withheld"
             return Attempt(role=role, started_at=ex.started_at, latency_ms=ex.latency_ms, request_body=body,
-                           http_status=ex.status, error=reason, error_kind="body", usage=_usage_of(ex.text))
+                           http_status=ex.status, error=reason, error_kind="body", usage=usage_of(ex.text))
 
     def _attempt(self, ex: Exchange, body: dict, role: AttemptRole) -> Attempt:
         fields: dict[str, Any] = {}
@@ -359,11 +241,11 @@ class OpenRouterClient:
             message = first.get("message") if isinstance(first.get("message"), dict) else {}
             provider, fallbacks = parse_router_metadata(data.get("openrouter_metadata"))
             fields = {
-                "response_id": _str(data.get("id")),
-                "served_model": _str(data.get("model")),
+                "response_id": text_or_none(data.get("id")),
+                "served_model": text_or_none(data.get("model")),
                 "provider": provider,
                 "fallback_attempts": fallbacks,
-                "finish_reason": _str(first.get("finish_reason")),
+                "finish_reason": text_or_none(first.get("finish_reason")),
                 "usage": parse_usage(data.get("usage")),
                 "tool_trace": parse_tool_trace(data, message) if first else ToolTrace(),
             }
@@ -376,19 +258,6 @@ class OpenRouterClient:
             error_kind=found.kind if (found := classify(ex)) else None, response_truncated=ex.body_bytes is not None,
             response_bytes=ex.body_bytes, response_sha256=ex.body_sha256, **fields,
         )  # fmt: skip
-
-
-def _usage_of(text: str | None) -> Usage:
-    """The usage (and so the cost) of a body otherwise unusable: the money it cost is counted all the same."""
-    try:
-        data = orjson.loads(text) if text else None
-        return parse_usage(data.get("usage")) if isinstance(data, dict) else Usage()
-    except (orjson.JSONDecodeError, ValueError, TypeError):
-        return Usage()
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _parsed(content: bytes | None) -> Any:
