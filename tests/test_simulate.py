@@ -176,3 +176,81 @@ def test_uniform_answers_questions_before_any_result_with_equal_chances_and_decl
     later = build_baseline("uniform", simulations=200).forecast_now(
         _task(competition, questions["world_champion"], now + timedelta(days=2), fixtures, history))
     assert "Monte Carlo" in later.payload.reasoning_summary
+
+
+def _league_task(competition, results):
+    """A league task at the end of a season whose every result (home, away, goals, goals) is known."""
+    from tests.factories import T0, make_event, make_outcome
+
+    events, history = [], []
+    for i, (home, away, hg, ag) in enumerate(results):
+        event = make_event(home, away, event_id=f"m{i}-{home}-{away}", stage="league", kickoff=T0 + timedelta(days=i + 1))
+        events.append(event)
+        history.append(KnownResult(event, make_outcome(event, hg, ag)))
+    now = T0 + timedelta(days=99)
+    return ForecastTask(competition=competition, access=Access.CLOSED_BOOK, strategy=Strategy.PROBABILISTIC_FORECAST,
+                        horizon=Horizon.T_MINUS_24H, sample=0, scheduled_at=now, now=now, deadline=now + timedelta(days=1),
+                        clock=Clock.REPLAY, fixtures=events, history=history, full_tournament=True)
+
+
+def _league(**changes):
+    from collector.records import CompetitionFormat, Stage
+    from tests.factories import make_competition
+
+    return make_competition(teams=("aaa", "bbb", "ccc", "ddd"), format=CompetitionFormat.LEAGUE,
+                            stages=(Stage(id="league", name="League"),), **changes)
+
+
+# bbb and aaa end level on 9 points: bbb won their meeting 1-0 (the other 0-0), aaa has the better goal difference
+LEVEL_ON_POINTS = [("bbb", "aaa", 1, 0), ("aaa", "ccc", 5, 0), ("aaa", "ddd", 1, 0), ("bbb", "ccc", 1, 0),
+                   ("bbb", "ddd", 0, 0), ("ccc", "ddd", 0, 0), ("aaa", "bbb", 0, 0), ("ccc", "aaa", 0, 0),
+                   ("ddd", "aaa", 0, 0), ("ccc", "bbb", 0, 0), ("ddd", "bbb", 1, 0), ("ddd", "ccc", 0, 0)]
+
+
+@pytest.mark.parametrize("criteria, champion", [
+    ((TieBreakers.POINTS, TieBreakers.HEAD_TO_HEAD, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR), "bbb"),
+    ((TieBreakers.POINTS, TieBreakers.GOAL_DIFFERENCE, TieBreakers.GOALS_FOR, TieBreakers.HEAD_TO_HEAD), "aaa"),
+])
+def test_a_league_simulation_ranks_its_tables_by_the_competitions_tie_breakers(criteria, champion):
+    """La Liga and Serie A put head to head before goal difference: the simulated tables (every result
+    known here) give the champion the questions resolve to (table_for), not the goal-difference one."""
+    import numpy as np
+
+    from collector.forecasters.baselines.simulate import Sampler, league_answers
+
+    competition = _league(tie_breakers=criteria, relegation_places=1)
+    answers = league_answers(_league_task(competition, LEVEL_ON_POINTS), Sampler(None, np.random.default_rng(0)), 5)
+    table = table_for(competition, [t.id for t in competition.teams], [MatchResult(*r) for r in LEVEL_ON_POINTS])
+    assert table[0].team == champion
+    assert answers["champion"] == [(champion,)] * 5
+    assert answers["relegation"] == [(table[-1].team,)] * 5
+
+
+def test_the_league_table_forecast_counts_the_competitions_points():
+    from collector.forecasters.baselines.tournament import league_table
+
+    results = [("aaa", "bbb", 1, 0), ("aaa", "ccc", 0, 1), ("aaa", "ddd", 0, 1), ("bbb", "ccc", 0, 0),
+               ("bbb", "ddd", 0, 0), ("ccc", "ddd", 0, 0)]
+    competition = _league(points_for_win=2)
+    forecast = league_table(_league_task(competition, results), None, 1, 10)
+    table = table_for(competition, [t.id for t in competition.teams], [MatchResult(*r) for r in results])
+    assert {e.team: e.points for e in forecast.table} == {r.team: r.points for r in table} == \
+        {"ccc": 4, "ddd": 4, "aaa": 2, "bbb": 2}  # two a win: ccc W1 D2, aaa W1 L2, bbb D2 L1
+
+
+def test_the_backtest_knows_a_result_only_when_it_was_knowable(data_dir):
+    """The offline backtest's tasks hold a result only once the match had ended by the fixtures' rule
+    (kickoff + 2 h, 2 h 45 after extra time, 3 h 15 after a shoot-out): a quarter-final that went to
+    penalties at 18:00 is not known to a forecast asked at 21:00."""
+    from collector.fixtures.knowable import ALLOWANCE
+    from collector.forecasters.baselines.backtest import tasks
+
+    competition, played = played_matches("worldcup-2026", data_dir)
+    checked = 0
+    for task in tasks(competition, played):
+        for known in task.history:
+            o = known.outcome
+            length = "penalties" if o.score_penalties else "extra_time" if o.score_extra_time else "regulation"
+            assert known.event.kickoff_utc + ALLOWANCE[length] < task.now, (task.event.id, task.horizon, known.event.id)
+            checked += 1
+    assert checked > 10_000

@@ -18,7 +18,9 @@ from zoneinfo import ZoneInfo
 
 from collector.competitions import load_competition, load_definition
 from collector.competitions.kickoffs import day_start_utc
+from collector.config import OFFSETS
 from collector.datasource import DataSource
+from collector.fixtures.knowable import finished_at
 from collector.forecasters.tasks import ForecastTask, KnownResult
 from collector.records import (
     Access,
@@ -34,21 +36,15 @@ from collector.records import (
 from collector.sources.base import SourceMatch
 from collector.sources.openfootball import OpenfootballSource
 
-MATCH_LENGTH = timedelta(hours=2, minutes=30)
-LEADS = {Horizon.T_MINUS_24H: timedelta(hours=24), Horizon.T_MINUS_2H: timedelta(hours=2)}
-
 
 @dataclass(frozen=True)
 class Played:
     event: Event
     outcome: Outcome
-
-    @property
-    def ends(self) -> datetime:
-        return self.event.kickoff_utc + MATCH_LENGTH
+    ends: datetime  # when its result became knowable (:func:`collector.fixtures.knowable.finished_at`)
 
 
-def _records(match: SourceMatch, competition: Competition, retrieved: datetime) -> Played:
+def _records(match: SourceMatch, competition: Competition, retrieved: datetime, ends: datetime) -> Played:
     common = dict(clock=Clock.REPLAY, recorded_at=retrieved, competition_id=competition.id,
                   source="openfootball", source_retrieved_at=retrieved)
     event = Event(
@@ -68,7 +64,7 @@ def _records(match: SourceMatch, competition: Competition, retrieved: datetime) 
         from .simulate import advancing_team
 
         outcome = outcome.model_copy(update={"advancing_team": advancing_team(event, outcome)})
-    return Played(event, outcome)
+    return Played(event, outcome, ends)
 
 
 def played_matches(competition_id: str, data_dir) -> tuple[Competition, list[Played]]:
@@ -80,9 +76,10 @@ def played_matches(competition_id: str, data_dir) -> tuple[Competition, list[Pla
     )
     tz = ZoneInfo(competition.time_zone)
     played = [
-        _records(m if m.kickoff_utc is not None else replace(m, kickoff_utc=_day_start(m, tz)), competition, retrieved)
+        _records(m if m.kickoff_utc is not None else replace(m, kickoff_utc=_day_start(m, tz)), competition, retrieved,
+                 finished_at(m, tz))  # a match without a time is knowable from the end of its local day
         for m in batch.matches
-        if m.score_90 is not None and m.event_id and m.home_team and m.away_team
+        if m.score_90 is not None and m.event_id and m.home_team and m.away_team and finished_at(m, tz) is not None
     ]
     played.sort(key=lambda p: (p.event.kickoff_utc, p.event.id))
     return competition, played
@@ -108,7 +105,7 @@ def request_times(played: list[Played]) -> dict[tuple[str, Horizon], datetime]:
         earlier = [q.ends for q in played if q.event.kickoff_utc < start]
         opening = max([start - timedelta(hours=48), *earlier])
         times[(p.event.id, Horizon.STAGE_OPENING)] = min(opening, p.event.kickoff_utc - timedelta(minutes=30))
-        for horizon, lead in LEADS.items():
+        for horizon, lead in OFFSETS.items():
             times[(p.event.id, horizon)] = p.event.kickoff_utc - lead
     return times
 

@@ -11,7 +11,7 @@ from collector.records import TieBreakers
 
 
 def add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, hg, ag,
-               points: tuple[int, int] = (3, 1)) -> None:
+               points: tuple[int, int]) -> None:
     """Add one match (home goals ``hg``, away goals ``ag`` per simulation) to the table columns h and a;
     ``points`` for a win and a draw (the competition's)."""
     win, draw = points
@@ -23,7 +23,7 @@ def add_result(pts: np.ndarray, gd: np.ndarray, gf: np.ndarray, h: int, a: int, 
     gf[:, a] += ag
 
 
-def rank_group(teams, scores, tie_breakers, n, points: tuple[int, int] = (3, 1)):
+def rank_group(teams, scores, tie_breakers, n, points: tuple[int, int]):
     """Each simulation's table of one group, best first, and its (index, (n, teams, 3) points/gd/goals) columns.
 
     ``scores``: (home, away, home goals per simulation, away goals per simulation) per fixture;
@@ -66,7 +66,7 @@ def _tally(level: frozenset, results, points: tuple[int, int]) -> dict[int, tupl
     return {t: tuple(v) for t, v in rows.items()}
 
 
-def rank_table(size: int, results, tie_breakers, names: dict[int, str], points: tuple[int, int] = (3, 1)) -> list[int]:
+def rank_table(size: int, results, tie_breakers, names: dict[int, str], points: tuple[int, int]) -> list[int]:
     """Team indices best first: the same rule as ``collector.competitions.standings.compute_table``, on plain tuples.
 
     Criteria in the competition's order; head to head = points, goal difference, goals among

@@ -13,8 +13,9 @@ at 50/50; an undecided two-legged tie is played as a tie at
 its second leg's slot (both legs, aggregate, away goals if the definition says so, extra time
 and penalties after the second leg: :mod:`.two_legs`). Results already known (``task.history``) are
 kept. ``top_scorer_team`` is answered by the proxy "team scoring the most goals" (baselines
-do not model players). Leagues: remaining fixtures are drawn and tables ranked by points,
-goal difference, goals scored. Everything is seeded: same inputs and seed, same answer.
+do not model players). Leagues: remaining fixtures are drawn and each table ranked by the
+competition's points and tie-breakers, as groups are (head to head second in La Liga and Serie A).
+Everything is seeded: same inputs and seed, same answer.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from collector.records import (
 )
 
 from .common import MatchView, venue_edge
-from .group_tables import add_result, rank_group
+from .group_tables import rank_group
 from .scoregrid import EXTRA_TIME_SHARE, score_grid
 from .two_legs import tie_winners
 
@@ -294,22 +295,18 @@ def league_scores(task: ForecastTask, sampler: Sampler, n: int):
 
 
 def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, list[tuple[str, ...]]]:
-    """Final-table questions of a league: champion, top four, relegation."""
+    """Final-table questions of a league: champion, top four, relegation; each simulated table ranked
+    by the competition's points and tie-breakers (head to head first in La Liga and Serie A), as
+    the questions are resolved (:func:`collector.competitions.standings.table_for`)."""
     comp = task.competition
     ids = [t.id for t in comp.teams]
-    index = {t: i for i, t in enumerate(ids)}
-    pts = np.zeros((n, len(ids)), dtype=int)
-    gd, gf = np.zeros_like(pts), np.zeros_like(pts)
-    for event, hg, ag in league_scores(task, sampler, n):
-        add_result(pts, gd, gf, index[event.home_team], index[event.away_team], hg, ag,
-                   (comp.points_for_win, comp.points_for_draw))
-    key = pts * 1_000_000 + (gd + 1000) * 1000 + gf
-    order = np.argsort(-key, axis=1, kind="stable")
+    scores = [(event.home_team, event.away_team, hg, ag) for event, hg, ag in league_scores(task, sampler, n)]
+    tables, _ = rank_group(ids, scores, comp.tie_breakers, n, (comp.points_for_win, comp.points_for_draw))
     bottom = comp.relegation_places or 3
     return {
-        "champion": [(ids[order[s, 0]],) for s in range(n)],
-        "top_four": [tuple(sorted(ids[j] for j in order[s, :4])) for s in range(n)],
-        "relegation": [tuple(sorted(ids[j] for j in order[s, -bottom:])) for s in range(n)],
+        "champion": [(table[0],) for table in tables],
+        "top_four": [tuple(sorted(table[:4])) for table in tables],
+        "relegation": [tuple(sorted(table[-bottom:])) for table in tables],
     }
 
 

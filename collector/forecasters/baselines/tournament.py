@@ -134,12 +134,14 @@ def reach_probabilities(task: ForecastTask, view: PairView, seed: int, n: int) -
 
 
 def league_table(task: ForecastTask, view: PairView, seed: int, n: int) -> TournamentForecast:
-    """The final table by mean simulated points (known results kept; ties: team id), whole points."""
+    """The final table by mean simulated points (the competition's points for a win and a draw; known
+    results kept; ties: team id), whole points."""
     sampler = Sampler(view, np.random.default_rng(seed))
+    win, draw = task.competition.points_for_win, task.competition.points_for_draw
     points = {t.id: np.zeros(n) for t in task.competition.teams}
     for event, hg, ag in league_scores(task, sampler, n):
-        points[event.home_team] += np.where(hg > ag, 3, np.where(hg == ag, 1, 0))
-        points[event.away_team] += np.where(ag > hg, 3, np.where(hg == ag, 1, 0))
+        points[event.home_team] += np.where(hg > ag, win, np.where(hg == ag, draw, 0))
+        points[event.away_team] += np.where(ag > hg, win, np.where(hg == ag, draw, 0))
     mean = {t: float(p.mean()) for t, p in points.items()}
     ordered = sorted(mean, key=lambda t: (-mean[t], t))
     entries, floor = [], None
