@@ -50,6 +50,7 @@ def test_footer_anchor_and_audit_urls(tmp_path):
     assert "https://github.com/example-org/arena" in audit and "git clone https://github.com/example-org/arena.git" in audit
     assert "https://example-org.github.io/arena/data/manifest.json" in audit and "<REPOSITORY_URL>" not in audit
     assert "What it does not prove" in audit
+    assert "This archive holds 1 time-stamp token: 1 from <code>alpha</code>." in audit  # what it holds, not a promise
 
 
 def test_without_configuration_the_audit_page_says_so_and_the_footer_waits_for_a_token(tmp_path):
@@ -62,3 +63,5 @@ def test_without_configuration_the_audit_page_says_so_and_the_footer_waits_for_a
     assert "no time-stamp token yet" in facts and "verify --anchor" in facts
     audit = (tmp_path / "site/audit/index.html").read_text()
     assert "not configured: [arena] repository_url in prematch.toml" in audit
+    assert "<strong>This archive holds no time-stamp token</strong>" in audit and "git history alone" in audit
+    assert "DigiCert and Sectigo by default" not in audit

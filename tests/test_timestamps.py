@@ -128,6 +128,21 @@ def test_tick_writes_one_token_per_authority_and_retries_a_failed_one_next_tick(
 
 
 @pytest.mark.slow
+def test_a_live_tick_without_authorities_says_its_manifest_gets_no_token(tmp_path, data_dir):
+    archive = tmp_path / "archive"
+    assert main(["sync", "--competition", "worldcup-2026", "--now", "2026-06-01", "--archive", str(archive),
+                 "--data-dir", str(data_dir)]) == 0  # fmt: skip
+    unstamped = TICK_CONFIG.split("[timestamps]")[0] + TICK_CONFIG.split('url = "{beta}"')[1]
+    config = parse_config(tomllib.loads(unstamped), "arena.toml")
+    live = run_tick(config, archive, datetime(2026, 6, 10, 12, tzinfo=UTC), data_dir, Clock.LIVE, sync=False)
+    assert live.ok and live.manifest and not list(archive.rglob("*.tsr"))
+    assert "  note: no time-stamping authority is configured ([timestamps] authorities in prematch.toml): this " \
+           "manifest gets no RFC 3161 token, its time rests on git alone" in live.summary_lines()
+    replay = run_tick(config, archive, datetime(2026, 6, 10, 19, 15, tzinfo=UTC), data_dir, Clock.REPLAY, sync=False)
+    assert not any("time-stamping" in line for line in replay.summary_lines())  # a replay is never stamped anyway
+
+
+@pytest.mark.slow
 def test_a_replay_tick_is_never_stamped(tmp_path, data_dir, chains):
     with TsaServer(Authority(chains["alpha"])) as alpha, TsaServer(Authority(chains["beta"])) as beta:
         tick(tmp_path, data_dir, "2026-06-10T12:00Z", alpha, beta, clock="replay")

@@ -12,16 +12,20 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from collector.archive.tokens import manifest_paths, token_target, token_time
+from collector.archive.layout import MANIFEST_DIR
+from collector.archive.tokens import TOKEN_SUFFIX, manifest_paths, token_target, token_time
 
 
 @dataclass(frozen=True)
 class AnchorView:
-    """The latest manifest: its archive path, SHA-256, and ``(authority, stamped time)`` per token."""
+    """The latest manifest: its archive path, SHA-256, and ``(authority, stamped time)`` per token;
+    ``held``: ``(authority, tokens)`` over every manifest of the archive (what the Audit page says
+    the archive holds, whatever the configuration promises)."""
 
     manifest: str
     sha256: str
     tokens: tuple[tuple[str, str], ...]
+    held: tuple[tuple[str, int], ...] = ()
 
 
 def latest_anchor(archive_dir: Path) -> AnchorView | None:
@@ -38,4 +42,9 @@ def latest_anchor(archive_dir: Path) -> AnchorView | None:
         moment = token_time(token.read_bytes()) if target else None
         if target and moment is not None:
             tokens.append((target[1], moment.strftime("%Y-%m-%d %H:%M:%S UTC")))
-    return AnchorView(latest, digest, tuple(tokens))
+    held: dict[str, int] = {}
+    for token in (archive_dir / MANIFEST_DIR).glob(f"*/*{TOKEN_SUFFIX}"):
+        target = token_target(token.relative_to(archive_dir).as_posix())
+        if target:
+            held[target[1]] = held.get(target[1], 0) + 1
+    return AnchorView(latest, digest, tuple(tokens), tuple(sorted(held.items())))

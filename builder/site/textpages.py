@@ -32,7 +32,8 @@ def _markdown(text: str) -> Markup:
 def text_page(ctx: SiteContext, source: str, path: str, title: str, section: str) -> TextPage:
     body = project_markdown(source)
     if source == "audit.md":
-        body = fill_urls(body, ctx.urls).replace("<LATEST_ANCHOR>", latest_anchor_text(ctx))
+        body = (fill_urls(body, ctx.urls).replace("<LATEST_ANCHOR>", latest_anchor_text(ctx))
+                .replace("<TOKENS_HELD>", tokens_held_text(ctx)))
     return TextPage(path=path, meta=ctx.meta(title, path, section), body=_markdown(body))
 
 
@@ -71,6 +72,18 @@ def latest_anchor_text(ctx: SiteContext) -> str:
     return (f"The latest tick manifest, `{view.manifest}`, has SHA-256 `{view.sha256}`{added} ({stamped}). "
             f"Note it, and check any clone against it:\n\n```\n.venv/bin/prematch verify --repo . "
             f"--anchor {anchor}\n```")
+
+
+def tokens_held_text(ctx: SiteContext) -> str:
+    """What the Audit page says of this archive's time-stamp tokens: how many from which authority,
+    or that it holds none (its times then rest on the git history alone)."""
+    held = ctx.anchor.held if ctx.anchor is not None else ()
+    if not held:
+        return ("**This archive holds no time-stamp token**: its arena configures no authority (or has made no "
+                "live tick yet), so its times rest on the git history alone (section 1).")
+    counts = ", ".join(f"{count:,} from `{authority}`" for authority, count in held)
+    total = sum(c for _, c in held)
+    return f"This archive holds {total:,} time-stamp token{'' if total == 1 else 's'}: {counts}."
 
 
 def fill_urls(body: str, urls) -> str:

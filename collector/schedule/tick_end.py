@@ -55,7 +55,11 @@ async def stamp_tick(tick: TickContext) -> None:
     problem, and asked again at the next tick: the tick never waits on it or fails for it.
     """
     settings = tick.config.timestamps
-    if tick.clock is not Clock.LIVE or not settings.authorities:
+    if tick.clock is not Clock.LIVE:
+        return
+    if not settings.authorities:
+        tick.report.notes.append("no time-stamping authority is configured ([timestamps] authorities in "
+                                 "prematch.toml): this manifest gets no RFC 3161 token, its time rests on git alone")
         return
     with tick.report.phase("timestamps"):
         tick.report.stamps = await stamp_manifests(tick.writer.root, settings)
