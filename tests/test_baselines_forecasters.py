@@ -44,7 +44,7 @@ def test_every_baseline_writes_a_full_valid_match_record(name, data_dir, world_c
         record = asyncio.run(forecaster.forecast(task))
         payload = record.payload
         assert record.status is ForecastStatus.VALID and record.forecaster == name
-        assert record.model_version == forecaster.version == f"{name}-1"
+        assert record.model_version == forecaster.version == f"{name}-2"
         assert record.forecaster_type is ForecasterType.BASELINE and record.clock is Clock.REPLAY
         assert record.requested_at == task.now and record.kickoff_utc == task.event.kickoff_utc
         assert sum(payload.probabilities_90()) == pytest.approx(1.0)

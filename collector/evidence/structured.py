@@ -2,7 +2,7 @@
 
 National teams' form, head-to-head and last venue come from ``international-results/
 results.csv`` (read through the baselines' reader, :mod:`collector.forecasters.baselines.results`);
-a row dated D counts only when D is at least 39 hours before the package's lock (the file
+a row dated D counts only when D is at least 39 h 15 before the package's lock (the file
 gives *local* dates and no kickoff times: the baselines' rule, ``LOCAL_DATE_SLACK``). League
 teams' form comes from the outcomes recorded in the archive before the lock. The group or
 league table counts only outcomes recorded before the lock, of matches that kicked off before it.

@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from collector.fixtures.knowable import ALLOWANCE
 from collector.forecasters.tasks import ForecastTask
 from collector.records import CompetitionFormat, Forecast, ForecasterType
 
@@ -62,7 +63,9 @@ def source_for(task: ForecastTask, data_dir: Path | str | None, history_cache: d
     return history_cache[key]
 
 
-LOCAL_DATE_SLACK = timedelta(hours=39)
+LOCAL_DATE_SLACK = timedelta(hours=24 + 12) + max(ALLOWANCE.values())
+"""A local date's last minute at UTC-12 is 12 h into the next UTC day; the longest match (extra time
+and penalties, :data:`collector.fixtures.knowable.ALLOWANCE`) ends after it: 39 h 15 after the date began."""
 _FITS: dict = {}  # (class, source key, date) -> fit, shared by every instance (the ensemble's members too)
 _FITS_MAX = 2048
 
@@ -72,9 +75,9 @@ def knowledge_date(source: Source, now: datetime) -> date:
 
     League rows carry the UTC kickoff date: rows before the request's UTC date. Rows of
     ``results.csv`` carry the *local* date of the match; a match dated D may end as late as
-    D+1 14:30 UTC (kickoff 23:59 at UTC-12, extra time and penalties), so a row is usable
-    only when D <= (now - 39 h).date(). This is conservative: recent results are left out
-    rather than risk using one that had not ended at ``now``.
+    D+1 15:14 UTC (kickoff 23:59 at UTC-12, extra time and penalties), so a row is usable
+    only when D <= (now - :data:`LOCAL_DATE_SLACK`).date(). This is conservative: recent results
+    are left out rather than risk using one that had not ended at ``now``.
     """
     if source.kind == "league":
         return now.date()
@@ -85,7 +88,8 @@ class BaselineForecaster:
     """Base of the built-in baselines (implements :class:`collector.forecasters.tasks.Forecaster`)."""
 
     name = "baseline"
-    revision = "1"  # bump when a change alters this baseline's forecasts
+    revision = "2"  # bump when a change alters this baseline's forecasts (2: the edition's extra-time rule,
+    # league tables by the competition's tie-breakers and points, results dated 39 h 15 before the request)
     type = ForecasterType.BASELINE
     conditions = CONDITIONS
     answers_tournament = True  # full-tournament forecasts: modal bracket and reach probabilities (tournament.py)

@@ -143,7 +143,7 @@ class MarketForecaster:
 
     type = ForecasterType.MARKET
     conditions = CONDITIONS
-    version = "market-2"  # market-1 took the single latest quote of one bookmaker
+    version = "market-3"  # market-1 took the single latest quote of one bookmaker; market-2 played extra time in every knockout
     answers_questions = False  # odds files carry 1X2 markets only
 
     def __init__(self, quotes: list[Quote], *, id: str = "market", method: str = "proportional"):

@@ -45,7 +45,7 @@ class SnapshotMarketForecaster:
 
     type = ForecasterType.MARKET
     conditions = CONDITIONS
-    version = "market-snapshot-1"
+    version = "market-snapshot-2"  # 1 played extra time in every knockout
     answers_questions = False
 
     def __init__(self, *, id: str = "market", method: str = "proportional", **_: object):

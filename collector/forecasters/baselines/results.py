@@ -4,7 +4,7 @@ A :class:`ResultTable` holds one row per match, sorted by date: date (days since
 team indices, goals, a neutral-venue flag and a tournament weight class. Baselines fit
 only on rows dated strictly before a knowledge date (``before``; see
 ``base.knowledge_date``): results.csv gives local dates and no kickoff times, so a row
-dated D is used only from 39 hours after D began in UTC (conservative: same-day and
+dated D is used only from 39 h 15 after D began in UTC (``base.LOCAL_DATE_SLACK``; conservative: same-day and
 previous-evening results are left out).
 
 Known limits, documented for users:
