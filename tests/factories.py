@@ -122,7 +122,8 @@ def make_outcome(
     status: OutcomeStatus = OutcomeStatus.FINISHED, **changes: Any,
 ) -> Outcome:
     """A finished outcome; for a knockout drawn after 90 minutes, extra time and penalties are
-    filled so that ``advancing_team`` (default: the home team) wins the shoot-out."""
+    filled so that ``advancing_team`` (default: the home team) wins the shoot-out. A second leg
+    carries ``advancing_team`` as given (the tie's winner; its ``aggregate`` through ``changes``)."""
     fields: dict[str, Any] = dict(
         recorded_at=(event.kickoff_utc or T0) + timedelta(hours=3),
         competition_id=event.competition_id,
@@ -141,6 +142,8 @@ def make_outcome(
             fields["advancing_team"] = winner
         else:
             fields["advancing_team"] = event.home_team if home_goals > away_goals else event.away_team
+    if event.leg == 2 and advancing_team is not None:  # a tie's second leg carries the tie's winner
+        fields["advancing_team"] = advancing_team
     fields.update(changes)
     return Outcome(**fields)
 

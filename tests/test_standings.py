@@ -227,13 +227,9 @@ def _season(competition):
     return events, outcomes
 
 
-def test_league_questions_after_the_last_matchday():
-    from collector.fixtures.question_resolution import answer_question
-
-    competition = load_competition("en-1-2025-26", AFTER_FINAL)
-    questions = {q.id: q for q in league_questions(competition, AFTER_FINAL, AFTER_FINAL, Clock.REPLAY)}
-    events, outcomes = _season(competition)
-    points: Counter = Counter()  # independent route: plain points and goal difference
+def _plain_order(events, outcomes) -> list[str]:
+    """The table by an independent route: plain points (3 a win), goal difference, goals."""
+    points: Counter = Counter()
     gd: Counter = Counter()
     gf: Counter = Counter()
     for e in events:
@@ -244,7 +240,16 @@ def test_league_questions_after_the_last_matchday():
         gd[e.away_team] += a - h
         gf[e.home_team] += h
         gf[e.away_team] += a
-    order = sorted(points, key=lambda t: (-points[t], -gd[t], -gf[t]))
+    return sorted(points, key=lambda t: (-points[t], -gd[t], -gf[t]))
+
+
+def test_league_questions_after_the_last_matchday():
+    from collector.fixtures.question_resolution import answer_question
+
+    competition = load_competition("en-1-2025-26", AFTER_FINAL)
+    questions = {q.id: q for q in league_questions(competition, AFTER_FINAL, AFTER_FINAL, Clock.REPLAY)}
+    events, outcomes = _season(competition)
+    order = _plain_order(events, outcomes)
     champion, _ = answer_question(competition, questions["champion"], events, outcomes)
     assert champion == (order[0],)
     top_four, _ = answer_question(competition, questions["top_four"], events, outcomes)
@@ -253,3 +258,25 @@ def test_league_questions_after_the_last_matchday():
     assert set(relegated) == set(order[-3:]) and len(resolved_from) == 380
     del outcomes[events[-1].id]  # one match left to play: nothing is determined yet
     assert answer_question(competition, questions["champion"], events, outcomes) is None
+
+
+def test_a_single_round_robin_league_resolves_after_its_last_match():
+    """A season of one round robin (each pair once) is over after its last match, as a double one is;
+    a missing fixture or an unplayed match leaves every league question open."""
+    from collector.fixtures.question_resolution import answer_question
+
+    competition = load_competition("en-1-2025-26", AFTER_FINAL)
+    questions = {q.id: q for q in league_questions(competition, AFTER_FINAL, AFTER_FINAL, Clock.REPLAY)}
+    teams = [t.id for t in competition.teams]
+    events, outcomes = _season(competition)
+    once = [e for e in events if teams.index(e.home_team) < teams.index(e.away_team)]
+    assert len(once) == len(teams) * (len(teams) - 1) // 2
+    order = _plain_order(once, outcomes)
+    assert answer_question(competition, questions["champion"], once, outcomes) == ((order[0],), tuple(sorted(e.id for e in once)))
+    assert set(answer_question(competition, questions["top_four"], once, outcomes)[0]) == set(order[:4])
+    assert set(answer_question(competition, questions["relegation"], once, outcomes)[0]) == set(order[-3:])
+    assert answer_question(competition, questions["champion"], once[:-1], outcomes) is None  # a pair never met
+    back = next(e for e in events if e not in once)  # one return fixture: a pair met twice, the others once
+    assert answer_question(competition, questions["champion"], once + [back], outcomes) is None
+    unplayed = {k: v for k, v in outcomes.items() if k != once[-1].id}
+    assert answer_question(competition, questions["champion"], once, unplayed) is None

@@ -171,3 +171,70 @@ def test_the_t5_command_prints_the_hand_worked_scores(tmp_path, capsys):
     assert by_stage["groups"][5:] == ["41.7", "50.0", "0.0", "–", "37.8"]
     assert by_stage["final"][5:] == ["41.7", "50.0", "0.0", "100.0", "53.3"]
     assert main(["t5", "--archive", str(tmp_path / "archive"), "--competition", "nope"]) == 2
+
+
+@pytest.mark.parametrize("final_legs", [False, True])
+def test_a_cup_with_two_legged_ties_scores_each_round_once_and_the_champion(final_legs):
+    """Two-legged semi-finals (and final): a tie counts once, as its second leg, and the final tie's
+    ``advancing_team`` is the champion."""
+    from collector.records import TournamentForecast
+    from tests.tournament_helpers import (
+        GROUP_A,
+        GROUP_B,
+        group_forecasts,
+        ko,
+        real_two_legged,
+        two_legged_cup,
+    )
+
+    competition = two_legged_cup(final_legs)
+    events, outcomes = real_two_legged(final_legs)
+    truth, _ = real_bracket(competition, events, outcomes)
+    assert truth.round_pairs["semi-final"] == {frozenset(("a1", "b2")), frozenset(("b1", "a2"))}
+    assert truth.round_teams["final"] == {"a1", "b1"} and truth.champion == "a1"
+    final = 18 if final_legs else 17
+    groups = tuple(group_forecasts("A", GROUP_A, GROUP_A) + group_forecasts("B", GROUP_B, GROUP_B))
+    perfect = TournamentForecast(format="cup", group_matches=groups, knockout_matches=(
+        ko(14, "semi-final", "a1", "b2", "a1"), ko(16, "semi-final", "b1", "a2", "b1"), ko(final, "final", "a1", "b1", "a1")))
+    scores = score_forecast(competition, perfect, events, outcomes)
+    assert [s.stage for s in scores] == ["groups", "semi-final", "final"]
+    assert scores[-1].per_round == {"semi-final": (100.0, 100.0), "final": (100.0, 100.0)}
+    assert (scores[-1].h, scores[-1].t5) == (100.0, pytest.approx(100.0))
+    assert scores[1].known_at == outcomes["m16"].recorded_at  # the semi-finals end with the later second leg
+    wrong = TournamentForecast(format="cup", group_matches=groups, knockout_matches=(
+        ko(14, "semi-final", "a1", "b2", "a1"), ko(16, "semi-final", "b1", "a2", "b1"), ko(final, "final", "a1", "b1", "b1")))
+    assert score_forecast(competition, wrong, events, outcomes)[-1].h == 0.0
+    unfinished = {k: v for k, v in outcomes.items() if k != f"m{final}"}  # the final tie undecided
+    assert [s.stage for s in score_forecast(competition, perfect, events, unfinished)] == ["groups", "semi-final"]
+
+
+def test_a_single_round_robin_league_is_scored_once_every_match_is_played():
+    """A league whose season is one round robin (each pair once) has a final table too; a league
+    that relegates nobody gets no relegation hit."""
+    from builder.score.t5 import score_league
+    from collector.records import (
+        CompetitionFormat,
+        Stage,
+        TableEntry,
+        TournamentForecast,
+    )
+    from tests.factories import make_competition
+    from tests.tournament_helpers import finished_league
+
+    order = ["aaa", "bbb", "ccc", "ddd", "eee"]
+
+    def league(relegation_places=0):
+        return make_competition("lg", teams=tuple(order), format=CompetitionFormat.LEAGUE,
+                                stages=(Stage(id="regular-season", name="League"),), relegation_places=relegation_places)
+
+    competition = league()
+    events, outcomes = finished_league(competition, order)
+    once = [e for e in events if order.index(e.home_team) < order.index(e.away_team)]  # each pair once
+    table = TournamentForecast(format="league", table=tuple(
+        TableEntry(team=t, position=i + 1, points=12 - 3 * i) for i, t in enumerate(["bbb", "aaa", "ccc", "ddd", "eee"])))
+    score = score_league(competition, table, once, outcomes)
+    assert (score.kendall_tau, score.champion, score.top_k, score.relegation) == (pytest.approx(0.8), 0.0, 1.0, None)
+    assert score.known_at == max(outcomes[e.id].recorded_at for e in once)
+    assert score_league(league(relegation_places=1), table, once, outcomes).relegation == 1.0
+    unplayed = {k: v for k, v in outcomes.items() if k != once[-1].id}
+    assert score_league(competition, table, once, unplayed) is None  # a match left: no final table

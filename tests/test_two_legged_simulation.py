@@ -165,3 +165,31 @@ def test_the_simulator_plays_an_undecided_tie_from_its_known_first_leg(cup, tmp_
                          score_grid(1.6 * EXTRA_TIME_SHARE, EXTRA_TIME_SHARE), False)
     assert abs(p - exact) < 4 * np.sqrt(exact * (1 - exact) / n) and exact < 0.25
     assert all("hawks-d" in s or "lions-c" in s for s in semis)  # one of the tie's two, never anyone else
+
+
+def test_the_simulator_answers_the_champion_of_a_two_legged_final():
+    """The final is the last round's tie, played at its second leg's slot (never its first leg); once
+    the tie is decided its ``advancing_team`` is every simulation's champion."""
+    from tests.factories import T0
+    from tests.tournament_helpers import real_two_legged, two_legged_cup
+
+    competition = two_legged_cup(final_legs=True)
+    events, outcomes = real_two_legged(final_legs=True)
+
+    def task(known):
+        return ForecastTask(competition=competition, access=Access.CLOSED_BOOK, strategy=Strategy.PROBABILISTIC_FORECAST,
+                            horizon=Horizon.STAGE_OPENING, sample=0, scheduled_at=T0, now=T0, deadline=T0,
+                            clock=Clock.REPLAY, fixtures=events,
+                            history=[KnownResult(e, outcomes[e.id]) for e in events if e.id in known])
+
+    def pair_view(home, away, edge):
+        return MatchView(grid=score_grid(1.4, 1.1), rate_home=1.4, rate_away=1.1)
+
+    answers = simulate(task(()), pair_view, seed=3, n=2000)  # nothing played
+    assert all(len(c) == 1 and c[0] in s for c, s in zip(answers["champion"], answers["semifinalists"], strict=True))
+    assert all(len(set(s)) == 4 for s in answers["semifinalists"])
+    assert len({c for c, in answers["champion"]}) > 2  # the champion is simulated, not one fixed team
+    decided = simulate(task(set(outcomes)), pair_view, seed=3, n=200)
+    assert set(decided["champion"]) == {("a1",)} and set(decided["semifinalists"]) == {("a1", "a2", "b1", "b2")}
+    first_leg_only = simulate(task(set(outcomes) - {"m18"}), pair_view, seed=3, n=2000)
+    assert {c for c, in first_leg_only["champion"]} == {"a1", "b1"}  # the final's teams known, the tie open

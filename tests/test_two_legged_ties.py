@@ -244,3 +244,22 @@ def test_a_rule_naming_a_first_leg_and_a_second_leg_with_the_wrong_rules_are_ref
     data["knockout_slots"][1]["away_rule"] = "P3"
     with pytest.raises(ValueError, match="first_leg 1 must be another slot of stage semi-final"):
         Competition.model_validate(data)
+
+
+def test_a_two_legged_final_resolves_the_champion_from_its_second_leg():
+    """A two-legged final resolves the champion question from its second leg's ``advancing_team``
+    (a first leg decides nothing); two-legged semi-finals give their four teams."""
+    from collector.fixtures.question_resolution import answer_question
+    from tests.factories import make_question
+    from tests.tournament_helpers import real_two_legged, two_legged_cup
+
+    competition = two_legged_cup(final_legs=True)
+    events, outcomes = real_two_legged(final_legs=True)
+    final = "m18"
+    for qid in ("champion", "world_champion"):
+        question = make_question(qid, ("a1", "a2", "b1", "b2"), cid="mini-cup")
+        assert answer_question(competition, question, events, outcomes) == (("a1",), (final,))
+        assert answer_question(competition, question, events, {k: v for k, v in outcomes.items() if k != final}) is None
+    semis = make_question("semifinalists", ("a1", "a2", "b1", "b2", "a3"), k=4, cid="mini-cup")
+    assert answer_question(competition, semis, events, outcomes) == (("a1", "a2", "b1", "b2"), ("m13", "m14", "m15", "m16"))
+    assert answer_question(competition, semis, [e for e in events if e.id != "m16"], outcomes) is None  # a tie unknown

@@ -2,7 +2,8 @@
 
 Group A is a1..a4, group B b1..b4; slot 13 is 1A v 2B, slot 14 1B v 2A, 15 the third-place
 match (L13 v L14), 16 the final (W13 v W14). ``order_scores`` turns a wanted group order into
-the six 1-0 results that produce it.
+the six 1-0 results that produce it. :func:`two_legged_cup` is the same groups with two-legged
+semi-finals and a single or two-legged final (no third-place match).
 """
 
 from __future__ import annotations
@@ -34,6 +35,52 @@ def small_cup():
                         KnockoutSlot(match_number=14, stage="semi-final", home_rule="1B", away_rule="2A"),
                         KnockoutSlot(match_number=15, stage="third-place", home_rule="L13", away_rule="L14"),
                         KnockoutSlot(match_number=16, stage="final", home_rule="W13", away_rule="W14")))
+
+
+def two_legged_cup(final_legs: bool = False):
+    """small_cup's groups, two-legged semi-finals (13 2B v 1A, then 14 1A v 2B; 15 2A v 1B, then
+    16 1B v 2A), then the final: 17 W14 v W16, or two legs (17 W16 v W14, then 18 W14 v W16)."""
+    legs = [(13, "2B", "1A", None), (14, "1A", "2B", 13), (15, "2A", "1B", None), (16, "1B", "2A", 15)]
+    final = [(17, "W16", "W14", None), (18, "W14", "W16", 17)] if final_legs else [(17, "W14", "W16", None)]
+    return make_competition(
+        "mini-cup", teams=GROUP_A + GROUP_B,
+        groups=(Group(name="A", teams=GROUP_A), Group(name="B", teams=GROUP_B)),
+        stages=tuple(Stage(id=s, name=s, knockout=k, order=i)
+                     for i, (s, k) in enumerate((("group", False), ("semi-final", True), ("final", True)))),
+        knockout_slots=tuple(KnockoutSlot(match_number=n, stage="semi-final" if n < 17 else "final", home_rule=h,
+                                          away_rule=a, first_leg=first) for n, h, a, first in legs + final))
+
+
+def tie(stage, number, home, away, first, second, day):
+    """Both legs of a tie: match ``number`` ``away`` v ``home`` ending ``first``, then ``number`` + 1
+    ``home`` v ``away`` ending ``second``, whose outcome carries the aggregate and who advances."""
+    one = make_event(away, home, cid="mini-cup", kickoff=T0 + timedelta(days=day), stage=stage,
+                     match_number=number, event_id=f"m{number}", leg=1, other_leg=f"m{number + 1}")
+    two = make_event(home, away, cid="mini-cup", kickoff=T0 + timedelta(days=day + 3), stage=stage,
+                     match_number=number + 1, event_id=f"m{number + 1}", leg=2, other_leg=f"m{number}")
+    total = Score(home=second[0] + first[1], away=second[1] + first[0])
+    winner = home if total.home > total.away else away
+    return [one, two], {one.id: make_outcome(one, *first),
+                        two.id: make_outcome(two, *second, advancing_team=winner, aggregate=total)}
+
+
+def real_two_legged(final_legs: bool = False):
+    """The real run of :func:`two_legged_cup`: the groups of :func:`real_tournament`; a1 beat b2 1-0
+    away and 2-0 at home, b1 drew 1-1 at a2 and won 1-0 at home; a1 beat b1 in the final (3-1, or
+    1-1 away and 2-1 at home)."""
+    events, outcomes = real_tournament("groups")
+    events = [e for e in events if e.stage == "group"]
+    ties = [tie("semi-final", 13, "a1", "b2", (0, 1), (2, 0), 20), tie("semi-final", 15, "b1", "a2", (1, 1), (1, 0), 21)]
+    if final_legs:
+        ties.append(tie("final", 17, "a1", "b1", (1, 1), (2, 1), 30))
+    else:
+        final = make_event("a1", "b1", cid="mini-cup", kickoff=T0 + timedelta(days=30), stage="final",
+                           knockout=True, match_number=17, event_id="m17")
+        ties.append(([final], {final.id: make_outcome(final, 3, 1)}))
+    for more, results in ties:
+        events += more
+        outcomes |= results
+    return events, outcomes
 
 
 def group_pairs(teams):

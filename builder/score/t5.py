@@ -5,7 +5,8 @@ configuration ... so the same prediction can be evaluated through the semifinal,
 completed-tournament stages without hindsight changes"). Here the truth comes from the
 archive's outcomes: the stage *after the groups* knows every group table and the first
 knockout round's teams and match-ups; the stage after knockout round r knows round r + 1's;
-the stage after the final knows the champion. Each stage is dated by the latest outcome it
+the stage after the final knows the champion (a two-legged tie counts once, as its second leg,
+whose outcome carries the tie's ``advancing_team``). Each stage is dated by the latest outcome it
 needs (its ``recorded_at``) and scored from the same saved forecast, never revised.
 
 Components (0..100): ``G`` the mean over groups of :func:`kendall_group_order`; ``A`` and
@@ -14,8 +15,9 @@ exact-pairing shares over the rounds the stage knows; ``H`` the champion hit (fi
 only); ``T5`` eq. 4 (:func:`t5_provisional`, equal to :func:`t5_complete` at the last stage).
 Baselines' reach-round probabilities also get a Brier score and log loss per round.
 A ``groups_complete`` forecast (asked with the real tables and first-round pairings) has no G
-and is scored on the later rounds only. Leagues (:func:`score_league`): Kendall's τ and Spearman's ρ of the predicted final table, and
-the champion, top-k and relegation hits, once every match is played.
+and is scored on the later rounds only. Leagues (:func:`score_league`): Kendall's τ and Spearman's
+ρ of the predicted final table, and the champion, top-k and relegation hits (none for a league
+that relegates nobody), once the round robin (single or double) is complete, every result known.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from collector.competitions.slots import complete_round_robin
 from collector.competitions.standings import MatchResult, table_for
 from collector.records import (
     Competition,
@@ -31,6 +34,7 @@ from collector.records import (
     Outcome,
     TournamentForecast,
     advancement_rounds,
+    round_ties,
 )
 
 from .t5_metrics import (
@@ -114,21 +118,24 @@ def _complete_groups(competition, events, outcomes) -> tuple[dict[str, tuple[str
 
 
 def real_bracket(competition: Competition, events: list[Event], outcomes: dict[str, Outcome]) -> tuple[Bracket, list[TruthStage]]:
-    """The real bracket so far and its dated stages (empty until every group is complete)."""
+    """The real bracket so far and its dated stages (empty until every group is complete).
+
+    A two-legged tie counts once, as its second leg (its outcome carries the tie's ``advancing_team``).
+    """
     orders, groups_at = _complete_groups(competition, events, outcomes)
     rounds = advancement_rounds(competition)
+    ties = [e for e in events if e.stage in rounds and (e.knockout or e.leg == 2)]
     teams, pairs, done = defaultdict(set), defaultdict(set), {}
-    for e in events:
-        if e.knockout and e.stage in rounds:
-            teams[e.stage] |= {e.home_team, e.away_team}
-            pairs[e.stage].add(frozenset((e.home_team, e.away_team)))
-            o = outcomes.get(e.id)
-            done.setdefault(e.stage, []).append(o.recorded_at if o is not None and o.advancing_team else None)
-    expected = {r: sum(1 for s in competition.knockout_slots if s.stage == r) for r in rounds}
+    for e in ties:
+        teams[e.stage] |= {e.home_team, e.away_team}
+        pairs[e.stage].add(frozenset((e.home_team, e.away_team)))
+        o = outcomes.get(e.id)
+        done.setdefault(e.stage, []).append(o.recorded_at if o is not None and o.advancing_team else None)
+    expected = {r: len(round_ties(competition, r)) for r in rounds}
     champion = None
-    final_events = [e for e in events if rounds and e.stage == rounds[-1] and e.knockout]
-    if len(final_events) == 1 and outcomes.get(final_events[0].id) is not None:
-        champion = outcomes[final_events[0].id].advancing_team
+    final_ties = [e for e in ties if e.stage == rounds[-1]]
+    if len(final_ties) == 1 and outcomes.get(final_ties[0].id) is not None:
+        champion = outcomes[final_ties[0].id].advancing_team
     stages: list[TruthStage] = []
     if len(orders) == len(competition.groups) and groups_at is not None:
         known = [rounds[0]] if rounds and len(pairs[rounds[0]]) == expected[rounds[0]] else []
@@ -209,12 +216,14 @@ class LeagueTableScore:
     spearman_rho: float
     champion: float  # 1.0 hit, 0.0 miss
     top_k: float  # share of the real top k in the predicted top k (k = promotion_places, else 4)
-    relegation: float  # share of the real bottom r in the predicted bottom r (r = relegation_places, else 3)
+    relegation: float | None  # share of the real bottom r in the predicted bottom r (r = relegation_places;
+    # None for a league that relegates nobody)
 
 
 def score_league(competition: Competition, payload: TournamentForecast, events: list[Event],
                  outcomes: dict[str, Outcome]) -> LeagueTableScore | None:
-    """The league table's scores once the season is over: all n (n - 1) matches played (None before)."""
+    """The league table's scores once the season is over: every team met every other the same number
+    of times (:func:`complete_round_robin`, single or double) and every result is known (None before)."""
     results, latest = [], None
     for e in events:
         o = outcomes.get(e.id)
@@ -222,12 +231,12 @@ def score_league(competition: Competition, payload: TournamentForecast, events: 
             return None
         results.append(MatchResult(e.home_team, e.away_team, o.score_90.home, o.score_90.away))
         latest = o.recorded_at if latest is None else max(latest, o.recorded_at)
-    n = len(competition.teams)
-    if latest is None or len(results) < n * (n - 1):  # a double round robin: the season is not over
-        return None
-    truth = [r.team for r in table_for(competition, [t.id for t in competition.teams], results)]
+    teams = [t.id for t in competition.teams]
+    if latest is None or not complete_round_robin(((r.home, r.away) for r in results), teams):
+        return None  # the season is not over (or a fixture is missing: never a final table)
+    truth = [r.team for r in table_for(competition, teams, results)]
     pred = [e.team for e in sorted(payload.table, key=lambda e: e.position)]
-    k, r = competition.promotion_places or 4, competition.relegation_places or 3
+    k, r = competition.promotion_places or 4, competition.relegation_places
     return LeagueTableScore(latest, kendall_league_table(pred, truth), spearman_league_table(pred, truth),
                             hits_league_places(pred[:1], truth[:1]), hits_league_places(pred[:k], truth[:k]),
-                            hits_league_places(pred[-r:], truth[-r:]))
+                            hits_league_places(pred[-r:], truth[-r:]) if r else None)

@@ -100,6 +100,7 @@ from .tournament import (
     TableEntry,
     TournamentForecast,
     advancement_rounds,
+    round_ties,
 )
 
 AnyRecord = Annotated[

@@ -124,3 +124,10 @@ def advancement_rounds(competition: Competition) -> list[str]:
         rules.setdefault(s.stage, set()).update((s.home_rule[0], s.away_rule[0]))
     ordered = sorted((s for s in competition.stages if s.knockout and s.id in rules), key=lambda s: s.order)
     return [s.id for s in ordered if "L" not in rules[s.id]]
+
+
+def round_ties(competition: Competition, stage: str) -> list[int]:
+    """The slot numbers of ``stage``'s ties: its single matches and second legs (a two-legged tie
+    is its second leg; a first leg decides nothing)."""
+    firsts = set(competition.first_legs().values())
+    return [s.match_number for s in competition.knockout_slots if s.stage == stage and s.match_number not in firsts]

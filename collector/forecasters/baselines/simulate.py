@@ -33,6 +33,8 @@ from collector.records import (
     CompetitionFormat,
     Event,
     QuestionForecast,
+    advancement_rounds,
+    round_ties,
 )
 
 from .common import MatchView, venue_edge
@@ -264,9 +266,9 @@ def tournament_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str
     }
     if comp.knockout_slots:
         ko = simulate_knockouts(task, sampler, n, ranked, rows, goals)
-        stage_of = {k.match_number: k.stage for k in comp.knockout_slots}
-        semis = [m for m, st in stage_of.items() if st == "semi-final" and m in ko["teams"]]  # a tie once
-        finals = [m for m, st in stage_of.items() if st == "final"]
+        rounds = advancement_rounds(comp)  # the final is the last round, the semi-finals the one before
+        semis = round_ties(comp, rounds[-2]) if len(rounds) > 1 else []  # a two-legged tie once, at its second leg
+        finals = round_ties(comp, rounds[-1]) if rounds else []
         if semis:
             answers["semifinalists"] = [
                 tuple(sorted(t for m in semis for t in (ko["teams"][m][0][s], ko["teams"][m][1][s]))) for s in range(n)
