@@ -39,6 +39,7 @@ from collector.records import (
     TableEntry,
     TournamentForecast,
     advancement_rounds,
+    round_ties,
 )
 
 from .common import MatchView, venue_edge
@@ -119,11 +120,9 @@ def reach_probabilities(task: ForecastTask, view: PairView, seed: int, n: int) -
     ranked, rows = simulate_groups(task, sampler, n, goals)
     ko = simulate_knockouts(task, sampler, n, ranked, rows, goals)
     out = []
-    first_legs = set(comp.first_legs().values())  # a two-legged tie is simulated at its second leg's slot
     for stage in advancement_rounds(comp):
-        numbers = [k.match_number for k in comp.knockout_slots if k.stage == stage and k.match_number not in first_legs]
         counts: dict[str, int] = {}
-        for m in numbers:
+        for m in round_ties(comp, stage):  # a two-legged tie is simulated at its second leg's slot
             for side in ko["teams"][m]:
                 for team in side.tolist():
                     if team:
