@@ -24,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                 "parameter the request protocol sends (structured outputs, tools, reasoning, "
                                 "temperature), its expiration date and its prices. With --check, exit 1 when a "
                                 "model is unknown, expired, lacks a parameter, or its version is not the "
-                                "canonical slug (the collect workflow runs this before a tick)."
+                                "canonical slug (every tick runs the same check itself)."
                             ))  # fmt: skip
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="arena configuration (default: prematch.toml)")
     parser.add_argument("--models-file", type=Path, default=None,
