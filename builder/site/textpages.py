@@ -79,8 +79,8 @@ def tokens_held_text(ctx: SiteContext) -> str:
     or that it holds none (its times then rest on the git history alone)."""
     held = ctx.anchor.held if ctx.anchor is not None else ()
     if not held:
-        return ("**This archive holds no time-stamp token**: its arena configures no authority (or has made no "
-                "live tick yet), so its times rest on the git history alone (section 1).")
+        return ("**This archive holds no time-stamp token**: its arena configures no authority, or has made no "
+                "live tick yet (replays are never stamped), so its times rest on the git history alone (section 1).")
     counts = ", ".join(f"{count:,} from `{authority}`" for authority, count in held)
     total = sum(c for _, c in held)
     return f"This archive holds {total:,} time-stamp token{'' if total == 1 else 's'}: {counts}."
