@@ -100,6 +100,7 @@ from .tournament import (
     TableEntry,
     TournamentForecast,
     advancement_rounds,
+    final_rounds,
     round_ties,
 )
 

@@ -126,6 +126,13 @@ def advancement_rounds(competition: Competition) -> list[str]:
     return [s.id for s in ordered if "L" not in rules[s.id]]
 
 
+def final_rounds(competition: Competition) -> tuple[str | None, str | None]:
+    """(the round before the final, the final): the last two of :func:`advancement_rounds` (None
+    where the competition has no such round)."""
+    rounds = advancement_rounds(competition)
+    return (rounds[-2] if len(rounds) > 1 else None), (rounds[-1] if rounds else None)
+
+
 def round_ties(competition: Competition, stage: str) -> list[int]:
     """The slot numbers of ``stage``'s ties: its single matches and second legs (a two-legged tie
     is its second leg; a first leg decides nothing)."""

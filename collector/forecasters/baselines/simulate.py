@@ -33,7 +33,7 @@ from collector.records import (
     CompetitionFormat,
     Event,
     QuestionForecast,
-    advancement_rounds,
+    final_rounds,
     round_ties,
 )
 
@@ -266,9 +266,9 @@ def tournament_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str
     }
     if comp.knockout_slots:
         ko = simulate_knockouts(task, sampler, n, ranked, rows, goals)
-        rounds = advancement_rounds(comp)  # the final is the last round, the semi-finals the one before
-        semis = round_ties(comp, rounds[-2]) if len(rounds) > 1 else []  # a two-legged tie once, at its second leg
-        finals = round_ties(comp, rounds[-1]) if rounds else []
+        semi, final = final_rounds(comp)  # a two-legged tie once, at its second leg
+        semis = round_ties(comp, semi) if semi else []
+        finals = round_ties(comp, final) if final else []
         if semis:
             answers["semifinalists"] = [
                 tuple(sorted(t for m in semis for t in (ko["teams"][m][0][s], ko["teams"][m][1][s]))) for s in range(n)
@@ -298,7 +298,7 @@ def league_scores(task: ForecastTask, sampler: Sampler, n: int):
 
 def league_answers(task: ForecastTask, sampler: Sampler, n: int) -> dict[str, list[tuple[str, ...]]]:
     """Final-table questions of a league: champion, top four, relegation; each simulated table ranked
-    by the competition's points and tie-breakers (head to head first in La Liga and Serie A), as
+    by the competition's points and tie-breakers (head to head right after points in La Liga and Serie A), as
     the questions are resolved (:func:`collector.competitions.standings.table_for`)."""
     comp = task.competition
     ids = [t.id for t in comp.teams]
